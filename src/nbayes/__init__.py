@@ -1,0 +1,27 @@
+"""nbayes: the whole family of naive Bayes classifiers.
+
+Naive Bayes training produces additive sufficient statistics; every model here is
+``estimate(sum of summarize(batch))``, and every prediction is
+``argmax_y log P(y) + sum_j log P(x_j | y)`` normalised by log-sum-exp.
+"""
+
+from nbayes.estimators import (
+    BernoulliNB,
+    CategoricalNB,
+    ComplementNB,
+    GaussianNB,
+    MultinomialNB,
+)
+from nbayes.events.categorical import UnknownCategoryError
+from nbayes.merge import merge
+
+__all__ = [
+    "BernoulliNB",
+    "CategoricalNB",
+    "ComplementNB",
+    "GaussianNB",
+    "MultinomialNB",
+    "UnknownCategoryError",
+    "merge",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,249 @@
+"""The machinery every nbayes estimator shares, written once.
+
+``fit`` and ``partial_fit`` are one path: validate → class-weight matrix ``W`` →
+``summarize`` → add to the running statistics. Parameters are estimated lazily,
+from the statistics and the settings in force at the last training call, the first
+time a prediction or a fitted attribute needs them, so a hundred ``partial_fit``
+calls cost one estimate. Prediction is log-likelihood → :mod:`nbayes.posterior`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from nbayes import posterior
+from nbayes._validate import (
+    ClassWeights,
+    check_class_prior,
+    check_sample_weight,
+    hard_class_weights,
+    label_index,
+)
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """What prediction needs: the event model's parameters and ``log P(y)``."""
+
+    params: Any
+    log_prior: NDArray[np.float64]
+
+
+class _LazyFit:
+    """Holds the estimate derived from one state of the statistics, once computed.
+
+    A fresh holder replaces the old one at every training call, so the estimator's
+    ``__dict__`` never changes during prediction.
+    """
+
+    __slots__ = ("fitted", "settings")
+
+    def __init__(self, settings: dict[str, Any]) -> None:
+        self.settings = settings
+        self.fitted: Fitted | None = None
+
+
+class BaseNB(ClassifierMixin, BaseEstimator):
+    """Base class: subclasses supply the event-model hooks below.
+
+    Hooks
+    -----
+    _check_X(X, reset) : validated X for the event model.
+    _zero_stats(n_classes, n_features) : the statistics of no data.
+    _summarize(X, W) : one batch's statistics.
+    _estimate(stats, **settings) : the event model's parameters.
+    _log_likelihood(params, X) : ``log P(x | y)``, shape (n_samples, n_classes).
+    _estimation_settings() : the hyper-parameters ``_estimate`` uses, checked.
+    """
+
+    # ------------------------------------------------------------ training
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model to X (n_samples, n_features) and labels y (n_samples,).
+
+        ``sample_weight`` (n_samples,) weights each row; an integer weight is the
+        same as repeating the row.
+        """
+        self._validate_params()
+        X, y = self._check_X_y(X, y, reset=True)
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        self._stats = self._zero_stats(len(self.classes_), X.shape[1])
+        return self._learn(X, y, sample_weight)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add one batch to the statistics.
+
+        ``classes`` (all labels that may ever appear) is required on the first
+        call and optional afterwards. Fitting all batches one by one gives the
+        same model as one ``fit`` on their union.
+        """
+        self._validate_params()
+        first_call = not hasattr(self, "classes_")
+        if first_call and classes is None:
+            raise ValueError("classes must be passed on the first call to partial_fit.")
+        X, y = self._check_X_y(X, y, reset=first_call)
+        check_classification_targets(y)
+        if classes is not None:
+            declared = np.unique(classes)
+            if not first_call and not np.array_equal(self.classes_, declared):
+                raise ValueError(
+                    f"`classes={classes!r}` is not the same as on last call to "
+                    f"partial_fit, was: {self.classes_!r}"
+                )
+            if first_call:
+                self.classes_ = declared
+                self._stats = self._zero_stats(len(declared), X.shape[1])
+        return self._learn(X, y, sample_weight)
+
+    def _learn(self, X, y, sample_weight) -> BaseNB:
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        if X.shape[0] != y.shape[0]:
+            raise ValueError(
+                f"X.shape[0]={X.shape[0]} and y.shape[0]={y.shape[0]} are incompatible."
+            )
+        W = hard_class_weights(
+            label_index(y, self.classes_), len(self.classes_), sample_weight
+        )
+        return self._learn_weighted(X, W)
+
+    def _learn_weighted(self, X, W: ClassWeights) -> BaseNB:
+        """Add the statistics of validated X under class weights W (n, n_classes)."""
+        settings = self._estimation_settings()
+        self._check_prior_settings()
+        self._stats = self._stats + self._summarize(X, W)
+        self._lazy = _LazyFit(settings)
+        return self
+
+    def _check_X_y(self, X, y, reset: bool):
+        X, y = validate_data(self, X, y, **self._validation_options(), reset=reset)
+        return self._prepare_X(X), y
+
+    def _check_X(self, X):
+        X = validate_data(self, X, **self._validation_options(), reset=False)
+        return self._prepare_X(X)
+
+    def _validation_options(self) -> dict[str, Any]:
+        return {}
+
+    def _prepare_X(self, X):
+        return X
+
+    # ------------------------------------------------------------ the prior
+    def _user_prior(self):
+        """The class prior the user fixed, or None."""
+        return getattr(self, "class_prior", None)
+
+    def _check_prior_settings(self) -> None:
+        prior = self._user_prior()
+        if prior is not None:
+            check_class_prior(prior, len(self.classes_))
+
+    def _log_prior(self, stats) -> NDArray[np.float64]:
+        return posterior.class_log_prior(
+            stats.class_count,
+            class_prior=self._user_prior(),
+            fit_prior=getattr(self, "fit_prior", True),
+            pseudocount=self.prior_alpha,
+        )
+
+    # ------------------------------------------------------------ estimates
+    @property
+    def _fitted(self) -> Fitted:
+        """Parameters for the current statistics, estimated on first use."""
+        lazy = self.__dict__.get("_lazy")
+        if lazy is None:
+            raise AttributeError("This estimator is not fitted yet.")
+        if lazy.fitted is None:
+            params = self._estimate(self._stats, **lazy.settings)
+            lazy.fitted = Fitted(params, self._log_prior(self._stats))
+        return lazy.fitted
+
+    @property
+    def class_count_(self) -> NDArray[np.float64]:
+        """Weighted number of training samples per class, shape (n_classes,)."""
+        return self._stats.class_count.copy()
+
+    # ------------------------------------------------------------ prediction
+    def _joint_log_likelihood(self, X) -> NDArray[np.float64]:
+        fitted = self._fitted
+        return posterior.joint_log_likelihood(
+            self._log_likelihood(fitted.params, X), self._jll_prior(fitted.log_prior)
+        )
+
+    def _jll_prior(self, log_prior: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The prior term added to the log-likelihood (complement NB omits it)."""
+        return log_prior
+
+    def predict_joint_log_proba(self, X) -> NDArray[np.float64]:
+        """``log P(x, y) = log P(y) + log P(x | y)``, shape (n_samples, n_classes).
+
+        Columns follow ``classes_``.
+        """
+        check_is_fitted(self)
+        return self._joint_log_likelihood(self._check_X(X))
+
+    def predict(self, X) -> NDArray:
+        """The MAP class ``argmax_y log P(y) + log P(x | y)``, shape (n_samples,)."""
+        check_is_fitted(self)
+        jll = self._joint_log_likelihood(self._check_X(X))
+        return self.classes_[posterior.predict_index(jll, self._fitted.log_prior)]
+
+    def predict_log_proba(self, X) -> NDArray[np.float64]:
+        """``log P(y | x)`` by log-sum-exp normalisation, shape (n_samples, n_classes)."""
+        check_is_fitted(self)
+        jll = self._joint_log_likelihood(self._check_X(X))
+        return posterior.log_posterior(jll, self._fitted.log_prior)
+
+    def predict_proba(self, X) -> NDArray[np.float64]:
+        """``P(y | x)``, shape (n_samples, n_classes); rows sum to 1."""
+        return np.exp(self.predict_log_proba(X))
+
+
+class LinearNBMixin:
+    """The linear-classifier view of a discrete naive Bayes model.
+
+    ``log P(x, y=c) = x' @ w_c + b_c`` where ``x'`` is x (or its one-hot encoding)
+    and ``b_c`` holds the log prior. Binary problems get one row, the log-odds of
+    ``classes_[1]`` over ``classes_[0]``, so ``predict(X) ==
+    classes_[(decision_function(X) > 0).astype(int)]``; multiclass problems get one
+    row per class, and ``argmax`` reproduces ``predict``.
+    """
+
+    def _linear_terms(self):
+        fitted = self._fitted
+        weights, intercept = self._event.linear_terms(fitted.params)
+        return weights, intercept + self._jll_prior(fitted.log_prior)
+
+    @property
+    def coef_(self) -> NDArray[np.float64]:
+        """Shape (1, n_features') for two classes, else (n_classes, n_features')."""
+        weights, _ = self._linear_terms()
+        if weights.shape[0] == 2:
+            with np.errstate(invalid="ignore"):
+                return (weights[1] - weights[0])[None, :]
+        return weights
+
+    @property
+    def intercept_(self) -> NDArray[np.float64]:
+        """Shape (1,) for two classes, else (n_classes,)."""
+        _, intercept = self._linear_terms()
+        if intercept.shape[0] == 2:
+            return np.array([intercept[1] - intercept[0]])
+        return intercept
+
+    def decision_function(self, X) -> NDArray[np.float64]:
+        """Log-odds of ``classes_[1]`` (binary, shape (n_samples,)), or the joint
+        log-likelihood (multiclass, shape (n_samples, n_classes))."""
+        check_is_fitted(self)
+        jll = self._joint_log_likelihood(self._check_X(X))
+        if jll.shape[1] == 2:
+            with np.errstate(invalid="ignore"):
+                return jll[:, 1] - jll[:, 0]
+        return jll

@@ -1,0 +1,161 @@
+"""Validation and label encoding: the front of the one-way data flow.
+
+Every training path (``fit``, ``partial_fit``, EM, merging) turns its labels into one
+**class-weight matrix** ``W`` of shape ``(n_samples, n_classes)``: ``W[i, c]`` is the
+weight that row ``i`` gives to class ``c``. Hard labels with sample weights give a
+one-nonzero-per-row ``W`` (stored sparse, with the label index kept); EM
+responsibilities give a dense ``W``. Event models only ever see ``W``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from numbers import Real
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
+
+
+@dataclass(frozen=True)
+class ClassWeights:
+    """The class-weight matrix ``W`` of shape ``(n_samples, n_classes)``.
+
+    Attributes
+    ----------
+    matrix : sparse CSR or ndarray of shape (n_samples, n_classes)
+        The weights themselves.
+    labels : ndarray of shape (n_samples,) or None
+        For hard labels, the class index of each row (``W`` has one entry per row);
+        ``None`` for soft weights.
+    """
+
+    matrix: sp.csr_matrix | NDArray[np.float64]
+    labels: NDArray[np.intp] | None
+
+    @property
+    def n_classes(self) -> int:
+        return self.matrix.shape[1]
+
+    def class_totals(self) -> NDArray[np.float64]:
+        """Column sums of ``W``: the weighted count of each class, shape (n_classes,)."""
+        return np.asarray(self.matrix.sum(axis=0), dtype=np.float64).ravel()
+
+    def row_totals(self) -> NDArray[np.float64]:
+        """Row sums of ``W``: each sample's total weight, shape (n_samples,)."""
+        return np.asarray(self.matrix.sum(axis=1), dtype=np.float64).ravel()
+
+    def transpose_dot(self, X) -> NDArray[np.float64]:
+        """``W.T @ X`` as a dense array of shape (n_classes, n_features)."""
+        product = self.matrix.T @ X
+        if sp.issparse(product):
+            product = product.toarray()
+        return np.asarray(product, dtype=np.float64)
+
+
+def hard_class_weights(
+    label_index: NDArray[np.intp], n_classes: int, sample_weight: NDArray | None
+) -> ClassWeights:
+    """``W`` for hard labels: ``W[i, label_index[i]] = sample_weight[i]``."""
+    n_samples = label_index.shape[0]
+    data = (
+        np.ones(n_samples, dtype=np.float64)
+        if sample_weight is None
+        else np.asarray(sample_weight, dtype=np.float64)
+    )
+    matrix = sp.csr_matrix(
+        (data, label_index, np.arange(n_samples + 1)), shape=(n_samples, n_classes)
+    )
+    return ClassWeights(matrix=matrix, labels=label_index)
+
+
+def soft_class_weights(responsibilities: ArrayLike) -> ClassWeights:
+    """``W`` for soft labels (e.g. EM responsibilities), shape (n_samples, n_classes)."""
+    matrix = np.asarray(responsibilities, dtype=np.float64)
+    if matrix.ndim != 2:
+        raise ValueError(
+            f"Class weights must be 2-dimensional (n_samples, n_classes); "
+            f"got shape {matrix.shape}."
+        )
+    if not np.all(np.isfinite(matrix)) or np.any(matrix < 0):
+        raise ValueError("Class weights must be finite and non-negative.")
+    return ClassWeights(matrix=matrix, labels=None)
+
+
+def check_sample_weight(sample_weight, n_samples: int) -> NDArray[np.float64] | None:
+    """Validate ``sample_weight``: shape (n_samples,), finite, non-negative.
+
+    A scalar is broadcast to every row; ``None`` stays ``None`` (unit weights).
+    """
+    if sample_weight is None:
+        return None
+    if isinstance(sample_weight, Real):
+        return np.full(n_samples, float(sample_weight))
+    try:
+        weights = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"sample_weight must be numeric: {exc}") from None
+    if weights.ndim != 1:
+        raise ValueError("Sample weights must be 1D array or scalar")
+    if weights.shape != (n_samples,):
+        raise ValueError(
+            f"sample_weight.shape == {weights.shape}, expected {(n_samples,)}!"
+        )
+    if not np.all(np.isfinite(weights)):
+        raise ValueError("Input sample_weight contains NaN or infinity.")
+    if np.any(weights < 0):
+        raise ValueError("Negative values in data passed to `sample_weight`.")
+    return weights
+
+
+def label_index(y: NDArray, classes: NDArray) -> NDArray[np.intp]:
+    """Index of each label of ``y`` in the sorted array ``classes``.
+
+    Raises
+    ------
+    ValueError
+        If ``y`` holds a label that is not in ``classes``.
+    """
+    index = np.searchsorted(classes, y)
+    index = np.clip(index, 0, len(classes) - 1)
+    unknown = classes[index] != y
+    if np.any(unknown):
+        raise ValueError(
+            f"The target label(s) {np.unique(y[unknown])} in y do not exist in the "
+            f"initial classes {classes}"
+        )
+    return index.astype(np.intp, copy=False)
+
+
+def check_partial_fit_classes(estimator, classes) -> bool:
+    """Whether this ``partial_fit`` call is the first; check ``classes`` agree.
+
+    On the first call ``classes`` is required and becomes ``estimator.classes_``
+    (sorted); on later calls it may be omitted, or must equal ``classes_``.
+    """
+    fitted_classes = getattr(estimator, "classes_", None)
+    if fitted_classes is None and classes is None:
+        raise ValueError("classes must be passed on the first call to partial_fit.")
+    if classes is not None:
+        if fitted_classes is not None:
+            if not np.array_equal(fitted_classes, np.unique(classes)):
+                raise ValueError(
+                    f"`classes={classes!r}` is not the same as on last call to "
+                    f"partial_fit, was: {fitted_classes!r}"
+                )
+        else:
+            estimator.classes_ = np.unique(classes)
+            return True
+    return False
+
+
+def check_class_prior(prior: ArrayLike, n_classes: int) -> NDArray[np.float64]:
+    """Validate a user-given class prior: one non-negative entry per class, sum 1."""
+    prior = np.asarray(prior, dtype=np.float64).ravel()
+    if prior.shape[0] != n_classes:
+        raise ValueError("Number of priors must match number of classes.")
+    if not np.isclose(prior.sum(), 1.0):
+        raise ValueError("The sum of the priors should be 1.")
+    if np.any(prior < 0):
+        raise ValueError("Priors must be non-negative.")
+    return prior

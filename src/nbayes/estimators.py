@@ -1,0 +1,482 @@
+"""The five scikit-learn-compatible naive Bayes classifiers: thin glue that names an
+event model, its validation and its settings. The maths lives in ``nbayes.events``.
+
+Drop-in replacements for ``sklearn.naive_bayes`` (scikit-learn 1.9): the same
+constructor parameters and defaults, methods, fitted attributes and errors, plus
+
+- ``prior_alpha``: a Lidstone pseudocount on the class prior (off by default);
+- ``GaussianNB(ddof=...)``: Bessel-corrected variances with ``ddof=1``;
+- ``coef_``, ``intercept_``, ``decision_function`` for the discrete models;
+- ``CategoricalNB(handle_unknown=...)``;
+- :func:`nbayes.merge` of models fitted on disjoint parts.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from numpy.typing import NDArray
+from sklearn.preprocessing import binarize
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_non_negative, validate_data
+
+from nbayes._base import BaseNB, LinearNBMixin
+from nbayes.events import bernoulli, categorical, complement, counts, gaussian, multinomial
+
+_ALPHA_MIN = 1e-10  # scikit-learn's floor for alpha when force_alpha=False
+
+_PRIOR_ALPHA = {"prior_alpha": [Interval(Real, 0, None, closed="left")]}
+
+
+class GaussianNB(BaseNB):
+    """Gaussian naive Bayes: each feature normal within each class.
+
+    ``log P(x | c) = -1/2 sum_j [log(2 pi var_cj) + (x_j - theta_cj)^2 / var_cj]``
+
+    Parameters
+    ----------
+    priors : array-like of shape (n_classes,), default=None
+        Fixed class prior; if None, the (smoothed) class frequencies.
+    var_smoothing : float, default=1e-9
+        Fraction of the largest feature variance added to every variance.
+    ddof : {0, 1}, default=0
+        Variance denominator ``N_c - ddof``: 0 for the maximum-likelihood (biased)
+        estimate, as scikit-learn; 1 for Bessel's correction, as in the classic
+        height/weight/foot-size example.
+    prior_alpha : float, default=0.0
+        Pseudocount added to each class count for the fitted prior.
+
+    Attributes
+    ----------
+    class_count_ : ndarray of shape (n_classes,)
+    class_prior_ : ndarray of shape (n_classes,)
+    classes_ : ndarray of shape (n_classes,)
+    epsilon_ : float
+        The variance floor added to ``var_``.
+    theta_, var_ : ndarray of shape (n_classes, n_features)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+
+    References
+    ----------
+    Chan, Golub & LeVeque (1979), "Updating formulae and a pairwise algorithm for
+    computing sample variances", Stanford CS tech report STAN-CS-79-773.
+    """
+
+    _event = gaussian
+    _parameter_constraints: dict = {
+        "priors": ["array-like", None],
+        "var_smoothing": [Interval(Real, 0, None, closed="left")],
+        "ddof": [Interval(Real, 0, None, closed="left")],
+        **_PRIOR_ALPHA,
+    }
+
+    def __init__(self, *, priors=None, var_smoothing=1e-9, ddof=0, prior_alpha=0.0):
+        self.priors = priors
+        self.var_smoothing = var_smoothing
+        self.ddof = ddof
+        self.prior_alpha = prior_alpha
+
+    def _validation_options(self):
+        return {"dtype": [np.float64, np.float32]}
+
+    def _check_X_y(self, X, y, reset):
+        X, y = validate_data(self, X, y, **self._validation_options(), reset=reset)
+        if reset:
+            self._fit_dtype = X.dtype
+        return self._prepare_X(X), y
+
+    def _prepare_X(self, X):
+        return X.astype(np.float64, copy=False)
+
+    def _user_prior(self):
+        return self.priors
+
+    def _zero_stats(self, n_classes, n_features):
+        return gaussian.GaussianStats.zero(n_classes, n_features)
+
+    def _summarize(self, X, W):
+        return gaussian.summarize(X, W)
+
+    def _estimation_settings(self):
+        return {"var_smoothing": self.var_smoothing, "ddof": self.ddof}
+
+    def _estimate(self, stats, **settings):
+        return gaussian.estimate(stats, **settings)
+
+    def _log_likelihood(self, params, X):
+        return gaussian.log_likelihood(params, X)
+
+    @staticmethod
+    def _update_mean_variance(n_past, mu, var, X, sample_weight=None):
+        """Pool (n_past, mu, var) with the rows of X, scikit-learn's helper kept
+        for compatibility: returns the pooled mean and (biased) variance."""
+        X = np.asarray(X, dtype=np.float64)
+        if X.shape[0] == 0:
+            return mu, var
+        weights = np.ones(X.shape[0]) if sample_weight is None else sample_weight
+        n_new, new_mu, new_m2 = gaussian._weighted_moments(np.asarray(weights), X)
+        if n_new == 0:
+            return mu, var
+        n, mean, m2 = gaussian.chan_merge(
+            n_past, np.asarray(mu, float), np.asarray(var, float) * n_past,
+            n_new, new_mu, new_m2,
+        )
+        return mean, m2 / n
+
+    def _as_fit_dtype(self, array):
+        return array.astype(self._fit_dtype, copy=False)
+
+    @property
+    def theta_(self) -> NDArray:
+        """Per-class feature means, shape (n_classes, n_features)."""
+        return self._as_fit_dtype(self._fitted.params.theta)
+
+    @property
+    def var_(self) -> NDArray:
+        """Per-class feature variances (floor included), shape (n_classes, n_features)."""
+        return self._as_fit_dtype(self._fitted.params.var)
+
+    @property
+    def epsilon_(self) -> float:
+        """The variance floor added to every variance."""
+        return self._fitted.params.epsilon
+
+    @property
+    def class_prior_(self) -> NDArray:
+        """``P(y)``, shape (n_classes,)."""
+        return self._as_fit_dtype(np.exp(self._fitted.log_prior))
+
+
+class _DiscreteNB(LinearNBMixin, BaseNB):
+    """Shared settings of the discrete models: ``alpha``, ``fit_prior``,
+    ``class_prior``, ``force_alpha``, ``prior_alpha``."""
+
+    _parameter_constraints: dict = {
+        "alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
+        "fit_prior": ["boolean"],
+        "class_prior": ["array-like", None],
+        "force_alpha": ["boolean"],
+        **_PRIOR_ALPHA,
+    }
+
+    def _validation_options(self):
+        return {"accept_sparse": "csr"}
+
+    def _check_alpha(self):
+        """``alpha`` checked against ``n_features_in_``; values below 1e-10 are
+        raised to 1e-10 (with a warning) unless ``force_alpha``."""
+        alpha = np.asarray(self.alpha) if not isinstance(self.alpha, Real) else self.alpha
+        alpha_min = np.min(alpha)
+        if isinstance(alpha, np.ndarray):
+            if alpha.shape[0] != self.n_features_in_:
+                raise ValueError(
+                    "When alpha is an array, it should contains `n_features`. "
+                    f"Got {alpha.shape[0]} elements instead of {self.n_features_in_}."
+                )
+            if alpha_min < 0:
+                raise ValueError("All values in alpha must be greater than 0.")
+        if alpha_min < _ALPHA_MIN and not self.force_alpha:
+            warnings.warn(
+                "alpha too small will result in numeric errors, setting alpha ="
+                f" {_ALPHA_MIN:.1e}. Use `force_alpha=True` to keep alpha unchanged.",
+                stacklevel=3,
+            )
+            return np.maximum(alpha, _ALPHA_MIN)
+        return alpha
+
+    def _estimation_settings(self):
+        return {"alpha": self._check_alpha()}
+
+    def _zero_stats(self, n_classes, n_features):
+        return counts.CountStats.zero(n_classes, n_features)
+
+    def _summarize(self, X, W):
+        return counts.summarize(X, W)
+
+    def _log_likelihood(self, params, X):
+        return self._event.log_likelihood(params, X)
+
+    @property
+    def feature_count_(self) -> NDArray[np.float64]:
+        """Weighted feature totals per class, shape (n_classes, n_features)."""
+        return self._stats.feature_count.copy()
+
+    @property
+    def feature_log_prob_(self) -> NDArray[np.float64]:
+        """The model's per-class feature log-probabilities (or weights)."""
+        return self._fitted.params.feature_log_prob
+
+    @property
+    def class_log_prior_(self) -> NDArray[np.float64]:
+        """``log P(y)``, shape (n_classes,)."""
+        return self._fitted.log_prior
+
+
+class _NonNegativeCountsNB(_DiscreteNB):
+    def _prepare_X(self, X):
+        check_non_negative(X, f"{type(self).__name__} (input X)")
+        return X
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
+        tags.classifier_tags.poor_score = True
+        return tags
+
+
+class MultinomialNB(_NonNegativeCountsNB):
+    """Multinomial naive Bayes for counts (e.g. word counts).
+
+    ``theta_cj = (N_cj + alpha) / (N_c. + n_features alpha)``;
+    ``log P(x | c) = sum_j x_j log theta_cj``.
+
+    Parameters
+    ----------
+    alpha : float or array-like of shape (n_features,), default=1.0
+        Lidstone pseudocount (1 = Laplace, 0 = maximum likelihood).
+    force_alpha : bool, default=True
+        Keep ``alpha`` even when below 1e-10.
+    fit_prior : bool, default=True
+        Learn the class prior; if False, a uniform prior.
+    class_prior : array-like of shape (n_classes,), default=None
+        A fixed class prior.
+    prior_alpha : float, default=0.0
+        Pseudocount added to each class count for the fitted prior.
+
+    Attributes
+    ----------
+    class_count_, class_log_prior_ : ndarray of shape (n_classes,)
+    feature_count_, feature_log_prob_ : ndarray of shape (n_classes, n_features)
+    coef_, intercept_ : the linear view (see :class:`nbayes._base.LinearNBMixin`)
+
+    References
+    ----------
+    Manning, Raghavan & Schütze (2008), Introduction to Information Retrieval, 13.2.
+    """
+
+    _event = multinomial
+
+    def __init__(
+        self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
+        prior_alpha=0.0,
+    ):
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.prior_alpha = prior_alpha
+
+    def _estimate(self, stats, alpha):
+        return multinomial.estimate(stats, alpha)
+
+
+class ComplementNB(_NonNegativeCountsNB):
+    """Complement naive Bayes (Rennie et al., 2003), suited to imbalanced text.
+
+    Parameters are those of :class:`MultinomialNB`, plus
+
+    norm : bool, default=False
+        Normalise the complement weights (Rennie's weight normalisation, TWCNB's
+        last step).
+
+    Attributes
+    ----------
+    feature_all_ : ndarray of shape (n_features,)
+        Feature totals over all classes.
+
+    References
+    ----------
+    Rennie, Shih, Teevan & Karger (2003), "Tackling the poor assumptions of naive
+    Bayes text classifiers", ICML.
+    """
+
+    _event = complement
+    _parameter_constraints: dict = {
+        **_DiscreteNB._parameter_constraints,
+        "norm": ["boolean"],
+    }
+
+    def __init__(
+        self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
+        norm=False, prior_alpha=0.0,
+    ):
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.norm = norm
+        self.prior_alpha = prior_alpha
+
+    def _estimation_settings(self):
+        return {**super()._estimation_settings(), "norm": self.norm}
+
+    def _estimate(self, stats, alpha, norm):
+        return complement.estimate(stats, alpha, norm)
+
+    def _jll_prior(self, log_prior):
+        # Rennie et al. drop the prior; it only breaks the tie of a single class.
+        return log_prior if log_prior.shape[0] == 1 else np.zeros_like(log_prior)
+
+    @property
+    def feature_all_(self) -> NDArray[np.float64]:
+        return self._stats.feature_count.sum(axis=0)
+
+
+class BernoulliNB(_DiscreteNB):
+    """Multivariate Bernoulli naive Bayes for binary features.
+
+    ``p_cj = (N_cj + alpha) / (N_c + 2 alpha)``;
+    ``log P(x | c) = sum_j x_j log p_cj + (1 - x_j) log(1 - p_cj)``.
+
+    Parameters are those of :class:`MultinomialNB`, plus
+
+    binarize : float or None, default=0.0
+        Threshold above which a feature counts as present; None if X is binary.
+
+    References
+    ----------
+    Manning, Raghavan & Schütze (2008), Introduction to Information Retrieval, 13.3.
+    """
+
+    _event = bernoulli
+    _parameter_constraints: dict = {
+        **_DiscreteNB._parameter_constraints,
+        "binarize": [None, Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(
+        self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True,
+        class_prior=None, prior_alpha=0.0,
+    ):
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.binarize = binarize
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.prior_alpha = prior_alpha
+
+    def _prepare_X(self, X):
+        if self.binarize is not None:
+            X = binarize(X, threshold=self.binarize)
+        return X
+
+    def _estimate(self, stats, alpha):
+        return bernoulli.estimate(stats, alpha)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.classifier_tags.poor_score = True
+        return tags
+
+
+class CategoricalNB(_DiscreteNB):
+    """Categorical naive Bayes: feature j takes codes ``0 .. K_j - 1``.
+
+    ``P(x_j = t | c) = (N_cjt + alpha) / (N_cj + K_j alpha)``.
+
+    Parameters are those of :class:`MultinomialNB` (``alpha`` a scalar), plus
+
+    min_categories : int or array-like of shape (n_features,), default=None
+        Minimum ``K_j`` per feature.
+    handle_unknown : {"error", "ignore"}, default="error"
+        A code never seen in training at predict time: raise
+        :class:`~nbayes.events.categorical.UnknownCategoryError` (a ValueError and
+        IndexError, as scikit-learn's IndexError), or leave that feature out of
+        that row's likelihood.
+
+    Attributes
+    ----------
+    category_count_ : list of n_features arrays of shape (n_classes, K_j)
+    feature_log_prob_ : list of n_features arrays of shape (n_classes, K_j)
+    n_categories_ : ndarray of shape (n_features,)
+        ``K_j``; unlike scikit-learn it covers every batch seen by ``partial_fit``.
+    coef_, intercept_ : the linear view on the one-hot encoding of X, whose
+        columns are the (feature, category) pairs in order.
+    """
+
+    _event = categorical
+    _parameter_constraints: dict = {
+        **_DiscreteNB._parameter_constraints,
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "min_categories": [None, "array-like", Interval(Integral, 1, None, closed="left")],
+        "handle_unknown": [StrOptions({"error", "ignore"})],
+    }
+
+    def __init__(
+        self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
+        min_categories=None, handle_unknown="error", prior_alpha=0.0,
+    ):
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.min_categories = min_categories
+        self.handle_unknown = handle_unknown
+        self.prior_alpha = prior_alpha
+
+    def _validation_options(self):
+        return {"dtype": "int", "accept_sparse": False, "ensure_all_finite": True}
+
+    def _prepare_X(self, X):
+        check_non_negative(X, "CategoricalNB (input X)")
+        return X
+
+    def _n_categories(self, X) -> NDArray[np.intp]:
+        seen = X.max(axis=0) + 1 if X.shape[0] else np.zeros(X.shape[1], np.intp)
+        if self.min_categories is None:
+            return seen
+        minimum = np.array(self.min_categories)
+        if not np.issubdtype(minimum.dtype, np.signedinteger):
+            raise ValueError(
+                "'min_categories' should have integral type. Got "
+                f"{minimum.dtype} instead."
+            )
+        n_categories = np.maximum(seen, minimum, dtype=np.int64)
+        if n_categories.shape != seen.shape:
+            raise ValueError(
+                f"'min_categories' should have shape ({X.shape[1]},"
+                f") when an array-like is provided. Got {minimum.shape} instead."
+            )
+        return n_categories
+
+    def _zero_stats(self, n_classes, n_features):
+        return categorical.CategoricalStats.zero(n_classes, n_features)
+
+    def _summarize(self, X, W):
+        n_categories = np.maximum(self._n_categories(X), self._stats.n_categories)
+        return categorical.summarize(X, W, n_categories)
+
+    def _estimate(self, stats, alpha):
+        return categorical.estimate(stats, alpha)
+
+    def _log_likelihood(self, params, X):
+        return categorical.log_likelihood(params, X, self.handle_unknown)
+
+    @property
+    def category_count_(self) -> list[NDArray[np.float64]]:
+        return self._stats.per_feature()
+
+    @property
+    def feature_log_prob_(self) -> list[NDArray[np.float64]]:
+        return self._fitted.params.per_feature()
+
+    @property
+    def n_categories_(self) -> NDArray[np.intp]:
+        return self._stats.n_categories.copy()
+
+    @property
+    def feature_count_(self):
+        raise AttributeError("CategoricalNB has category_count_, not feature_count_.")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.sparse = False
+        tags.input_tags.positive_only = True
+        tags.classifier_tags.poor_score = True
+        return tags

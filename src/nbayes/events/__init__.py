@@ -1,0 +1,11 @@
+"""Event models: one small module each, with the same four parts in the same order.
+
+1. ``Stats``: additive sufficient statistics (``zero``, ``+``, ``take_classes``);
+2. ``summarize(X, W) -> Stats``: one batch's statistics under class weights ``W``;
+3. ``estimate(stats, ...) -> Params``: parameters, with smoothing;
+4. ``log_likelihood(params, X) -> ndarray (n_samples, n_classes)``: ``log P(x | y)``.
+
+The discrete models also give ``linear_terms(params) -> (coef, intercept)`` with
+``log P(x | y) = X' @ coef.T + intercept`` (``X'`` the one-hot encoding for
+categorical data).
+"""

@@ -1,0 +1,180 @@
+"""Categorical event model: feature ``j`` takes one of ``K_j`` values, coded
+``0 .. K_j - 1``, with its own categorical distribution per class.
+
+``P(x_j = t | c) = (N_cjt + alpha) / (N_cj. + K_j alpha)`` (Lidstone; Laplace for
+``alpha = 1``), ``N_cjt`` the weighted count of rows of class ``c`` with
+``x_j = t``.
+
+Layout: every (feature, category) pair has one column in a flat block of
+``sum_j K_j`` columns, feature ``j`` starting at ``offset_j``; counting is one
+``bincount`` over that block and prediction one sparse one-hot product.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+
+from nbayes._validate import ClassWeights
+from nbayes.events.counts import dot_with_infinities
+
+_ROWS_PER_CHUNK = 1 << 16  # bounds the (rows x features) index array in summarize
+
+
+class UnknownCategoryError(ValueError, IndexError):
+    """A category at predict time that training never saw (``handle_unknown='error'``).
+
+    Subclasses ``IndexError`` too, the error scikit-learn's CategoricalNB raises.
+    """
+
+
+def offsets_of(n_categories: NDArray[np.intp]) -> NDArray[np.intp]:
+    """Start column of each feature in the flat block: shape (n_features,)."""
+    return np.concatenate(([0], np.cumsum(n_categories)[:-1])).astype(np.intp)
+
+
+@dataclass(frozen=True)
+class CategoricalStats:
+    """Additive statistics of the categorical model.
+
+    Attributes
+    ----------
+    class_count : ndarray of shape (n_classes,)
+    n_categories : ndarray of shape (n_features,)
+        ``K_j``, the number of category codes seen (or required) per feature.
+    counts : ndarray of shape (n_classes, sum(n_categories))
+        ``N_cjt`` in the flat layout.
+    """
+
+    class_count: NDArray[np.float64]
+    n_categories: NDArray[np.intp]
+    counts: NDArray[np.float64]
+
+    @classmethod
+    def zero(cls, n_classes: int, n_features: int) -> CategoricalStats:
+        return cls(np.zeros(n_classes), np.zeros(n_features, np.intp), np.zeros((n_classes, 0)))
+
+    def widened(self, n_categories: NDArray[np.intp]) -> NDArray[np.float64]:
+        """``counts`` laid out for at least ``n_categories`` per feature."""
+        n_categories = np.maximum(n_categories, self.n_categories)
+        if np.array_equal(n_categories, self.n_categories):
+            return self.counts
+        out = np.zeros((self.counts.shape[0], int(n_categories.sum())))
+        old, new = offsets_of(self.n_categories), offsets_of(n_categories)
+        for j, width in enumerate(self.n_categories):
+            out[:, new[j] : new[j] + width] = self.counts[:, old[j] : old[j] + width]
+        return out
+
+    def __add__(self, other: CategoricalStats) -> CategoricalStats:
+        n_categories = np.maximum(self.n_categories, other.n_categories)
+        return CategoricalStats(
+            self.class_count + other.class_count,
+            n_categories,
+            self.widened(n_categories) + other.widened(n_categories),
+        )
+
+    def take_classes(self, index: NDArray[np.intp], n_classes: int) -> CategoricalStats:
+        """These statistics with class ``c`` moved to ``index[c]`` of ``n_classes``."""
+        class_count = np.zeros(n_classes)
+        class_count[index] = self.class_count
+        counts = np.zeros((n_classes, self.counts.shape[1]))
+        counts[index] = self.counts
+        return CategoricalStats(class_count, self.n_categories.copy(), counts)
+
+    def per_feature(self) -> list[NDArray[np.float64]]:
+        """``counts`` split into one (n_classes, K_j) array per feature."""
+        return np.split(self.counts, np.cumsum(self.n_categories)[:-1], axis=1)
+
+
+def summarize(
+    X: NDArray[np.intp], W: ClassWeights, n_categories: NDArray[np.intp]
+) -> CategoricalStats:
+    """Count ``N_cjt`` for integer codes X (n_samples, n_features), ``0 <= x_ij < K_j``.
+
+    ``n_categories`` (K_j) must cover every code in X.
+    """
+    n_classes = W.n_classes
+    offsets = offsets_of(n_categories)
+    width = int(n_categories.sum())
+    counts = np.zeros((n_classes, width))
+    for start in range(0, X.shape[0], _ROWS_PER_CHUNK):
+        rows = slice(start, start + _ROWS_PER_CHUNK)
+        columns = X[rows] + offsets
+        if W.labels is not None:
+            flat = (W.labels[rows, None] * width + columns).ravel()
+            weights = np.repeat(W.matrix.data[rows], X.shape[1])
+            counts += np.bincount(flat, weights, minlength=n_classes * width).reshape(
+                n_classes, width
+            )
+        else:
+            for c in range(n_classes):
+                weights = np.repeat(W.matrix[rows, c], X.shape[1])
+                counts[c] += np.bincount(columns.ravel(), weights, minlength=width)
+    return CategoricalStats(W.class_totals(), n_categories.astype(np.intp), counts)
+
+
+@dataclass(frozen=True)
+class CategoricalParams:
+    """``log P(x_j = t | c)`` in the flat layout, shape (n_classes, sum K_j)."""
+
+    log_prob: NDArray[np.float64]
+    n_categories: NDArray[np.intp]
+
+    def per_feature(self) -> list[NDArray[np.float64]]:
+        return np.split(self.log_prob, np.cumsum(self.n_categories)[:-1], axis=1)
+
+
+def estimate(stats: CategoricalStats, alpha: float) -> CategoricalParams:
+    """Lidstone-smoothed category log-probabilities, feature by feature."""
+    smoothed = stats.counts + alpha
+    starts = offsets_of(stats.n_categories)
+    totals = np.add.reduceat(smoothed, starts, axis=1) if smoothed.shape[1] else smoothed
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_prob = np.log(smoothed) - np.repeat(np.log(totals), stats.n_categories, axis=1)
+    return CategoricalParams(log_prob, stats.n_categories)
+
+
+def one_hot(
+    X: NDArray[np.intp], n_categories: NDArray[np.intp], handle_unknown: str
+) -> sp.csr_matrix:
+    """The one-hot encoding of codes X in the flat layout: (n_samples, sum K_j).
+
+    Codes ``>= K_j`` raise :class:`UnknownCategoryError` (``handle_unknown='error'``)
+    or get no column, which leaves their feature out of the likelihood (``'ignore'``).
+    """
+    n_samples, n_features = X.shape
+    known = X < n_categories
+    if not known.all():
+        if handle_unknown == "error":
+            row, col = np.argwhere(~known)[0]
+            raise UnknownCategoryError(
+                f"Feature {col} has category {X[row, col]} at row {row}, but only "
+                f"categories 0..{n_categories[col] - 1} were seen in training. Use "
+                "handle_unknown='ignore' to leave such features out of the prediction."
+            )
+        columns = (X + offsets_of(n_categories))[known]
+        indptr = np.concatenate(([0], np.cumsum(known.sum(axis=1))))
+    else:
+        columns = (X + offsets_of(n_categories)).ravel()
+        indptr = np.arange(0, n_samples * n_features + 1, n_features)
+    data = np.ones(columns.shape[0])
+    return sp.csr_matrix(
+        (data, columns, indptr), shape=(n_samples, int(n_categories.sum()))
+    )
+
+
+def linear_terms(params: CategoricalParams) -> tuple[NDArray, NDArray]:
+    """``log P(x | c) = one_hot(x) @ coef[c] + intercept[c]``."""
+    return params.log_prob, np.zeros(params.log_prob.shape[0])
+
+
+def log_likelihood(
+    params: CategoricalParams, X: NDArray[np.intp], handle_unknown: str = "error"
+) -> NDArray[np.float64]:
+    """``sum_j log P(x_j | c)`` for codes X (n_samples, n_features)."""
+    return dot_with_infinities(
+        one_hot(X, params.n_categories, handle_unknown), params.log_prob
+    )

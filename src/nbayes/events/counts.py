@@ -1,0 +1,69 @@
+"""Statistics shared by the count-based event models (multinomial, Bernoulli,
+complement): per-class weighted counts and per-class feature totals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sklearn.utils.extmath import safe_sparse_dot
+
+from nbayes._validate import ClassWeights
+
+
+@dataclass(frozen=True)
+class CountStats:
+    """Additive statistics of a count-based event model.
+
+    Attributes
+    ----------
+    class_count : ndarray of shape (n_classes,)
+        ``N_c = sum_i W[i, c]``.
+    feature_count : ndarray of shape (n_classes, n_features)
+        ``N_cj = sum_i W[i, c] x_ij``.
+    """
+
+    class_count: NDArray[np.float64]
+    feature_count: NDArray[np.float64]
+
+    @classmethod
+    def zero(cls, n_classes: int, n_features: int) -> CountStats:
+        return cls(np.zeros(n_classes), np.zeros((n_classes, n_features)))
+
+    def __add__(self, other: CountStats) -> CountStats:
+        return CountStats(
+            self.class_count + other.class_count,
+            self.feature_count + other.feature_count,
+        )
+
+    def take_classes(self, index: NDArray[np.intp], n_classes: int) -> CountStats:
+        """These statistics with class ``c`` moved to ``index[c]`` of ``n_classes``."""
+        out = CountStats.zero(n_classes, self.feature_count.shape[1])
+        out.class_count[index] = self.class_count
+        out.feature_count[index] = self.feature_count
+        return out
+
+
+def summarize(X, W: ClassWeights) -> CountStats:
+    """``N_c = W.sum(0)`` and ``N_cj = W.T @ X`` for X (n_samples, n_features),
+    dense or sparse."""
+    return CountStats(W.class_totals(), W.transpose_dot(X))
+
+
+def dot_with_infinities(X, weights: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``X @ weights.T`` for non-negative X (n_samples, n_features), dense or sparse,
+    and weights (n_classes, n_features) that may hold ``±inf``.
+
+    A plain product turns ``0 * inf`` into NaN; here an infinite weight counts only
+    in rows where its feature is present: shape (n_samples, n_classes).
+    """
+    finite = np.isfinite(weights)
+    if finite.all():
+        return np.asarray(safe_sparse_dot(X, weights.T), dtype=np.float64)
+    out = np.asarray(safe_sparse_dot(X, np.where(finite, weights, 0.0).T), dtype=float)
+    for infinity in (-np.inf, np.inf):
+        hits = safe_sparse_dot(X, (weights == infinity).T.astype(np.float64))
+        out[np.asarray(hits) > 0] = infinity
+    return out

@@ -1,0 +1,46 @@
+"""Multinomial event model: a document is a bag of counts x_j drawn from one
+multinomial per class.
+
+``P(x | c) ∝ prod_j theta_cj ** x_j`` with the Lidstone estimate
+``theta_cj = (N_cj + alpha_j) / (N_c. + sum_j alpha_j)``, where ``N_cj`` is the
+weighted count of feature ``j`` in class ``c`` (McCallum & Nigam, 1998; Manning et
+al., IIR ch. 13). The multinomial coefficient does not depend on the class and is
+left out, as is customary.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from nbayes.events.counts import CountStats, dot_with_infinities, summarize
+
+__all__ = ["CountStats", "MultinomialParams", "estimate", "log_likelihood", "summarize"]
+
+
+@dataclass(frozen=True)
+class MultinomialParams:
+    """``feature_log_prob``: ``log theta_cj``, shape (n_classes, n_features)."""
+
+    feature_log_prob: NDArray[np.float64]
+
+
+def estimate(stats: CountStats, alpha: float | NDArray) -> MultinomialParams:
+    """Lidstone-smoothed ``log theta_cj``; ``alpha`` scalar or shape (n_features,)."""
+    smoothed = stats.feature_count + alpha
+    with np.errstate(divide="ignore"):
+        log_prob = np.log(smoothed) - np.log(smoothed.sum(axis=1, keepdims=True))
+    return MultinomialParams(log_prob)
+
+
+def linear_terms(params: MultinomialParams) -> tuple[NDArray, NDArray]:
+    """``log P(x | c) = x @ coef[c] + intercept[c]``."""
+    log_prob = params.feature_log_prob
+    return log_prob, np.zeros(log_prob.shape[0])
+
+
+def log_likelihood(params: MultinomialParams, X) -> NDArray[np.float64]:
+    """``sum_j x_j log theta_cj`` for X (n_samples, n_features) → (n_samples, n_classes)."""
+    return dot_with_infinities(X, params.feature_log_prob)

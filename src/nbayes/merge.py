@@ -1,0 +1,65 @@
+"""Merging models fitted on disjoint data: their statistics add.
+
+``merge(a, b)`` is the model a single ``fit`` on the union of a's and b's data
+would give: counts are summed exactly; Gaussian moments are pooled with Chan's
+formula. Models may have seen different subsets of the classes (a partition that
+lacks a class), which are aligned on the union of their ``classes_``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils.validation import check_is_fitted
+
+from nbayes._base import BaseNB, _LazyFit
+
+
+def merge(*models: BaseNB) -> BaseNB:
+    """A new model whose statistics are the sum of those of ``models``.
+
+    All models must be of the same class, with the same parameters and the same
+    number of features. The inputs are left unchanged.
+    """
+    if not models:
+        raise ValueError("merge() needs at least one fitted model.")
+    first = models[0]
+    for model in models:
+        if not isinstance(model, BaseNB):
+            raise TypeError(f"merge() takes nbayes estimators, got {type(model).__name__}.")
+        check_is_fitted(model)
+        if type(model) is not type(first):
+            raise TypeError(
+                f"Cannot merge a {type(model).__name__} into a {type(first).__name__}."
+            )
+        if model.n_features_in_ != first.n_features_in_:
+            raise ValueError(
+                f"Cannot merge models with {model.n_features_in_} and "
+                f"{first.n_features_in_} features."
+            )
+        if not _same_params(model.get_params(), first.get_params()):
+            raise ValueError("Cannot merge models fitted with different parameters.")
+    classes = np.unique(np.concatenate([model.classes_ for model in models]))
+    merged = clone(first)
+    stats = first._zero_stats(len(classes), first.n_features_in_)
+    for model in models:
+        index = np.searchsorted(classes, model.classes_)
+        stats = stats + model._stats.take_classes(index, len(classes))
+    merged.classes_ = classes
+    merged.n_features_in_ = first.n_features_in_
+    for name in ("feature_names_in_", "_fit_dtype"):
+        if hasattr(first, name):
+            setattr(merged, name, getattr(first, name))
+    merged._stats = stats
+    merged._check_prior_settings()
+    merged._lazy = _LazyFit(merged._estimation_settings())
+    return merged
+
+
+def _same_params(a: dict, b: dict) -> bool:
+    if a.keys() != b.keys():
+        return False
+    return all(
+        np.array_equal(a[key], b[key]) if isinstance(a[key], np.ndarray | list) else a[key] == b[key]
+        for key in a
+    )

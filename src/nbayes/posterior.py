@@ -1,0 +1,90 @@
+"""The posterior, written once: class prior, log-sum-exp normalisation, argmax.
+
+Every estimator hands this module its per-class log-likelihood
+``log P(x | y)`` of shape ``(n_samples, n_classes)`` and its log prior ``log P(y)``.
+
+Degenerate rows
+---------------
+A row whose joint log-likelihoods are all ``-inf`` is one the model gives zero
+probability under every class (an MLE model with unseen events, or a value far
+outside the floating-point range of every class density). Its posterior is
+undefined; we report the class prior for it instead of NaN. A row with ``+inf`` in
+some classes splits its mass evenly between those classes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import logsumexp
+
+
+def class_log_prior(
+    class_count: NDArray[np.float64],
+    *,
+    class_prior: ArrayLike | None = None,
+    fit_prior: bool = True,
+    pseudocount: float = 0.0,
+) -> NDArray[np.float64]:
+    """``log P(y)`` of shape (n_classes,).
+
+    - ``class_prior`` given: its logarithm (already validated by the caller).
+    - ``fit_prior``: the Lidstone-smoothed relative frequency
+      ``(N_c + a) / (N + K a)`` with pseudocount ``a`` (``a = 0`` is the MLE,
+      ``a = 1`` Laplace), ``N_c`` the (weighted) count of class ``c``.
+    - otherwise the uniform prior ``1 / K``.
+    """
+    n_classes = class_count.shape[0]
+    if class_prior is not None:
+        with np.errstate(divide="ignore"):
+            return np.log(np.asarray(class_prior, dtype=np.float64))
+    if not fit_prior:
+        return np.full(n_classes, -np.log(n_classes))
+    smoothed = class_count + pseudocount
+    total = smoothed.sum()
+    if total <= 0:
+        return np.full(n_classes, -np.log(n_classes))
+    with np.errstate(divide="ignore"):
+        return np.log(smoothed) - np.log(total)
+
+
+def joint_log_likelihood(
+    log_likelihood: NDArray[np.float64], log_prior: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """``log P(x, y) = log P(y) + log P(x | y)``, shape (n_samples, n_classes)."""
+    return log_likelihood + log_prior
+
+
+def log_posterior(
+    jll: NDArray[np.float64], log_prior: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """``log P(y | x) = jll - logsumexp(jll)`` row by row, shape (n_samples, n_classes).
+
+    Degenerate rows (see the module docstring) get the prior, or an even split
+    between their ``+inf`` classes.
+    """
+    row_max = jll.max(axis=1) if jll.shape[0] else np.empty(0)
+    regular = np.isfinite(row_max)
+    if np.all(regular):
+        return jll - logsumexp(jll, axis=1, keepdims=True)
+    out = np.empty_like(jll, dtype=np.float64)
+    out[regular] = jll[regular] - logsumexp(jll[regular], axis=1, keepdims=True)
+    bad = ~regular
+    bad_rows = jll[bad]
+    infinite = np.isposinf(bad_rows)
+    with np.errstate(divide="ignore"):
+        prior = log_prior - logsumexp(log_prior)
+        split = np.log(infinite) - np.log(np.maximum(infinite.sum(axis=1), 1))[:, None]
+    out[bad] = np.where(infinite.any(axis=1)[:, None], split, prior)
+    return out
+
+
+def predict_index(
+    jll: NDArray[np.float64], log_prior: NDArray[np.float64]
+) -> NDArray[np.intp]:
+    """The MAP class index ``argmax_y log P(x, y)``, shape (n_samples,)."""
+    index = np.argmax(jll, axis=1)
+    if jll.shape[0] and not np.all(np.isfinite(jll[np.arange(jll.shape[0]), index])):
+        bad = ~np.isfinite(jll.max(axis=1))
+        index[bad] = np.argmax(log_posterior(jll[bad], log_prior), axis=1)
+    return index

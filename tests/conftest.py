@@ -1,0 +1,45 @@
+"""Shared fixtures: scikit-learn's test fixtures, and the paths to shared data."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+DATA = SHARED / "data"
+WORKED_EXAMPLES = SHARED / "worked_examples"
+
+
+def _seeds() -> list[int]:
+    """scikit-learn's convention: SKLEARN_TESTS_GLOBAL_RANDOM_SEED = N, A-B or 'all'."""
+    value = os.environ.get("SKLEARN_TESTS_GLOBAL_RANDOM_SEED", "42")
+    if value == "all":
+        return list(range(100))
+    if "-" in value:
+        low, high = map(int, value.split("-"))
+        return list(range(low, high + 1))
+    return [int(value)]
+
+
+def pytest_generate_tests(metafunc):
+    if "global_random_seed" in metafunc.fixturenames:
+        metafunc.parametrize("global_random_seed", _seeds())
+
+
+@pytest.fixture(params=[np.float32, np.float64], ids=["float32", "float64"])
+def global_dtype(request):
+    return request.param
+
+
+def require_path(path: Path) -> Path:
+    """The path of a shared data set; skipped where missing, but a failure under CI."""
+    if not path.exists():
+        message = f"missing shared data: {path}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
