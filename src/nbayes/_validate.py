@@ -105,6 +105,8 @@ def check_sample_weight(sample_weight, n_samples: int) -> NDArray[np.float64] | 
         raise ValueError("Input sample_weight contains NaN or infinity.")
     if np.any(weights < 0):
         raise ValueError("Negative values in data passed to `sample_weight`.")
+    if n_samples and not np.any(weights):
+        raise ValueError("Sample weights must contain at least one non-zero number.")
     return weights
 
 

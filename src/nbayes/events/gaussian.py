@@ -34,9 +34,10 @@ def chan_merge(
     ``mean = mean_a + delta N_b / N`` and
     ``M2 = M2_a + M2_b + delta^2 N_a N_b / N`` with ``delta = mean_b - mean_a``.
     """
-    count = count_a + count_b
-    with np.errstate(divide="ignore", invalid="ignore"):
-        share_b = np.where(count > 0, count_b / count, 0.0)
+    count = np.add(count_a, count_b)
+    share_b = np.divide(
+        count_b, count, out=np.zeros(np.shape(count)), where=count > 0
+    )
     delta = mean_b - mean_a
     mean = mean_a + delta * share_b
     m2 = m2_a + m2_b + delta * delta * count_a * share_b
