@@ -30,7 +30,10 @@ def _load_suite() -> dict:
     if text.count(ORIGINAL_IMPORT) != 1:
         raise RuntimeError(f"{SOURCE} no longer imports the classes as expected")
     namespace: dict = {"__name__": __name__, "__file__": str(SOURCE)}
-    exec(compile(text.replace(ORIGINAL_IMPORT, NBAYES_IMPORT), str(SOURCE), "exec"), namespace)
+    exec(
+        compile(text.replace(ORIGINAL_IMPORT, NBAYES_IMPORT), str(SOURCE), "exec"),
+        namespace,
+    )
     for name in EXCLUDED:
         del namespace[name]
     return {name: value for name, value in namespace.items() if name.startswith("test_")}

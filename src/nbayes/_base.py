@@ -108,9 +108,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"X.shape[0]={X.shape[0]} and y.shape[0]={y.shape[0]} are incompatible."
             )
-        W = hard_class_weights(
-            label_index(y, self.classes_), len(self.classes_), sample_weight
-        )
+        W = hard_class_weights(label_index(y, self.classes_), len(self.classes_), sample_weight)
         return self._learn_weighted(X, W)
 
     def _learn_weighted(self, X, W: ClassWeights) -> BaseNB:

@@ -74,8 +74,7 @@ def soft_class_weights(responsibilities: ArrayLike) -> ClassWeights:
     matrix = np.asarray(responsibilities, dtype=np.float64)
     if matrix.ndim != 2:
         raise ValueError(
-            f"Class weights must be 2-dimensional (n_samples, n_classes); "
-            f"got shape {matrix.shape}."
+            f"Class weights must be 2-dimensional (n_samples, n_classes); got shape {matrix.shape}."
         )
     if not np.all(np.isfinite(matrix)) or np.any(matrix < 0):
         raise ValueError("Class weights must be finite and non-negative.")
@@ -98,9 +97,7 @@ def check_sample_weight(sample_weight, n_samples: int) -> NDArray[np.float64] | 
     if weights.ndim != 1:
         raise ValueError("Sample weights must be 1D array or scalar")
     if weights.shape != (n_samples,):
-        raise ValueError(
-            f"sample_weight.shape == {weights.shape}, expected {(n_samples,)}!"
-        )
+        raise ValueError(f"sample_weight.shape == {weights.shape}, expected {(n_samples,)}!")
     if not np.all(np.isfinite(weights)):
         raise ValueError("Input sample_weight contains NaN or infinity.")
     if np.any(weights < 0):

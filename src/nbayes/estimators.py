@@ -23,7 +23,14 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_non_negative, validate_data
 
 from nbayes._base import BaseNB, LinearNBMixin
-from nbayes.events import bernoulli, categorical, complement, counts, gaussian, multinomial
+from nbayes.events import (
+    bernoulli,
+    categorical,
+    complement,
+    counts,
+    gaussian,
+    multinomial,
+)
 
 _ALPHA_MIN = 1e-10  # scikit-learn's floor for alpha when force_alpha=False
 
@@ -121,8 +128,12 @@ class GaussianNB(BaseNB):
         if n_new == 0:
             return mu, var
         n, mean, m2 = gaussian.chan_merge(
-            n_past, np.asarray(mu, float), np.asarray(var, float) * n_past,
-            n_new, new_mu, new_m2,
+            n_past,
+            np.asarray(mu, float),
+            np.asarray(var, float) * n_past,
+            n_new,
+            new_mu,
+            new_m2,
         )
         return mean, m2 / n
 
@@ -261,7 +272,12 @@ class MultinomialNB(_NonNegativeCountsNB):
     _event = multinomial
 
     def __init__(
-        self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
+        self,
+        *,
+        alpha=1.0,
+        force_alpha=True,
+        fit_prior=True,
+        class_prior=None,
         prior_alpha=0.0,
     ):
         self.alpha = alpha
@@ -301,8 +317,14 @@ class ComplementNB(_NonNegativeCountsNB):
     }
 
     def __init__(
-        self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
-        norm=False, prior_alpha=0.0,
+        self,
+        *,
+        alpha=1.0,
+        force_alpha=True,
+        fit_prior=True,
+        class_prior=None,
+        norm=False,
+        prior_alpha=0.0,
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -349,8 +371,14 @@ class BernoulliNB(_DiscreteNB):
     }
 
     def __init__(
-        self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True,
-        class_prior=None, prior_alpha=0.0,
+        self,
+        *,
+        alpha=1.0,
+        force_alpha=True,
+        binarize=0.0,
+        fit_prior=True,
+        class_prior=None,
+        prior_alpha=0.0,
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -403,13 +431,24 @@ class CategoricalNB(_DiscreteNB):
     _parameter_constraints: dict = {
         **_DiscreteNB._parameter_constraints,
         "alpha": [Interval(Real, 0, None, closed="left")],
-        "min_categories": [None, "array-like", Interval(Integral, 1, None, closed="left")],
+        "min_categories": [
+            None,
+            "array-like",
+            Interval(Integral, 1, None, closed="left"),
+        ],
         "handle_unknown": [StrOptions({"error", "ignore"})],
     }
 
     def __init__(
-        self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
-        min_categories=None, handle_unknown="error", prior_alpha=0.0,
+        self,
+        *,
+        alpha=1.0,
+        force_alpha=True,
+        fit_prior=True,
+        class_prior=None,
+        min_categories=None,
+        handle_unknown="error",
+        prior_alpha=0.0,
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -433,8 +472,7 @@ class CategoricalNB(_DiscreteNB):
         minimum = np.array(self.min_categories)
         if not np.issubdtype(minimum.dtype, np.signedinteger):
             raise ValueError(
-                "'min_categories' should have integral type. Got "
-                f"{minimum.dtype} instead."
+                f"'min_categories' should have integral type. Got {minimum.dtype} instead."
             )
         n_categories = np.maximum(seen, minimum, dtype=np.int64)
         if n_categories.shape != seen.shape:

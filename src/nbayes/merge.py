@@ -29,9 +29,7 @@ def merge(*models: BaseNB) -> BaseNB:
             raise TypeError(f"merge() takes nbayes estimators, got {type(model).__name__}.")
         check_is_fitted(model)
         if type(model) is not type(first):
-            raise TypeError(
-                f"Cannot merge a {type(model).__name__} into a {type(first).__name__}."
-            )
+            raise TypeError(f"Cannot merge a {type(model).__name__} into a {type(first).__name__}.")
         if model.n_features_in_ != first.n_features_in_:
             raise ValueError(
                 f"Cannot merge models with {model.n_features_in_} and "
@@ -60,6 +58,8 @@ def _same_params(a: dict, b: dict) -> bool:
     if a.keys() != b.keys():
         return False
     return all(
-        np.array_equal(a[key], b[key]) if isinstance(a[key], np.ndarray | list) else a[key] == b[key]
+        np.array_equal(a[key], b[key])
+        if isinstance(a[key], np.ndarray | list)
+        else a[key] == b[key]
         for key in a
     )

@@ -55,9 +55,7 @@ def joint_log_likelihood(
     return log_likelihood + log_prior
 
 
-def log_posterior(
-    jll: NDArray[np.float64], log_prior: NDArray[np.float64]
-) -> NDArray[np.float64]:
+def log_posterior(jll: NDArray[np.float64], log_prior: NDArray[np.float64]) -> NDArray[np.float64]:
     """``log P(y | x) = jll - logsumexp(jll)`` row by row, shape (n_samples, n_classes).
 
     Degenerate rows (see the module docstring) get the prior, or an even split
@@ -79,9 +77,7 @@ def log_posterior(
     return out
 
 
-def predict_index(
-    jll: NDArray[np.float64], log_prior: NDArray[np.float64]
-) -> NDArray[np.intp]:
+def predict_index(jll: NDArray[np.float64], log_prior: NDArray[np.float64]) -> NDArray[np.intp]:
     """The MAP class index ``argmax_y log P(x, y)``, shape (n_samples,)."""
     index = np.argmax(jll, axis=1)
     if jll.shape[0] and not np.all(np.isfinite(jll[np.arange(jll.shape[0]), index])):

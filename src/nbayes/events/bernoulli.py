@@ -30,9 +30,7 @@ class BernoulliParams:
 def estimate(stats: CountStats, alpha: float | NDArray) -> BernoulliParams:
     """Lidstone-smoothed presence probabilities; ``alpha`` scalar or (n_features,)."""
     present = stats.feature_count + alpha
-    total = np.broadcast_to(
-        stats.class_count[:, None] + 2 * np.asarray(alpha), present.shape
-    )
+    total = np.broadcast_to(stats.class_count[:, None] + 2 * np.asarray(alpha), present.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
         log_prob = np.log(present) - np.log(total)
         absent = np.log1p(-np.exp(log_prob))

@@ -161,9 +161,7 @@ def one_hot(
         columns = (X + offsets_of(n_categories)).ravel()
         indptr = np.arange(0, n_samples * n_features + 1, n_features)
     data = np.ones(columns.shape[0])
-    return sp.csr_matrix(
-        (data, columns, indptr), shape=(n_samples, int(n_categories.sum()))
-    )
+    return sp.csr_matrix((data, columns, indptr), shape=(n_samples, int(n_categories.sum())))
 
 
 def linear_terms(params: CategoricalParams) -> tuple[NDArray, NDArray]:
@@ -175,6 +173,4 @@ def log_likelihood(
     params: CategoricalParams, X: NDArray[np.intp], handle_unknown: str = "error"
 ) -> NDArray[np.float64]:
     """``sum_j log P(x_j | c)`` for codes X (n_samples, n_features)."""
-    return dot_with_infinities(
-        one_hot(X, params.n_categories, handle_unknown), params.log_prob
-    )
+    return dot_with_infinities(one_hot(X, params.n_categories, handle_unknown), params.log_prob)

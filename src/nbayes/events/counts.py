@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
-
 from sklearn.utils.extmath import safe_sparse_dot
 
 from nbayes._validate import ClassWeights

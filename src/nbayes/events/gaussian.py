@@ -26,8 +26,12 @@ from nbayes._validate import ClassWeights
 
 
 def chan_merge(
-    count_a: NDArray, mean_a: NDArray, m2_a: NDArray,
-    count_b: NDArray, mean_b: NDArray, m2_b: NDArray,
+    count_a: NDArray,
+    mean_a: NDArray,
+    m2_a: NDArray,
+    count_b: NDArray,
+    mean_b: NDArray,
+    m2_b: NDArray,
 ) -> tuple[NDArray, NDArray, NDArray]:
     """Pool two (count, mean, M2) summaries; counts broadcast against the means.
 
@@ -35,9 +39,7 @@ def chan_merge(
     ``M2 = M2_a + M2_b + delta^2 N_a N_b / N`` with ``delta = mean_b - mean_a``.
     """
     count = np.add(count_a, count_b)
-    share_b = np.divide(
-        count_b, count, out=np.zeros(np.shape(count)), where=count > 0
-    )
+    share_b = np.divide(count_b, count, out=np.zeros(np.shape(count)), where=count > 0)
     delta = mean_b - mean_a
     mean = mean_a + delta * share_b
     m2 = m2_a + m2_b + delta * delta * count_a * share_b
@@ -68,23 +70,32 @@ class GaussianStats:
     @classmethod
     def zero(cls, n_classes: int, n_features: int) -> GaussianStats:
         return cls(
-            np.zeros(n_classes), np.zeros((n_classes, n_features)),
-            np.zeros((n_classes, n_features)), 0.0, np.zeros(n_features),
+            np.zeros(n_classes),
+            np.zeros((n_classes, n_features)),
+            np.zeros((n_classes, n_features)),
+            0.0,
+            np.zeros(n_features),
             np.zeros(n_features),
         )
 
     def __add__(self, other: GaussianStats) -> GaussianStats:
         count, mean, m2 = chan_merge(
-            self.class_count[:, None], self.mean, self.m2,
-            other.class_count[:, None], other.mean, other.m2,
+            self.class_count[:, None],
+            self.mean,
+            self.m2,
+            other.class_count[:, None],
+            other.mean,
+            other.m2,
         )
         total, total_mean, total_m2 = chan_merge(
-            self.total_count, self.total_mean, self.total_m2,
-            other.total_count, other.total_mean, other.total_m2,
+            self.total_count,
+            self.total_mean,
+            self.total_m2,
+            other.total_count,
+            other.total_mean,
+            other.total_m2,
         )
-        return GaussianStats(
-            count.ravel(), mean, m2, float(total), total_mean, total_m2
-        )
+        return GaussianStats(count.ravel(), mean, m2, float(total), total_mean, total_m2)
 
     def take_classes(self, index: NDArray[np.intp], n_classes: int) -> GaussianStats:
         """These statistics with class ``c`` moved to ``index[c]`` of ``n_classes``."""
@@ -93,14 +104,16 @@ class GaussianStats:
         out.mean[index] = self.mean
         out.m2[index] = self.m2
         return GaussianStats(
-            out.class_count, out.mean, out.m2, self.total_count, self.total_mean,
+            out.class_count,
+            out.mean,
+            out.m2,
+            self.total_count,
+            self.total_mean,
             self.total_m2,
         )
 
 
-def _weighted_moments(
-    weights: NDArray, X: NDArray
-) -> tuple[float, NDArray, NDArray]:
+def _weighted_moments(weights: NDArray, X: NDArray) -> tuple[float, NDArray, NDArray]:
     """Two-pass weighted (count, mean, M2) of the rows of X, shape (n_features,)."""
     count = float(weights.sum())
     if count <= 0:
@@ -174,7 +187,9 @@ def log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np
     about ``sqrt(d) eps (A + 2|B| + C)``; wherever that exceeds
     ``RELATIVE_TOLERANCE * max(1, A - 2B + C)`` (cancellation: x close to a class
     mean that has a tiny variance), or the products overflow, the entry is
-    recomputed directly as ``sum_j (x_j - theta_cj)^2 / var_cj``.
+    recomputed directly as ``sum_j (x_j - theta_cj)^2 / var_cj``; so are the
+    entries of classes that still compete for the posterior whose absolute error
+    could exceed ``ABSOLUTE_TOLERANCE``.
     """
     theta, var = params.theta, params.var
     with np.errstate(divide="ignore"):
@@ -192,13 +207,23 @@ def log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np
             np.finfo(np.float64).eps * np.sqrt(max(X.shape[1], 1))
         )
         inexact = ~(rounding <= RELATIVE_TOLERANCE * np.maximum(quadratic, 1.0))
+        log_likelihood = -0.5 * (log_norm + quadratic)
+        contender = log_likelihood >= (
+            np.nanmax(log_likelihood, axis=1, keepdims=True) - POSTERIOR_RANGE
+        )
+        inexact |= contender & (rounding > ABSOLUTE_TOLERANCE)
     if inexact.any():
         rows, classes = np.nonzero(inexact)
         quadratic[rows, classes] = _quadratic_direct(X, theta, var, rows, classes)
     return -0.5 * (log_norm + quadratic)
 
 
+# Accuracy of the fast path (see log_likelihood): every entry to 1e-13 relative, and
+# the entries that can matter to the posterior (within POSTERIOR_RANGE nats of the
+# row's best class, so a posterior above ~1e-26) to 1e-11 absolute.
 RELATIVE_TOLERANCE = 1e-13
+ABSOLUTE_TOLERANCE = 1e-11
+POSTERIOR_RANGE = 60.0
 _PAIRS_PER_CHUNK = 1 << 14
 
 
