@@ -5,6 +5,11 @@ Naive Bayes training produces additive sufficient statistics; every model here i
 ``argmax_y log P(y) + sum_j log P(x_j | y)`` normalised by log-sum-exp.
 """
 
+from nbayes.calibration import (
+    CalibratedNB,
+    expected_calibration_error,
+    reliability_table,
+)
 from nbayes.estimators import (
     BernoulliNB,
     CategoricalNB,
@@ -18,12 +23,15 @@ from nbayes.semi_supervised import SemiSupervisedNB
 
 __all__ = [
     "BernoulliNB",
+    "CalibratedNB",
     "CategoricalNB",
     "ComplementNB",
     "GaussianNB",
     "MultinomialNB",
     "SemiSupervisedNB",
     "UnknownCategoryError",
+    "expected_calibration_error",
     "merge",
+    "reliability_table",
 ]
 __version__ = "0.1.0"
