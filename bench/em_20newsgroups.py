@@ -33,6 +33,16 @@ import nbayes
 FRACTIONS = (0.01, 0.02, 0.05, 0.10)
 ALPHAS = (0.1, 1.0)
 SEEDS = (0, 1, 2, 3, 4)
+NOTE = (
+    "With alpha = 0.1, also the better setting for supervised-only NB at every fracti"
+    "on here, EM beats supervised-only at every fraction (seed 0 and the 5-seed mean)"
+    ". With Laplace smoothing (alpha = 1) on this 39k-word vocabulary EM does not hel"
+    "p, and loses from 5 % of labels up; probably the smoothing mass swamps the few l"
+    "abelled counts and EM's clusters drift away from the newsgroups, the failure Nig"
+    "am et al. answer by down-weighting the unlabelled rows (`unlabeled_weight` < 1, "
+    "not tuned here). Fit seconds are wall-clock on a shared 2-core machine, for orie"
+    "ntation only."
+)
 RESULTS = Path(__file__).resolve().parent / "RESULTS_em.md"
 
 
@@ -77,7 +87,7 @@ def main() -> None:
     lines = [
         "# Semi-supervised EM on 20 Newsgroups",
         "",
-        f"Written by `bench/em_20newsgroups.py`; {platform.python_version()}, "
+        f"Written by `bench/em_20newsgroups.py`; Python {platform.python_version()}, "
         f"scikit-learn {sklearn.__version__}, nbayes {nbayes.__version__}.",
         "",
         f"bydate split: {X_train.shape[0]} training posts (labels kept for a stratified "
@@ -115,6 +125,7 @@ def main() -> None:
             )
             print(lines[-1], flush=True)
         lines.append("")
+    lines += [NOTE, ""]
     RESULTS.write_text("\n".join(lines))
     print(f"wrote {RESULTS}")
 
