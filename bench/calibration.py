@@ -119,7 +119,7 @@ def main() -> None:
         "",
         "Held-out test sets. ECE: top-label expected calibration error, 15 equal-width "
         "bins (`nbayes.expected_calibration_error`). Log-loss: scikit-learn's `log_loss` "
-        "(which clips probabilities to [1e-15, 1 - 1e-15]; 'P(true)=0' counts the test "
+        "(which clips probabilities to [eps, 1 - eps], eps = 2.2e-16; 'P(true)=0' counts the test "
         "rows whose true class got probability exactly 0). Calibration: "
         "`nbayes.CalibratedNB(model, method=..., cv=5)` fitted on the training part only.",
         "",
