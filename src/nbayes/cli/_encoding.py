@@ -155,9 +155,10 @@ class TableEncoder:
     def for_model(cls, model) -> TableEncoder:
         """The columns of a model saved from Python: its feature names, as numbers."""
         names = getattr(model, "feature_names_in_", None)
-        if names is None:
+        named = names is not None  # then the model takes a DataFrame with those columns
+        if not named:
             names = [f"x{j}" for j in range(model.n_features_in_)]
-        return cls([str(n) for n in names], {str(n): "numeric" for n in names})
+        return cls([str(n) for n in names], {str(n): "numeric" for n in names}, {}, not named)
 
 
 def _text(series, name: str):

@@ -111,7 +111,7 @@ def _nothing():
 def output_stream(path: str | None) -> Iterator[IO[str]]:
     """A text stream to ``path`` (stdout for None or '-'), replaced atomically."""
     if path in (None, "-"):
-        yield click.get_text_stream("stdout")
+        yield sys.stdout
         return
     target = Path(path)
     handle = tempfile.NamedTemporaryFile(
