@@ -18,6 +18,7 @@ from nbayes.estimators import (
     MultinomialNB,
 )
 from nbayes.events.categorical import UnknownCategoryError
+from nbayes.io import ModelFileError, load, save
 from nbayes.merge import merge
 from nbayes.semi_supervised import SemiSupervisedNB
 
@@ -27,11 +28,14 @@ __all__ = [
     "CategoricalNB",
     "ComplementNB",
     "GaussianNB",
+    "ModelFileError",
     "MultinomialNB",
     "SemiSupervisedNB",
     "UnknownCategoryError",
     "expected_calibration_error",
+    "load",
     "merge",
     "reliability_table",
+    "save",
 ]
 __version__ = "0.1.0"
