@@ -5,6 +5,7 @@ Naive Bayes training produces additive sufficient statistics; every model here i
 ``argmax_y log P(y) + sum_j log P(x_j | y)`` normalised by log-sum-exp.
 """
 
+from nbayes.continuous import BinnedNB, ExponentialNB, KernelDensityNB, PoissonNB
 from nbayes.estimators import (
     BernoulliNB,
     CategoricalNB,
@@ -17,10 +18,14 @@ from nbayes.merge import merge
 
 __all__ = [
     "BernoulliNB",
+    "BinnedNB",
     "CategoricalNB",
     "ComplementNB",
+    "ExponentialNB",
     "GaussianNB",
+    "KernelDensityNB",
     "MultinomialNB",
+    "PoissonNB",
     "UnknownCategoryError",
     "merge",
 ]
