@@ -13,7 +13,7 @@ does not fit. Any e that fits the union fits each part, so the result is the
 smallest exponent that fits all the data seen: ``fit`` on all rows, ``partial_fit``
 batch by batch in any order and ``merge`` of parts give the same grid, bin for bin.
 
-Per bin we keep the weighted class counts and the smallest and largest value seen
+Per bin we keep the weighted class counts and sums, and the smallest and largest value seen
 (``low``/``high``), so cut points can sit between real values. Rows whose total
 class weight is 0 are left out, and NaN entries (missing) add nothing.
 """
@@ -40,6 +40,9 @@ class GridStats:
         Bin ``b`` of feature ``j`` is grid bin ``offset_j + b`` at width ``2**exponent_j``.
     counts : ndarray of shape (n_classes, n_features, max_bins)
         Weighted class counts per bin.
+    sums : ndarray of shape (n_classes, n_features, max_bins)
+        Weighted sums of the values per class and bin (``sums / counts`` is the
+        class's mean value in the bin).
     low, high : ndarrays of shape (n_features, max_bins)
         Smallest and largest value in each bin (``+inf``/``-inf`` where empty).
     """
@@ -48,6 +51,7 @@ class GridStats:
     exponent: NDArray[np.int64]
     offset: NDArray[np.int64]
     counts: NDArray[np.float64]
+    sums: NDArray[np.float64]
     low: NDArray[np.float64]
     high: NDArray[np.float64]
 
@@ -57,6 +61,7 @@ class GridStats:
             np.zeros(n_classes),
             np.zeros(n_features, np.int64),
             np.zeros(n_features, np.int64),
+            np.zeros((n_classes, n_features, max_bins)),
             np.zeros((n_classes, n_features, max_bins)),
             np.full((n_features, max_bins), np.inf),
             np.full((n_features, max_bins), -np.inf),
@@ -101,7 +106,9 @@ class GridStats:
             for grid in (self, other):
                 grid._rebin_into(out, j)
         class_count = self.class_count + other.class_count
-        return GridStats(class_count, out.exponent, out.offset, out.counts, out.low, out.high)
+        return GridStats(
+            class_count, out.exponent, out.offset, out.counts, out.sums, out.low, out.high
+        )
 
     def _rebin_into(self, out: GridStats, j: int) -> None:
         """Add feature ``j``'s bins to ``out``'s (coarser or equal) grid of feature ``j``."""
@@ -111,6 +118,7 @@ class GridStats:
         shift = int(out.exponent[j] - self.exponent[j])
         target = np.right_shift(self.offset[j] + bins, shift) - out.offset[j]
         np.add.at(out.counts[:, j, :], (slice(None), target), self.counts[:, j, bins])
+        np.add.at(out.sums[:, j, :], (slice(None), target), self.sums[:, j, bins])
         np.minimum.at(out.low[j], target, self.low[j, bins])
         np.maximum.at(out.high[j], target, self.high[j, bins])
 
@@ -120,11 +128,14 @@ class GridStats:
         class_count[index] = self.class_count
         counts = np.zeros((n_classes, *self.counts.shape[1:]))
         counts[index] = self.counts
+        sums = np.zeros_like(counts)
+        sums[index] = self.sums
         return GridStats(
             class_count,
             self.exponent.copy(),
             self.offset.copy(),
             counts,
+            sums,
             self.low.copy(),
             self.high.copy(),
         )
@@ -172,9 +183,13 @@ def summarize(X: NDArray[np.float64], W: ClassWeights, max_bins: int = 1024) -> 
             weights = W.matrix.data[keep]
             size = W.n_classes * max_bins
             out.counts[:, j, :] = np.bincount(flat, weights, minlength=size).reshape(-1, max_bins)
+            out.sums[:, j, :] = np.bincount(flat, weights * x, minlength=size).reshape(-1, max_bins)
         else:
             for c in range(W.n_classes):
                 out.counts[c, j, :] = np.bincount(bins, dense[keep, c], minlength=max_bins)
+                out.sums[c, j, :] = np.bincount(bins, dense[keep, c] * x, minlength=max_bins)
         np.minimum.at(out.low[j], bins, x)
         np.maximum.at(out.high[j], bins, x)
-    return GridStats(W.class_totals(), out.exponent, out.offset, out.counts, out.low, out.high)
+    return GridStats(
+        W.class_totals(), out.exponent, out.offset, out.counts, out.sums, out.low, out.high
+    )
