@@ -11,7 +11,9 @@ the gaps between distinct training values.
 
 Strategies, ``n_bins`` intervals at most:
 
-- ``"uniform"``: equal width, the cut nearest to ``min + q (max - min) / n_bins``;
+- ``"uniform"``: equal width: the gap holding ``min + q (max - min) / n_bins`` (a
+  grid bin straddling that point is not split: it goes right), so the training rows
+  fall in the same intervals as under exact equal-width cuts when no bin straddles;
 - ``"quantile"``: equal frequency, the gap where the cumulative (weighted) count is
   nearest to ``q N / n_bins``;
 - ``"mdl"``: supervised, Fayyad & Irani (1993) as Weka's ``Discretize -D``
@@ -19,7 +21,9 @@ Strategies, ``n_bins`` intervals at most:
   ``|S1|/|S| Ent(S1) + |S2|/|S| Ent(S2)`` (the first on ties) and keep it only if
   its gain exceeds ``(log2(N - 1) + Delta) / N`` with
   ``Delta = log2(3^k - 2) - [k Ent(S) - k1 Ent(S1) - k2 Ent(S2)]``, ``k`` the classes
-  present; entropies in bits, counts weighted.
+  present; entropies in bits, counts weighted. ``log2(N - 1)`` is the paper's and
+  Weka's default encoding (Weka counts rows there; we use the weighted ``N`` so that
+  integer weights equal repeated rows).
 
 Codes: ``x <= cut_1`` is interval 0, ``cut_1 < x <= cut_2`` interval 1, ... (Weka's
 convention); then ``P(code = v | c)`` is the Lidstone estimate of the categorical
@@ -119,8 +123,9 @@ def choose_gaps(
         return mdl_cuts(counts)
     steps = np.arange(1, n_bins) / n_bins
     if strategy == "uniform":
-        gap_values = 0.5 * (high[:-1] + low[1:])
-        return _nearest_gaps(gap_values, low[0] + steps * (high[-1] - low[0]))
+        targets = low[0] + steps * (high[-1] - low[0])
+        below = np.searchsorted(high, targets, "left")  # bins wholly below each target
+        return sorted(set((below[(below >= 1) & (below <= m - 1)] - 1).tolist()))
     if strategy == "quantile":
         cumulative = np.cumsum(counts.sum(axis=0))[:-1]
         return _nearest_gaps(cumulative, steps * counts.sum())
