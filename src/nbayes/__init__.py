@@ -10,6 +10,7 @@ from nbayes.calibration import (
     expected_calibration_error,
     reliability_table,
 )
+from nbayes.continuous import BinnedNB, ExponentialNB, KernelDensityNB, PoissonNB
 from nbayes.estimators import (
     BernoulliNB,
     CategoricalNB,
@@ -24,12 +25,16 @@ from nbayes.semi_supervised import SemiSupervisedNB
 
 __all__ = [
     "BernoulliNB",
+    "BinnedNB",
     "CalibratedNB",
     "CategoricalNB",
     "ComplementNB",
+    "ExponentialNB",
     "GaussianNB",
+    "KernelDensityNB",
     "ModelFileError",
     "MultinomialNB",
+    "PoissonNB",
     "SemiSupervisedNB",
     "UnknownCategoryError",
     "expected_calibration_error",
