@@ -5,6 +5,7 @@ Naive Bayes training produces additive sufficient statistics; every model here i
 ``argmax_y log P(y) + sum_j log P(x_j | y)`` normalised by log-sum-exp.
 """
 
+from nbayes.aode import AODE, TAN
 from nbayes.estimators import (
     BernoulliNB,
     CategoricalNB,
@@ -16,6 +17,8 @@ from nbayes.events.categorical import UnknownCategoryError
 from nbayes.merge import merge
 
 __all__ = [
+    "AODE",
+    "TAN",
     "BernoulliNB",
     "CategoricalNB",
     "ComplementNB",

@@ -40,6 +40,8 @@ def encode_column(values: NDArray, vocabulary: tuple, grow: bool) -> tuple[NDArr
         code = index.get(value)
         if code is None:
             if grow:
+                if isinstance(value, np.generic):  # store plain Python values
+                    value = value.item()
                 code = index[value] = len(index)
             else:
                 code = unknown

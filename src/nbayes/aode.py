@@ -20,6 +20,7 @@ from numbers import Real
 import numpy as np
 from numpy.typing import NDArray
 from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
+from scipy.special import logsumexp
 from sklearn.utils._param_validation import Interval
 
 from nbayes import _vocabulary, posterior
@@ -83,6 +84,13 @@ class _PairwiseNB(BaseNB):
     def class_log_prior_(self) -> NDArray[np.float64]:
         return self._fitted.log_prior
 
+    def _decode(self, codes: NDArray[np.intp]) -> NDArray:
+        """Values (object array) of integer codes, column by column."""
+        out = np.empty(codes.shape, dtype=object)
+        for j, vocabulary in enumerate(self._stats.vocabularies):
+            out[:, j] = np.asarray(vocabulary, dtype=object)[codes[:, j]]
+        return out
+
     def conditional_mutual_information(self) -> NDArray[np.float64]:
         """``I(X_i; X_j | Y)`` in nats, shape (n_features, n_features)."""
         return pairwise.conditional_mutual_information(self._stats)
@@ -129,6 +137,29 @@ class AODE(_PairwiseNB):
         self.alpha = alpha
         self.prior_alpha = prior_alpha
 
+    def _sample_features(self, params, class_index, rng):
+        """AODE is a uniform mixture of one-dependence models (``min_parent_count``
+        is not applied): given y, pick the super-parent i with weight
+        ``P_i(y) = sum_v P(y, x_i=v)``, draw ``x_i ~ P(x_i | y)``, then every other
+        ``x_j ~ P(x_j | y, x_i)``."""
+        n, d = class_index.shape[0], params.n_categories.shape[0]
+        offsets = pairwise.offsets_of(params.n_categories)
+        parent_weight = np.stack(
+            [logsumexp(params.log_joint_parent[:, _block(params, i)], axis=1) for i in range(d)],
+            axis=1,
+        )  # (k, d)
+        parent = _draw(parent_weight[class_index], rng)
+        codes = np.empty((n, d), dtype=np.intp)
+        for i in range(d):
+            rows = np.flatnonzero(parent == i)
+            c = class_index[rows]
+            codes[rows, i] = _draw(params.log_joint_parent[c, _block(params, i)], rng)
+            for j in range(d):
+                if j != i:
+                    given = offsets[i] + codes[rows, i]
+                    codes[rows, j] = _draw(params.log_child[c, given, _block(params, j)], rng)
+        return self._decode(codes)
+
     def _log_likelihood(self, params, X):
         return pairwise.aode_log_joint(
             params, self._codes(X), self.min_parent_count, self._fitted.log_prior
@@ -141,6 +172,19 @@ class TreeParams:
 
     pairs: pairwise.PairParams
     tree_parent: NDArray[np.intp]
+
+
+def _draw(log_weights: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.intp]:
+    """One index per row from unnormalised log-weights (n, K): inverse-CDF sampling."""
+    weights = np.exp(log_weights - log_weights.max(axis=1, keepdims=True))
+    cdf = np.cumsum(weights, axis=1)
+    draws = rng.random(weights.shape[0]) * cdf[:, -1]
+    return np.minimum((cdf <= draws[:, None]).sum(axis=1), weights.shape[1] - 1)
+
+
+def _block(params: pairwise.PairParams, j: int) -> slice:
+    start = int(pairwise.offsets_of(params.n_categories)[j])
+    return slice(start, start + int(params.n_categories[j]))
 
 
 class TAN(_PairwiseNB):
@@ -169,6 +213,22 @@ class TAN(_PairwiseNB):
         parents = _spanning_tree_parents(pairwise.conditional_mutual_information(stats))
         return TreeParams(pairwise.estimate(stats, alpha), parents)
 
+    def _sample_features(self, tree, class_index, rng):
+        """Ancestral sampling down the tree: the root from ``P(x_r | y)``, then each
+        feature from ``P(x_j | y, x_parent(j))``, parents first."""
+        params, parents = tree.pairs, tree.tree_parent
+        d = parents.shape[0]
+        codes = np.empty((class_index.shape[0], d), dtype=np.intp)
+        offsets = pairwise.offsets_of(params.n_categories)
+        for j in _parents_first(parents):
+            if parents[j] < 0:
+                log_weights = params.log_joint_parent[class_index, _block(params, j)]
+            else:
+                given = offsets[parents[j]] + codes[:, parents[j]]
+                log_weights = params.log_child[class_index, given, _block(params, j)]
+            codes[:, j] = _draw(log_weights, rng)
+        return self._decode(codes)
+
     def _log_likelihood(self, tree, X):
         params, parents = tree.pairs, tree.tree_parent
         codes = self._codes(X)
@@ -196,6 +256,17 @@ class TAN(_PairwiseNB):
                 term = np.where(present[:, j], term, 0.0)
             out += term.T
         return out
+
+
+def _parents_first(parents: NDArray[np.intp]) -> list[int]:
+    """The features in an order where every parent precedes its children."""
+    order, placed = [], set()
+    while len(order) < parents.shape[0]:
+        for j, p in enumerate(parents):
+            if j not in placed and (p < 0 or p in placed):
+                order.append(j)
+                placed.add(j)
+    return order
 
 
 def _spanning_tree_parents(weights: NDArray[np.float64]) -> NDArray[np.intp]:

@@ -65,3 +65,11 @@ def log_likelihood(params: BernoulliParams, X) -> NDArray[np.float64]:
         absent_hits = n_forbidden - safe_sparse_dot(X, impossible_when_absent.T.astype(float))
         ll[absent_hits > 0] = -np.inf
     return ll
+
+
+def sample(
+    params: BernoulliParams, class_index: NDArray[np.intp], rng: np.random.Generator
+) -> NDArray[np.float64]:
+    """Binary rows, feature j present with probability ``p_cj``: (n, n_features)."""
+    present = np.exp(params.feature_log_prob[class_index])
+    return (rng.random(present.shape) < present).astype(np.float64)

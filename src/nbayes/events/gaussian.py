@@ -240,3 +240,11 @@ def _quadratic_direct(
             terms = (deviation * deviation) / var[c]
             out[start : start + r.shape[0]] = np.nan_to_num(terms.sum(axis=1), nan=np.inf)
     return out
+
+
+def sample(
+    params: GaussianParams, class_index: NDArray[np.intp], rng: np.random.Generator
+) -> NDArray[np.float64]:
+    """Rows ``x ~ N(theta_c, diag(var_c))`` for each class index: (n, n_features)."""
+    theta, var = params.theta[class_index], params.var[class_index]
+    return rng.normal(theta, np.sqrt(var))

@@ -44,3 +44,15 @@ def linear_terms(params: MultinomialParams) -> tuple[NDArray, NDArray]:
 def log_likelihood(params: MultinomialParams, X) -> NDArray[np.float64]:
     """``sum_j x_j log theta_cj`` for X (n_samples, n_features) → (n_samples, n_classes)."""
     return dot_with_infinities(X, params.feature_log_prob)
+
+
+def sample(
+    params: MultinomialParams,
+    class_index: NDArray[np.intp],
+    rng: np.random.Generator,
+    lengths: NDArray[np.int64],
+) -> NDArray[np.float64]:
+    """Count rows ``x ~ Multinomial(lengths[i], theta_c)``: (n, n_features)."""
+    theta = np.exp(params.feature_log_prob[class_index])
+    theta /= theta.sum(axis=1, keepdims=True)  # exact normalisation for the sampler
+    return rng.multinomial(lengths, theta).astype(np.float64)

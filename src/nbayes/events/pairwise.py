@@ -25,6 +25,20 @@ from nbayes._validate import ClassWeights
 from nbayes.events.categorical import offsets_of
 
 _CELLS_PER_CHUNK = 1 << 22  # bounds the rows x features^2 temporaries
+MAX_TABLE_BYTES = 1 << 31  # refuse pair tables above 2 GiB with a clear error
+
+
+def check_table_size(n_classes: int, vocabularies: tuple) -> None:
+    """Raise a clear error before allocating an oversized (k, V, V) table."""
+    sizes = [len(v) for v in vocabularies]
+    width = sum(sizes)
+    if n_classes * width * width * 8 > MAX_TABLE_BYTES:
+        widest = int(np.argmax(sizes))
+        raise ValueError(
+            f"The pairwise table would need {n_classes * width * width * 8 / 2**30:.1f} GiB "
+            f"({width} distinct values over all columns; column {widest} alone has "
+            f"{sizes[widest]}). Bin continuous or high-cardinality columns first."
+        )
 
 
 @dataclass(frozen=True)
@@ -87,6 +101,7 @@ def summarize(codes: NDArray[np.intp], W: ClassWeights, vocabularies: tuple) -> 
 
     ``vocabularies`` must already hold every code in ``codes``.
     """
+    check_table_size(W.n_classes, vocabularies)
     n_categories = np.array([len(v) for v in vocabularies], dtype=np.intp)
     n_classes, (n_samples, n_features) = W.n_classes, codes.shape
     width = int(n_categories.sum())
