@@ -14,6 +14,7 @@ from nbayes.estimators import (
     MultinomialNB,
 )
 from nbayes.events.categorical import UnknownCategoryError
+from nbayes.io import ModelFileError, load, save
 from nbayes.merge import merge
 
 __all__ = [
@@ -23,8 +24,11 @@ __all__ = [
     "CategoricalNB",
     "ComplementNB",
     "GaussianNB",
+    "ModelFileError",
     "MultinomialNB",
     "UnknownCategoryError",
+    "load",
     "merge",
+    "save",
 ]
 __version__ = "0.1.0"

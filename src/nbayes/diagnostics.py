@@ -58,9 +58,15 @@ class IndependenceReport:
     def __post_init__(self) -> None:
         d = len(self.feature_names)
         rows = [
-            (self.feature_names[i], self.feature_names[j], float(self.cmi[i, j]),
-             float(self.strength[i, j]), float(self.p_value[i, j]))
-            for i in range(d) for j in range(i + 1, d)
+            (
+                self.feature_names[i],
+                self.feature_names[j],
+                float(self.cmi[i, j]),
+                float(self.strength[i, j]),
+                float(self.p_value[i, j]),
+            )
+            for i in range(d)
+            for j in range(i + 1, d)
         ]
         rows.sort(key=lambda row: -row[3])
         object.__setattr__(self, "pairs", rows)
@@ -82,8 +88,7 @@ class IndependenceReport:
             advice = "mild dependence; rankings are sound, probabilities somewhat overconfident"
         else:
             advice = (
-                "strong dependence; expect overconfident probabilities "
-                "(calibrate, or use AODE/TAN)"
+                "strong dependence; expect overconfident probabilities (calibrate, or use AODE/TAN)"
             )
         return (
             f"Largest dependence {a} ~ {b} (strength {worst:.2f}, mean {mean:.3f} over "
@@ -136,9 +141,7 @@ def independence_report(
     stats = pairwise.summarize(
         codes, hard_class_weights(label_index, len(classes), None), vocabularies
     )
-    return report_from_stats(
-        stats, feature_names or [f"x{j}" for j in range(X.shape[1])]
-    )
+    return report_from_stats(stats, feature_names or [f"x{j}" for j in range(X.shape[1])])
 
 
 def report_from_stats(stats: pairwise.PairStats, feature_names: list[str]) -> IndependenceReport:
@@ -149,11 +152,10 @@ def report_from_stats(stats: pairwise.PairStats, feature_names: list[str]) -> In
     with np.errstate(divide="ignore", invalid="ignore"):
         strength = np.where(smaller > 0, cmi / smaller, 0.0)
     np.fill_diagonal(strength, 0.0)
-    n_samples = int(round(stats.class_count.sum()))
+    n_samples = round(float(stats.class_count.sum()))
     k = int(np.count_nonzero(stats.class_count))
     levels = stats.n_categories - 1
     dof = np.maximum(k * np.multiply.outer(levels, levels), 1)
     p_value = chi2.sf(2.0 * n_samples * cmi, dof)
     np.fill_diagonal(p_value, 1.0)
-    return IndependenceReport(list(feature_names), cmi, np.clip(strength, 0, 1), p_value,
-                              n_samples)
+    return IndependenceReport(list(feature_names), cmi, np.clip(strength, 0, 1), p_value, n_samples)
