@@ -137,28 +137,51 @@ class AODE(_PairwiseNB):
         self.alpha = alpha
         self.prior_alpha = prior_alpha
 
-    def _sample_features(self, params, class_index, rng):
-        """AODE is a uniform mixture of one-dependence models (``min_parent_count``
-        is not applied): given y, pick the super-parent i with weight
-        ``P_i(y) = sum_v P(y, x_i=v)``, draw ``x_i ~ P(x_i | y)``, then every other
-        ``x_j ~ P(x_j | y, x_i)``."""
+    def sample(self, n_samples, y=None, random_state=None):
+        """Draw ``(X, y)`` from AODE's joint, a uniform mixture of one-dependence models
+        (``min_parent_count`` is not applied): pick the super-parent i uniformly, draw
+        ``(y, x_i) ~ P(y, x_i)``, then each other ``x_j ~ P(x_j | y, x_i)``. With ``y``
+        given, the parent is picked with weight ``P_i(y) = sum_v P(y, x_i=v)`` instead."""
+        if y is not None:
+            return super().sample(n_samples, y=y, random_state=random_state)
+        X, _ = super().sample(n_samples, y=None, random_state=random_state, joint=True)
+        return X[:, :-1], self.classes_[X[:, -1].astype(np.intp)]
+
+    def _sample_features(self, params, class_index, rng, joint=False):
         n, d = class_index.shape[0], params.n_categories.shape[0]
         offsets = pairwise.offsets_of(params.n_categories)
-        parent_weight = np.stack(
-            [logsumexp(params.log_joint_parent[:, _block(params, i)], axis=1) for i in range(d)],
-            axis=1,
-        )  # (k, d)
-        parent = _draw(parent_weight[class_index], rng)
+        if joint:
+            parent = rng.integers(0, d, size=n)
+            class_index = class_index.copy()
+        else:
+            parent_weight = np.stack(
+                [
+                    logsumexp(params.log_joint_parent[:, _block(params, i)], axis=1)
+                    for i in range(d)
+                ],
+                axis=1,
+            )  # (k, d)
+            parent = _draw(parent_weight[class_index], rng)
         codes = np.empty((n, d), dtype=np.intp)
         for i in range(d):
             rows = np.flatnonzero(parent == i)
+            if joint:  # (y, x_i) jointly: flatten the (k, K_i) table
+                table = params.log_joint_parent[:, _block(params, i)].reshape(1, -1)
+                cell = _draw(np.repeat(table, rows.shape[0], axis=0), rng)
+                class_index[rows], codes[rows, i] = np.divmod(cell, params.n_categories[i])
+            else:
+                codes[rows, i] = _draw(
+                    params.log_joint_parent[class_index[rows], _block(params, i)], rng
+                )
             c = class_index[rows]
-            codes[rows, i] = _draw(params.log_joint_parent[c, _block(params, i)], rng)
             for j in range(d):
                 if j != i:
                     given = offsets[i] + codes[rows, i]
                     codes[rows, j] = _draw(params.log_child[c, given, _block(params, j)], rng)
-        return self._decode(codes)
+        X = self._decode(codes)
+        if joint:
+            return np.column_stack([X, class_index])
+        return X
 
     def _log_likelihood(self, params, X):
         return pairwise.aode_log_joint(

@@ -226,7 +226,7 @@ def aode_log_joint(
         parent = present & (params.parent_count[safe] >= min_parent_count)
         spode = np.where(parent, spode, -np.inf)  # (k, r, d)
         n_parents = parent.sum(axis=1)
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):  # rows without parents
             averaged = logsumexp(spode, axis=2) - np.log(n_parents)
         out[start : start + rows_per_chunk] = averaged.T
         fallback = n_parents == 0
