@@ -81,3 +81,34 @@ def test_shape_errors():
     with pytest.raises(ValueError, match="one label per row"):
         independence_report(np.zeros((3, 2)), [0, 1])
     assert isinstance(independence_report(np.zeros((3, 1)), [0, 1, 0]), IndependenceReport)
+
+
+def test_cli_inspect_diagnostics(tmp_path):
+    from click.testing import CliRunner
+
+    from nbayes.cli import main
+
+    rng = np.random.default_rng(5)
+    a = rng.integers(0, 3, 300)
+    rows = ["a,b,c,label"] + [
+        f"v{x},v{x},w{z},{c}"
+        for x, z, c in zip(a, rng.integers(0, 2, 300), rng.integers(0, 2, 300), strict=True)
+    ]
+    data = tmp_path / "d.csv"
+    data.write_text("\n".join(rows) + "\n")
+    runner = CliRunner()
+    for model, ok in (("aode", True), ("categorical", False)):
+        out = tmp_path / f"{model}.npz"
+        assert (
+            runner.invoke(
+                main, ["train", str(data), "-t", "label", "-m", model, "-o", str(out)]
+            ).exit_code
+            == 0
+        )
+        result = runner.invoke(main, ["inspect", str(out), "--diagnostics"])
+        if ok:
+            assert result.exit_code == 0, result.output
+            assert "Largest dependence a ~ b" in result.output
+        else:
+            assert result.exit_code == 2
+            assert "needs pair statistics" in result.output
