@@ -5,6 +5,7 @@ Naive Bayes training produces additive sufficient statistics; every model here i
 ``argmax_y log P(y) + sum_j log P(x_j | y)`` normalised by log-sum-exp.
 """
 
+from nbayes.aode import AODE, TAN
 from nbayes.calibration import (
     CalibratedNB,
     expected_calibration_error,
@@ -24,6 +25,8 @@ from nbayes.merge import merge
 from nbayes.semi_supervised import SemiSupervisedNB
 
 __all__ = [
+    "AODE",
+    "TAN",
     "BernoulliNB",
     "BinnedNB",
     "CalibratedNB",
