@@ -227,15 +227,14 @@ def most_informative_features(
     """
     check_is_fitted(model)
     names = _feature_names(model, feature_names)
+    from nbayes.nomogram import _value_log_likelihoods
+
     pairs = _value_pairs(model)
-    X = np.zeros((len(pairs), model.n_features_in_), dtype=np.float64)
-    for r, (j, value) in enumerate(pairs):
-        X[r, j] = value
-    if _event_name(model) == "categorical":
-        X = X.astype(np.intp)
-    terms = model._log_likelihood_terms(model._fitted.params, X)
-    rows = np.arange(len(pairs))
-    log_p = terms[rows, :, [j for j, _ in pairs]]  # (n_pairs, n_classes)
+    grid: list[list] = [[] for _ in range(model.n_features_in_)]
+    for j, value in pairs:  # pairs come feature by feature
+        grid[j].append(value)
+    log_p = np.concatenate(_value_log_likelihoods(model, _event_name(model), grid))
+    rows = np.arange(len(pairs))  # log_p: (n_pairs, n_classes)
     top, bottom = log_p.argmax(axis=1), log_p.argmin(axis=1)
     with np.errstate(invalid="ignore", over="ignore"):
         ratios = np.exp(log_p[rows, top] - log_p[rows, bottom])

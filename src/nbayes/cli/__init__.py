@@ -6,6 +6,7 @@ import click
 
 from nbayes.cli._tables import CLIError
 from nbayes.cli.demo import demo
+from nbayes.cli.evaluate import evaluate
 from nbayes.cli.explain import explain
 from nbayes.cli.inspect import inspect
 from nbayes.cli.predict import predict
@@ -38,3 +39,4 @@ main.add_command(train)
 main.add_command(predict)
 main.add_command(explain)
 main.add_command(inspect)
+main.add_command(evaluate)

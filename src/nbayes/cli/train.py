@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 import numpy as np
@@ -88,36 +90,46 @@ def choose_model(model: str, kinds: dict[str, str], overridden: set[str]):
     return estimator, True
 
 
-@click.command()
-@click.argument("data")
-@click.option("--target", "-t", required=True, help="The column holding the class labels.")
-@click.option(
-    "--model",
-    "-m",
-    default="auto",
-    show_default=True,
-    help=f"One of {', '.join(MODEL_NAMES)}.",
-)
-@click.option(
-    "--column",
-    "-c",
-    "column_specs",
-    multiple=True,
-    metavar="NAME=KIND",
-    help=f"Override a column's kind ({', '.join(COLUMN_KINDS)}); repeatable.",
-)
-@click.option(
-    "--param",
-    "-p",
-    "param_specs",
-    multiple=True,
-    metavar="NAME=VALUE",
-    help="Set a model parameter, e.g. alpha=0 or priors=[0.5,0.5] (JSON); repeatable.",
-)
-@click.option("--format", "fmt", default=None, help="Input format: csv, tsv, parquet, jsonl.")
-@click.option("--output", "-o", required=True, help="Where to write the model file.")
-def train(data, target, model, column_specs, param_specs, fmt, output) -> None:
-    """Fit a naive Bayes model on DATA (CSV, TSV, Parquet, JSON lines; '-' = stdin)."""
+@dataclass
+class Prepared:
+    """A table read and encoded for training, and the estimator chosen for it."""
+
+    source: str
+    frame: Any
+    target: str
+    features: list[str]
+    overrides: dict[str, str]
+    inferred: dict[str, str]
+    kinds: dict[str, str]
+    encoder: TableEncoder
+    estimator: Any
+    X: Any
+    y: np.ndarray
+
+    def describe(self) -> None:
+        """Echo what was read and inferred: rows, classes, each column's kind."""
+        click.echo(
+            f"read {len(self.frame)} rows, {len(self.frame.columns)} columns from {self.source}"
+        )
+        counts = Counter(self.y.tolist())
+        labels = sorted(counts)
+        click.echo(
+            f"target {self.target!r}: {len(counts)} classes ("
+            + ", ".join(f"{label} {counts[label]}" for label in labels)
+            + ")"
+        )
+        for name in self.features:
+            how = "given" if name in self.overrides else f"inferred {self.inferred[name]}"
+            detail = ""
+            if name in self.encoder.categories:
+                detail = f", {len(self.encoder.categories[name])} values"
+            click.echo(f"  {name}: {self.kinds[name]} ({how}{detail})")
+        click.echo(f"model: {self.estimator!r}")
+
+
+def prepare(data, target, model, column_specs, param_specs, fmt) -> Prepared:
+    """Read DATA, infer or take each column's kind, choose and configure the
+    estimator, and encode the table (nothing is fitted)."""
     model = model.lower()
     if model not in MODEL_NAMES:
         raise CLIError(f"unknown model {model!r} (one of {', '.join(MODEL_NAMES)})")
@@ -144,24 +156,60 @@ def train(data, target, model, column_specs, param_specs, fmt, output) -> None:
     y = as_labels(frame[target])
     encoder = TableEncoder.fit(frame, kinds, ordinal=ordinal)
     X = encoder.transform(frame)
-    estimator.fit(X, y)
-
-    click.echo(f"read {len(frame)} rows, {len(frame.columns)} columns from {data}")
-    counts = Counter(y.tolist())
-    click.echo(
-        f"target {target!r}: {len(counts)} classes ("
-        + ", ".join(f"{label} {counts[label]}" for label in estimator.classes_.tolist())
-        + ")"
+    return Prepared(
+        data, frame, target, features, overrides, inferred, kinds, encoder, estimator, X, y
     )
-    for name in features:
-        how = "given" if name in overrides else f"inferred {inferred[name]}"
-        detail = ""
-        if name in encoder.categories:
-            detail = f", {len(encoder.categories[name])} values"
-        click.echo(f"  {name}: {kinds[name]} ({how}{detail})")
-    click.echo(f"model: {estimator!r}")
+
+
+def table_options(command):
+    """The options ``train`` and ``evaluate`` share: --target, --model, --column,
+    --param, --format."""
+    options = [
+        click.option("--target", "-t", required=True, help="The column holding the class labels."),
+        click.option(
+            "--model",
+            "-m",
+            default="auto",
+            show_default=True,
+            help=f"One of {', '.join(MODEL_NAMES)}.",
+        ),
+        click.option(
+            "--column",
+            "-c",
+            "column_specs",
+            multiple=True,
+            metavar="NAME=KIND",
+            help=f"Override a column's kind ({', '.join(COLUMN_KINDS)}); repeatable.",
+        ),
+        click.option(
+            "--param",
+            "-p",
+            "param_specs",
+            multiple=True,
+            metavar="NAME=VALUE",
+            help="Set a model parameter, e.g. alpha=0 or priors=[0.5,0.5] (JSON); repeatable.",
+        ),
+        click.option(
+            "--format", "fmt", default=None, help="Input format: csv, tsv, parquet, jsonl."
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+@click.command()
+@click.argument("data")
+@table_options
+@click.option("--output", "-o", required=True, help="Where to write the model file.")
+def train(data, target, model, column_specs, param_specs, fmt, output) -> None:
+    """Fit a naive Bayes model on DATA (CSV, TSV, Parquet, JSON lines; '-' = stdin)."""
+    prepared = prepare(data, target, model, column_specs, param_specs, fmt)
+    estimator, X, y = prepared.estimator, prepared.X, prepared.y
+    estimator.fit(X, y)
+    prepared.describe()
     accuracy = float(np.mean(estimator.predict(X) == y))
     click.echo(f"training accuracy: {accuracy:.4f}")
-    metadata = {"cli": {"target": target, "encoder": encoder.to_json()}}
+    metadata = {"cli": {"target": target, "encoder": prepared.encoder.to_json()}}
     nbayes.save(estimator, output, metadata=metadata)
     click.echo(f"wrote {output} ({Path(output).stat().st_size} bytes)")
