@@ -36,8 +36,6 @@ def evaluate(
     if report is not None and not Path(report).resolve().parent.is_dir():
         raise CLIError(f"--report {report}: no such directory {str(Path(report).parent)!r}")
     prepared = prepare(data, target, model, column_specs, param_specs, fmt)
-    if not as_json:
-        prepared.describe()
     estimator, X, y, encoder = prepared.estimator, prepared.X, prepared.y, prepared.encoder
     evaluation = cross_validate(
         estimator, X, y, folds=folds, seed=seed, name=f"{data}, target {target!r}"
@@ -52,6 +50,7 @@ def evaluate(
         info["top_features"] = _top_json(ranked)
         click.echo(json.dumps(info, indent=2, default=str))
     else:
+        prepared.describe()
         click.echo("")
         click.echo(evaluation.to_text())
         if ranked:
