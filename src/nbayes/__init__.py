@@ -14,6 +14,7 @@ from nbayes.estimators import (
 )
 from nbayes.events.categorical import UnknownCategoryError
 from nbayes.merge import merge
+from nbayes.mixed import NaiveBayes
 
 __all__ = [
     "BernoulliNB",
@@ -21,6 +22,7 @@ __all__ = [
     "ComplementNB",
     "GaussianNB",
     "MultinomialNB",
+    "NaiveBayes",
     "UnknownCategoryError",
     "merge",
 ]

@@ -2,11 +2,13 @@
 
 ``log P(x | c) = -1/2 sum_j [log(2 pi var_cj) + (x_j - theta_cj)^2 / var_cj]``.
 
-Statistics are, per class, the weighted count ``N_c``, mean ``theta_c`` and sum of
-squared deviations ``M2_c`` (merged exactly with the pairwise formula of Chan,
-Golub & LeVeque, 1979), plus the same three over all rows, which set the variance
-floor. The variance is ``M2_c / (N_c - ddof)``: ``ddof=0`` is the maximum-likelihood
-(biased) estimate, ``ddof=1`` Bessel's correction.
+Statistics are, per class and feature, the weighted count ``N_cj`` of observed
+values, mean ``theta_cj`` and sum of squared deviations ``M2_cj`` (merged exactly
+with the pairwise formula of Chan, Golub & LeVeque, 1979), plus the same three over
+all rows, which set the variance floor. The variance is ``M2_cj / (N_cj - ddof)``:
+``ddof=0`` is the maximum-likelihood (biased) estimate, ``ddof=1`` Bessel's
+correction. Without missing values ``N_cj = N_c``, the class's weighted row count;
+with an ``observed`` mask (see :func:`summarize`) a missing value adds nothing.
 
 Variance floor: ``epsilon = var_smoothing * max_j Var(x_j)`` is added to every
 variance, as in scikit-learn, with ``Var`` the (weighted) variance over all rows.
@@ -53,17 +55,19 @@ class GaussianStats:
     Attributes
     ----------
     class_count : ndarray of shape (n_classes,)
-    mean, m2 : ndarray of shape (n_classes, n_features)
-        Per-class weighted mean and sum of squared deviations.
-    total_count : float
-    total_mean, total_m2 : ndarray of shape (n_features,)
+        Weighted row count per class (the class prior's statistic).
+    count, mean, m2 : ndarray of shape (n_classes, n_features)
+        Per-class weighted count of observed values, mean and sum of squared
+        deviations.
+    total_count, total_mean, total_m2 : ndarray of shape (n_features,)
         The same over all rows (each weighted by its total class weight).
     """
 
     class_count: NDArray[np.float64]
+    count: NDArray[np.float64]
     mean: NDArray[np.float64]
     m2: NDArray[np.float64]
-    total_count: float
+    total_count: NDArray[np.float64]
     total_mean: NDArray[np.float64]
     total_m2: NDArray[np.float64]
 
@@ -73,17 +77,18 @@ class GaussianStats:
             np.zeros(n_classes),
             np.zeros((n_classes, n_features)),
             np.zeros((n_classes, n_features)),
-            0.0,
+            np.zeros((n_classes, n_features)),
+            np.zeros(n_features),
             np.zeros(n_features),
             np.zeros(n_features),
         )
 
     def __add__(self, other: GaussianStats) -> GaussianStats:
         count, mean, m2 = chan_merge(
-            self.class_count[:, None],
+            self.count,
             self.mean,
             self.m2,
-            other.class_count[:, None],
+            other.count,
             other.mean,
             other.m2,
         )
@@ -95,16 +100,19 @@ class GaussianStats:
             other.total_mean,
             other.total_m2,
         )
-        return GaussianStats(count.ravel(), mean, m2, float(total), total_mean, total_m2)
+        class_count = self.class_count + other.class_count
+        return GaussianStats(class_count, count, mean, m2, total, total_mean, total_m2)
 
     def take_classes(self, index: NDArray[np.intp], n_classes: int) -> GaussianStats:
         """These statistics with class ``c`` moved to ``index[c]`` of ``n_classes``."""
         out = GaussianStats.zero(n_classes, self.mean.shape[1])
         out.class_count[index] = self.class_count
+        out.count[index] = self.count
         out.mean[index] = self.mean
         out.m2[index] = self.m2
         return GaussianStats(
             out.class_count,
+            out.count,
             out.mean,
             out.m2,
             self.total_count,
@@ -123,27 +131,48 @@ def _weighted_moments(weights: NDArray, X: NDArray) -> tuple[float, NDArray, NDA
     return count, mean, weights @ (deviation * deviation)
 
 
-def summarize(X: NDArray[np.float64], W: ClassWeights) -> GaussianStats:
+def summarize(
+    X: NDArray[np.float64], W: ClassWeights, observed: NDArray[np.bool_] | None = None
+) -> GaussianStats:
     """Per-class and overall weighted moments of X (n_samples, n_features).
 
     Two passes, so no sum of squares cancels: the means first, then the squared
     deviations from each row's own class mean (hard labels: one product; soft
-    labels: one pass per class).
+    labels: one pass per class). ``observed`` (n_samples, n_features), if given,
+    marks the values present: a missing value (any number, NaN included, where
+    ``observed`` is False) adds nothing to its feature's count, mean or M2.
     """
     class_count = W.class_totals()
+    if observed is None:
+        count = np.repeat(class_count[:, None], X.shape[1], axis=1)
+        total_weights = W.row_totals()
+        total_count = np.full(X.shape[1], total_weights.sum())
+        present = X
+    else:
+        count = W.transpose_dot(observed.astype(np.float64))
+        total_weights = W.row_totals()
+        total_count = total_weights @ observed
+        present = np.where(observed, X, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        mean = W.transpose_dot(X) / class_count[:, None]
-    mean[class_count <= 0] = 0.0
+        mean = W.transpose_dot(present) / count
+    mean[count <= 0] = 0.0
     if W.labels is not None:
-        deviation = X - mean[W.labels]
+        deviation = _masked(X - mean[W.labels], observed)
         m2 = W.transpose_dot(deviation * deviation)
     else:
         m2 = np.empty_like(mean)
         for c in range(mean.shape[0]):
-            deviation = X - mean[c]
+            deviation = _masked(X - mean[c], observed)
             m2[c] = W.matrix[:, c] @ (deviation * deviation)
-    total = _weighted_moments(W.row_totals(), X)
-    return GaussianStats(class_count, mean, m2, *total)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        total_mean = np.where(total_count > 0, (total_weights @ present) / total_count, 0.0)
+    total_deviation = _masked(X - total_mean, observed)
+    total_m2 = total_weights @ (total_deviation * total_deviation)
+    return GaussianStats(class_count, count, mean, m2, total_count, total_mean, total_m2)
+
+
+def _masked(values: NDArray, observed: NDArray[np.bool_] | None) -> NDArray:
+    return values if observed is None else np.where(observed, values, 0.0)
 
 
 @dataclass(frozen=True)
@@ -157,25 +186,39 @@ class GaussianParams:
 
 
 def variance_floor(stats: GaussianStats, var_smoothing: float) -> float:
-    """``var_smoothing`` times the largest overall feature variance (see module doc)."""
-    if stats.total_count <= 0 or stats.total_mean.size == 0:
+    """``var_smoothing`` times the largest overall feature variance (see module doc);
+    features never observed are left out."""
+    seen = stats.total_count > 0
+    if not seen.any():
         return 0.0
-    scale = float(np.max(stats.total_m2 / stats.total_count))
+    scale = float(np.max(stats.total_m2[seen] / stats.total_count[seen]))
     if not scale > 0:
-        scale = float(np.max(stats.total_mean**2))
+        scale = float(np.max(stats.total_mean[seen] ** 2))
     if not scale > 0:
         scale = np.finfo(np.float64).tiny
     return var_smoothing * scale
 
 
 def estimate(stats: GaussianStats, var_smoothing: float, ddof: float) -> GaussianParams:
-    """``var_cj = M2_cj / (N_c - ddof) + epsilon`` (``M2 / N_c`` where ``N_c <= ddof``)."""
-    count = stats.class_count[:, None]
+    """``var_cj = M2_cj / (N_cj - ddof) + epsilon`` (``M2 / N_cj`` where ``N_cj <= ddof``).
+
+    A class with rows but no observed value of feature ``j`` (possible only with
+    missing values) gets that feature's overall mean and variance: the feature then
+    carries almost no evidence about it, instead of a zero-variance spike at 0.
+    """
+    count = stats.count
     denominator = np.where(count > ddof, count - ddof, count)
     with np.errstate(divide="ignore", invalid="ignore"):
         var = np.where(denominator > 0, stats.m2 / denominator, 0.0)
+    theta = stats.mean.copy()
+    unobserved = (count <= 0) & (stats.class_count[:, None] > 0)
+    if unobserved.any():
+        with np.errstate(divide="ignore", invalid="ignore"):
+            total_var = np.where(stats.total_count > 0, stats.total_m2 / stats.total_count, 0.0)
+        theta = np.where(unobserved, stats.total_mean, theta)
+        var = np.where(unobserved, total_var, var)
     epsilon = variance_floor(stats, var_smoothing)
-    return GaussianParams(stats.mean.copy(), var + epsilon, epsilon)
+    return GaussianParams(theta, var + epsilon, epsilon)
 
 
 def log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np.float64]:
