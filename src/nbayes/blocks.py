@@ -129,8 +129,14 @@ def by_missing_pattern(
 @register_kind
 @dataclass(frozen=True)
 class GaussianBlock(Block):
-    """Normal per class and column (:mod:`nbayes.events.gaussian`); ``var_smoothing``
-    times the block's largest column variance floors every variance."""
+    """Normal per class and column (:mod:`nbayes.events.gaussian`).
+
+    Variance floor: ``var_smoothing`` times the column's own overall variance, not the
+    largest column's as in ``GaussianNB``: a table's columns have unrelated scales
+    (adult's fnlwgt varies ~1e10, education-num ~7), and a floor set by one column
+    would swamp another; per column, the floor is scale-invariant and a column's
+    parameters do not depend on which other columns are in the table.
+    """
 
     kind: ClassVar[str] = "gaussian"
 
@@ -145,7 +151,17 @@ class GaussianBlock(Block):
         return gaussian.summarize(data, W, None if observed.all() else observed)
 
     def estimate(self, stats, *, var_smoothing, ddof, **_):
-        return gaussian.estimate(stats, var_smoothing=var_smoothing, ddof=ddof)
+        """Per-class means and variances; each column's variance floor is
+        ``var_smoothing`` times that column's own overall variance
+        (:func:`nbayes.events.gaussian.variance_floor` applied column by column)."""
+        params = gaussian.estimate(stats, var_smoothing=0.0, ddof=ddof)
+        floors = np.array(
+            [
+                gaussian.variance_floor(_column(stats, j), var_smoothing)
+                for j in range(len(self.keys))
+            ]
+        )
+        return gaussian.GaussianParams(params.theta, params.var + floors, floors)
 
     def log_likelihood(self, params, data):
         def on_columns(rows, keep):
@@ -155,6 +171,20 @@ class GaussianBlock(Block):
             return gaussian.log_likelihood(kept, data[np.ix_(rows, keep)])
 
         return by_missing_pattern(np.isnan(data), params.theta.shape[0], on_columns)
+
+
+def _column(stats: gaussian.GaussianStats, j: int) -> gaussian.GaussianStats:
+    """The statistics of column ``j`` alone."""
+    part = slice(j, j + 1)
+    return gaussian.GaussianStats(
+        stats.class_count,
+        stats.count[:, part],
+        stats.mean[:, part],
+        stats.m2[:, part],
+        stats.total_count[part],
+        stats.total_mean[part],
+        stats.total_m2[part],
+    )
 
 
 @dataclass(frozen=True)

@@ -94,8 +94,9 @@ class NaiveBayes(BaseNB):
     alpha : float, default=1.0
         Lidstone pseudocount of the discrete kinds (1 = Laplace, 0 = MLE).
     var_smoothing : float, default=1e-9
-        Variance floor of the gaussian columns: this fraction of the largest
-        variance among them is added to every variance (as in ``GaussianNB``).
+        Variance floor of the gaussian columns: this fraction of each column's own
+        overall variance is added to its variances (``GaussianNB`` uses the largest
+        column's; see :class:`nbayes.blocks.GaussianBlock` for why not here).
     ddof : float, default=0
         Gaussian variance denominator ``N_cj - ddof`` (1: Bessel's correction).
     handle_unknown : {"ignore", "smooth", "error"}, default="ignore"
