@@ -78,7 +78,8 @@ def test_variance_floor_is_per_column():
     X = X * [1.0, 1e3, 1.0, 1e-3]  # unrelated scales
     smoothing = 1e-2
     floored = NaiveBayes(columns="gaussian", var_smoothing=smoothing).fit(X, y)
-    (params,) = floored._fitted.params
+    (block,) = floored._fitted.params
+    params = block.params
     class_var = np.array([X[y == c].var(axis=0) for c in range(3)])
     np.testing.assert_allclose(params.var, class_var + smoothing * X.var(axis=0), rtol=1e-12)
 
@@ -254,6 +255,17 @@ def test_all_missing_row_gets_the_prior():
     np.testing.assert_allclose(model.predict_proba(empty)[0], np.exp(model.class_log_prior_))
 
 
+def test_a_column_never_observed_in_training_is_left_out():
+    frame, y = make_table()
+    blank = frame.assign(height=np.nan, colour=None)
+    model = NaiveBayes(columns=SPEC).fit(blank, y)
+    without = NaiveBayes(columns={"smoker": "bernoulli", "score": "gaussian"})
+    without.fit(frame[["smoker", "score"]], y)
+    np.testing.assert_allclose(
+        model.predict_log_proba(frame), without.predict_log_proba(frame[["smoker", "score"]])
+    )
+
+
 # ---------------------------------------------------------------- unseen categories
 def test_handle_unknown():
     frame, y = make_table()
@@ -371,3 +383,13 @@ def test_uninferable_dtype_names_the_column():
 @parametrize_with_checks([NaiveBayes(columns="gaussian"), NaiveBayes(columns="categorical")])
 def test_sklearn_estimator_contract(estimator, check):
     check(estimator)
+
+
+def test_python_lists_keep_numbers_and_strings_apart():
+    frame, y = make_table(50)
+    rows = frame.astype(object).to_numpy().tolist()
+    spec = list(SPEC.values())
+    np.testing.assert_allclose(
+        NaiveBayes(columns=spec).fit(rows, y).predict_proba(rows),
+        NaiveBayes(columns=SPEC).fit(frame, y).predict_proba(frame),
+    )

@@ -161,16 +161,28 @@ class GaussianBlock(Block):
                 for j in range(len(self.keys))
             ]
         )
-        return gaussian.GaussianParams(params.theta, params.var + floors, floors)
+        params = gaussian.GaussianParams(params.theta, params.var + floors, floors)
+        return GaussianBlockParams(params, stats.total_count > 0)
 
-    def log_likelihood(self, params, data):
+    def log_likelihood(self, block_params, data):
+        params = block_params.params
+
         def on_columns(rows, keep):
             kept = gaussian.GaussianParams(
-                params.theta[:, keep], params.var[:, keep], params.epsilon
+                params.theta[:, keep], params.var[:, keep], params.epsilon[keep]
             )
             return gaussian.log_likelihood(kept, data[np.ix_(rows, keep)])
 
-        return by_missing_pattern(np.isnan(data), params.theta.shape[0], on_columns)
+        unknown = np.isnan(data) | ~block_params.seen  # a column never seen says nothing
+        return by_missing_pattern(unknown, params.theta.shape[0], on_columns)
+
+
+@dataclass(frozen=True)
+class GaussianBlockParams:
+    """Gaussian parameters, and which columns training ever observed (n_columns,)."""
+
+    params: gaussian.GaussianParams
+    seen: NDArray[np.bool_]
 
 
 def _column(stats: gaussian.GaussianStats, j: int) -> gaussian.GaussianStats:

@@ -65,6 +65,10 @@ def as_table(X):
         raise TypeError(
             "NaiveBayes does not accept sparse input: pass a dense array or a DataFrame."
         )
+    if not isinstance(X, np.ndarray):
+        array = np.asarray(X)
+        # a list mixing numbers and strings would become all strings: keep the values
+        X = np.asarray(X, dtype=object) if array.dtype.kind in "US" else array
     return check_array(X, dtype=None, ensure_all_finite="allow-nan")
 
 
