@@ -18,6 +18,7 @@ missing count adds nothing to that column's count, i.e. it reads as 0.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -292,16 +293,23 @@ class MultinomialBlock(Block):
 
 # --------------------------------------------------------------------- categorical
 def factorize(values: NDArray) -> tuple[list, NDArray[np.intp]]:
-    """Distinct values and each value's index among them, shape (n,)."""
-    try:
+    """Distinct values and each value's index among them, shape (n,).
+
+    Hash-based (``pandas.factorize``, first-appearance order) when the program has
+    imported pandas; else ``np.unique`` for non-object arrays, and a dict otherwise.
+    """
+    pandas = sys.modules.get("pandas")
+    if pandas is not None:
+        codes, uniques = pandas.factorize(values, use_na_sentinel=False)
+        return list(uniques), np.asarray(codes, dtype=np.intp)
+    if values.dtype.kind != "O":
         uniques, inverse = np.unique(values, return_inverse=True)
         return list(uniques), inverse.ravel().astype(np.intp)
-    except TypeError:  # unorderable mix of types: first-appearance order
-        index: dict = {}
-        codes = np.fromiter(
-            (index.setdefault(v, len(index)) for v in values), dtype=np.intp, count=len(values)
-        )
-        return list(index), codes
+    index: dict = {}
+    codes = np.fromiter(
+        (index.setdefault(v, len(index)) for v in values), dtype=np.intp, count=len(values)
+    )
+    return list(index), codes
 
 
 @dataclass(frozen=True)
