@@ -13,6 +13,7 @@ from nbayes.estimators import (
     MultinomialNB,
 )
 from nbayes.events.categorical import UnknownCategoryError
+from nbayes.io import ModelFileError, load, save
 from nbayes.merge import merge
 from nbayes.mixed import NaiveBayes
 
@@ -21,9 +22,12 @@ __all__ = [
     "CategoricalNB",
     "ComplementNB",
     "GaussianNB",
+    "ModelFileError",
     "MultinomialNB",
     "NaiveBayes",
     "UnknownCategoryError",
+    "load",
     "merge",
+    "save",
 ]
 __version__ = "0.1.0"

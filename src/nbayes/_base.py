@@ -60,6 +60,8 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     _summarize(X, W) : one batch's statistics.
     _estimate(stats, **settings) : the event model's parameters.
     _log_likelihood(params, X) : ``log P(x | y)``, shape (n_samples, n_classes).
+    _log_likelihood_terms(params, X) : its per-feature terms ``log P(x_j | y)``,
+        shape (n_samples, n_classes, n_features) (default: the event module's).
     _estimation_settings() : the hyper-parameters ``_estimate`` uses, checked.
     """
 
@@ -178,6 +180,30 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     def _jll_prior(self, log_prior: NDArray[np.float64]) -> NDArray[np.float64]:
         """The prior term added to the log-likelihood (complement NB omits it)."""
         return log_prior
+
+    def _log_likelihood_terms(self, params, X) -> NDArray[np.float64]:
+        return self._event.log_likelihood_terms(params, X)
+
+    # ------------------------------------------------------------ files, explanations
+    def save(self, path, *, metadata: dict | None = None) -> None:
+        """Write this model to ``path`` as a safe model file (see :mod:`nbayes.io`)."""
+        from nbayes.io import save
+
+        save(self, path, metadata=metadata)
+
+    @classmethod
+    def load(cls, path) -> BaseNB:
+        """Read a model of this class from ``path`` (see :func:`nbayes.io.load`)."""
+        from nbayes.io import load
+
+        return load(path, expected=cls)
+
+    def explain(self, x, **options):
+        """The worked computation of the posterior of one row ``x`` (n_features,);
+        see :func:`nbayes.explain.explain`."""
+        from nbayes.explain import explain
+
+        return explain(self, x, **options)
 
     def predict_joint_log_proba(self, X) -> NDArray[np.float64]:
         """``log P(x, y) = log P(y) + log P(x | y)``, shape (n_samples, n_classes).

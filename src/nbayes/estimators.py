@@ -495,6 +495,9 @@ class CategoricalNB(_DiscreteNB):
     def _log_likelihood(self, params, X):
         return categorical.log_likelihood(params, X, self.handle_unknown)
 
+    def _log_likelihood_terms(self, params, X):
+        return categorical.log_likelihood_terms(params, X, self.handle_unknown)
+
     @property
     def category_count_(self) -> list[NDArray[np.float64]]:
         return self._stats.per_feature()

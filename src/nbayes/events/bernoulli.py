@@ -14,9 +14,22 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.utils.extmath import safe_sparse_dot
 
-from nbayes.events.counts import CountStats, dot_with_infinities, summarize
+from nbayes.events.counts import (
+    CountStats,
+    dense_rows,
+    dot_with_infinities,
+    summarize,
+    weighted_terms,
+)
 
-__all__ = ["BernoulliParams", "CountStats", "estimate", "log_likelihood", "summarize"]
+__all__ = [
+    "BernoulliParams",
+    "CountStats",
+    "estimate",
+    "log_likelihood",
+    "log_likelihood_terms",
+    "summarize",
+]
 
 
 @dataclass(frozen=True)
@@ -73,3 +86,14 @@ def log_likelihood(params: BernoulliParams, X) -> NDArray[np.float64]:
         absent_hits = n_forbidden - safe_sparse_dot(X, impossible_when_absent.T.astype(float))
         ll[absent_hits > 0] = -np.inf
     return ll
+
+
+def log_likelihood_terms(params: BernoulliParams, X) -> NDArray[np.float64]:
+    """``x_j log p_cj + (1 - x_j) log(1 - p_cj)`` per feature, with ``0 * inf = 0``:
+    shape (n_samples, n_classes, n_features). Summed over features it is
+    :func:`log_likelihood`.
+    """
+    X = dense_rows(X)
+    return weighted_terms(X, params.feature_log_prob) + weighted_terms(
+        1.0 - X, params.absent_log_prob
+    )

@@ -179,3 +179,21 @@ def log_likelihood(
 ) -> NDArray[np.float64]:
     """``sum_j log P(x_j | c)`` for codes X (n_samples, n_features)."""
     return dot_with_infinities(one_hot(X, params.n_categories, handle_unknown), params.log_prob)
+
+
+def log_likelihood_terms(
+    params: CategoricalParams, X: NDArray[np.intp], handle_unknown: str = "error"
+) -> NDArray[np.float64]:
+    """``log P(x_j | c)`` per feature: shape (n_samples, n_classes, n_features).
+
+    An unseen code raises (``handle_unknown='error'``) or gives the term 0, its
+    feature left out (``'ignore'``). Summed over features it is :func:`log_likelihood`.
+    """
+    X = np.asarray(X)
+    one_hot(X, params.n_categories, handle_unknown)  # the same check for unseen codes
+    n_samples, n_features = X.shape
+    out = np.zeros((n_samples, params.log_prob.shape[0], n_features))
+    for j, log_prob in enumerate(params.per_feature()):
+        known = X[:, j] < params.n_categories[j]
+        out[known, :, j] = log_prob[:, X[known, j]].T
+    return out

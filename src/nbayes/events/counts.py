@@ -66,3 +66,20 @@ def dot_with_infinities(X, weights: NDArray[np.float64]) -> NDArray[np.float64]:
         hits = safe_sparse_dot(X, (weights == infinity).T.astype(np.float64))
         out[np.asarray(hits) > 0] = infinity
     return out
+
+
+def dense_rows(X) -> NDArray[np.float64]:
+    """X (n_samples, n_features) as a dense float array (for per-feature terms)."""
+    if hasattr(X, "toarray"):
+        X = X.toarray()
+    return np.asarray(X, dtype=np.float64)
+
+
+def weighted_terms(X, weights: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``x_ij * weights[c, j]`` with ``0 * inf = 0``: shape (n_samples, n_classes, n_features).
+
+    The per-feature terms whose sum over features is :func:`dot_with_infinities`.
+    """
+    X = dense_rows(X)[:, None, :]
+    with np.errstate(invalid="ignore"):
+        return np.where(X != 0, X * weights[None, :, :], 0.0)
