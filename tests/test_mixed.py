@@ -393,3 +393,18 @@ def test_python_lists_keep_numbers_and_strings_apart():
         NaiveBayes(columns=spec).fit(rows, y).predict_proba(rows),
         NaiveBayes(columns=SPEC).fit(frame, y).predict_proba(frame),
     )
+
+
+def test_soft_class_weights_equal_hard_labels():
+    """EM's path: dense responsibilities W through _learn_weighted."""
+    from nbayes._validate import soft_class_weights
+
+    frame, y = make_table(150)
+    holey = with_missing(frame)
+    hard = NaiveBayes(columns=SPEC).fit(holey, y)
+    soft = NaiveBayes(columns=SPEC).fit(holey, y)
+    soft._stats = soft._zero_stats(len(soft.classes_), soft.n_features_in_)
+    one_hot = (y[:, None] == soft.classes_).astype(float)
+    soft._learn_weighted(soft._check_X(holey), soft_class_weights(one_hot))
+    np.testing.assert_allclose(soft.predict_log_proba(holey), hard.predict_log_proba(holey),
+                               atol=1e-10)  # fmt: skip
