@@ -408,3 +408,17 @@ def test_soft_class_weights_equal_hard_labels():
     soft._learn_weighted(soft._check_X(holey), soft_class_weights(one_hot))
     np.testing.assert_allclose(soft.predict_log_proba(holey), hard.predict_log_proba(holey),
                                atol=1e-10)  # fmt: skip
+
+
+@pytest.mark.parametrize("handle_unknown", ["ignore", "smooth"])
+def test_per_column_terms_sum_to_the_log_likelihood(handle_unknown):
+    frame, y = make_table()
+    holey = with_missing(frame)
+    probe = holey.assign(colour=holey["colour"].replace("red", "pink"))
+    model = NaiveBayes(columns=SPEC, handle_unknown=handle_unknown).fit(holey.head(200), y[:200])
+    X = model._check_X(probe)
+    terms = model._log_likelihood_terms(model._fitted.params, X)
+    np.testing.assert_allclose(terms.sum(axis=2), model._log_likelihood(model._fitted.params, X),
+                               rtol=1e-12, atol=1e-9)  # fmt: skip
+    missing = probe.isna().to_numpy()
+    assert np.all(terms.transpose(0, 2, 1)[missing] == 0)

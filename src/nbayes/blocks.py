@@ -69,6 +69,11 @@ class Block:
     def log_likelihood(self, params, data) -> NDArray[np.float64]:
         raise NotImplementedError
 
+    def log_likelihood_terms(self, params, data) -> NDArray[np.float64]:
+        """Per-column terms (n_samples, n_classes, n_columns), 0 where left out;
+        summed over columns they are :meth:`log_likelihood`."""
+        raise NotImplementedError
+
     # ---------------------------------------------------------------- helpers
     def _read_numbers(self, X) -> NDArray[np.float64]:
         """The block's columns as floats (n_samples, n_columns), NaN where missing."""
@@ -177,6 +182,11 @@ class GaussianBlock(Block):
         unknown = np.isnan(data) | ~block_params.seen  # a column never seen says nothing
         return by_missing_pattern(unknown, params.theta.shape[0], on_columns)
 
+    def log_likelihood_terms(self, block_params, data):
+        terms = gaussian.log_likelihood_terms(block_params.params, data)
+        unknown = np.isnan(data) | ~block_params.seen
+        return np.where(unknown[:, None, :], 0.0, terms)
+
 
 @dataclass(frozen=True)
 class GaussianBlockParams:
@@ -261,6 +271,11 @@ class BernoulliBlock(Block):
 
         return by_missing_pattern(np.isnan(data), params.feature_log_prob.shape[0], on_columns)
 
+    def log_likelihood_terms(self, params, data):
+        missing = np.isnan(data)
+        terms = bernoulli.log_likelihood_terms(params, np.where(missing, 0.0, data))
+        return np.where(missing[:, None, :], 0.0, terms)
+
 
 @register_kind
 @dataclass(frozen=True)
@@ -289,6 +304,9 @@ class MultinomialBlock(Block):
 
     def log_likelihood(self, params, data):
         return multinomial.log_likelihood(params, data)
+
+    def log_likelihood_terms(self, params, data):
+        return multinomial.log_likelihood_terms(params, data)
 
 
 # --------------------------------------------------------------------- categorical
@@ -402,6 +420,16 @@ class CategoricalBlock(Block):
         return CategoricalBlockParams(categorical.estimate(table, alpha), codes, handle_unknown)
 
     def log_likelihood(self, params, data):
+        mode = "error" if params.handle_unknown == "smooth" else "ignore"
+        return categorical.log_likelihood(params.params, self._codes(params, data), mode)
+
+    def log_likelihood_terms(self, params, data):
+        mode = "error" if params.handle_unknown == "smooth" else "ignore"
+        return categorical.log_likelihood_terms(params.params, self._codes(params, data), mode)
+
+    def _codes(self, params, data) -> NDArray[np.intp]:
+        """Codes of the values (n_samples, n_columns): -1 where missing, ``K_j`` for a
+        value never seen (the extra slot under ``"smooth"``; left out otherwise)."""
         n_samples = data[0][0].shape[0]
         codes = np.full((n_samples, len(data)), -1, dtype=np.intp)
         for j, (values, missing) in enumerate(data):
@@ -416,5 +444,4 @@ class CategoricalBlock(Block):
                     "training. Use handle_unknown='ignore' or 'smooth'."
                 )
             codes[~missing, j] = mapped[inverse]
-        mode = "error" if params.handle_unknown == "smooth" else "ignore"
-        return categorical.log_likelihood(params.params, codes, mode)
+        return codes

@@ -240,6 +240,14 @@ class NaiveBayes(BaseNB):
             total += block.log_likelihood(block_params, data)
         return total
 
+    def _log_likelihood_terms(self, params, X: BlockData) -> NDArray[np.float64]:
+        """``log P(x_j | c)`` per column in table order, 0 where a value is left out
+        (missing, or unseen under ``"ignore"``): shape (n_samples, n_classes, n_features)."""
+        terms = np.zeros((X.shape[0], len(self.classes_), X.shape[1]))
+        for block, block_params, data in zip(self._layout, params, X.parts, strict=True):
+            terms[:, :, list(block.positions)] = block.log_likelihood_terms(block_params, data)
+        return terms
+
     # ------------------------------------------------------------ fitted state
     @property
     def columns_(self) -> dict[Hashable, str]:

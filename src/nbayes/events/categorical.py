@@ -194,6 +194,6 @@ def log_likelihood_terms(
     n_samples, n_features = X.shape
     out = np.zeros((n_samples, params.log_prob.shape[0], n_features))
     for j, log_prob in enumerate(params.per_feature()):
-        known = X[:, j] < params.n_categories[j]
+        known = (X[:, j] >= 0) & (X[:, j] < params.n_categories[j])  # negative: missing
         out[known, :, j] = log_prob[:, X[known, j]].T
     return out
