@@ -270,7 +270,7 @@ class NaiveBayes(BaseNB):
             resolved = self._resolved
         layout = make_layout(resolved)
         block_of = {key: b for b, block in enumerate(layout) for key in block.keys}
-        width = max(len(str(column.key)) for column in resolved)
+        width = max(len("column"), *(len(str(column.key)) for column in resolved))
         lines = [f"{'column':<{width}}  {'kind':<12}  {'block':>5}  source"]
         for column in resolved:
             source = "inferred from dtype" if column.inferred else "given"
