@@ -10,6 +10,8 @@ model; accuracy and log-loss, mean ± standard deviation over the folds.
   categorical columns, ``?`` kept as a category of its own (the encoder sees the
   whole table, so no fold meets an unknown code; ``min_categories`` likewise).
 - scikit-learn ``GaussianNB`` on the numeric columns only (adult).
+- where ``?`` occurs, nbayes again with ``?`` as a category, to separate the effect
+  of skipping missing values from the rest.
 
 Run: ``.venv/bin/python bench/real_data.py`` (about a minute).
 """
@@ -96,6 +98,8 @@ def main() -> None:
                 X_marks,
             ),
         }
+        if X.isna().any().any():
+            models["nbayes NaiveBayes (inferred kinds, ? a category)"] = (NaiveBayes, X_marks)
         if (X.dtypes == "int64").any():
             models["sklearn GaussianNB (numeric columns only)"] = (lambda X=X: gaussian_nb(X), X)
         for model_name, (factory, data) in models.items():
