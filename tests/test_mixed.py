@@ -422,3 +422,19 @@ def test_per_column_terms_sum_to_the_log_likelihood(handle_unknown):
                                rtol=1e-12, atol=1e-9)  # fmt: skip
     missing = probe.isna().to_numpy()
     assert np.all(terms.transpose(0, 2, 1)[missing] == 0)
+
+
+def test_model_file_round_trip(tmp_path):
+    """Saved with nbayes.io (JSON + arrays, never a pickle): same predictions, and
+    partial_fit resumes as if never saved."""
+    frame, y = make_table()
+    holey = with_missing(frame)
+    model = NaiveBayes(handle_unknown="smooth").partial_fit(holey[:200], y[:200])
+    model.save(tmp_path / "mixed.npz")
+    loaded = NaiveBayes.load(tmp_path / "mixed.npz")
+    assert loaded.columns_ == model.columns_
+    np.testing.assert_array_equal(loaded.predict_proba(holey), model.predict_proba(holey))
+    rest = holey[200:].assign(colour=holey["colour"][200:].replace("red", "pink"))
+    for m in (model, loaded):
+        m.partial_fit(rest, y[200:])
+    np.testing.assert_array_equal(loaded.predict_proba(rest), model.predict_proba(rest))

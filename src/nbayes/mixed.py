@@ -24,9 +24,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
+from nbayes import io as model_files
 from nbayes._base import BaseNB, _LazyFit
-from nbayes.blocks import KINDS, Block
+from nbayes.blocks import KINDS, BernoulliBlockStats, Block, CategoricalBlockStats
 from nbayes.columns import ResolvedColumn, as_table, resolve_spec
+from nbayes.events.categorical import CategoricalStats
+from nbayes.events.counts import CountStats
+from nbayes.events.gaussian import GaussianStats
 
 
 @dataclass(frozen=True)
@@ -127,6 +131,7 @@ class NaiveBayes(BaseNB):
     order; the probabilities are the same). ``nbayes.merge`` sums fitted models.
     """
 
+    _io_attributes = ("_layout", "_resolved")  # the column layout, for model files
     _parameter_constraints: dict = {
         "columns": [None, str, dict, list, tuple],
         "alpha": [Interval(Real, 0, None, closed="left")],
@@ -288,3 +293,17 @@ class NaiveBayes(BaseNB):
         tags.input_tags.string = True
         tags.input_tags.sparse = False
         return tags
+
+
+# Model files (nbayes.io, never a pickle): the estimator, its statistics and its layout.
+model_files.register(
+    NaiveBayes,
+    MixedStats,
+    GaussianStats,
+    CountStats,
+    CategoricalStats,
+    CategoricalBlockStats,
+    BernoulliBlockStats,
+    ResolvedColumn,
+    *KINDS.values(),
+)
