@@ -10,10 +10,12 @@ calls cost one estimate. Prediction is log-likelihood → :mod:`nbayes.posterior
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -228,6 +230,44 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X) -> NDArray[np.float64]:
         """``P(y | x)``, shape (n_samples, n_classes); rows sum to 1."""
         return np.exp(self.predict_log_proba(X))
+
+    # ------------------------------------------------------------ generation
+    def sample(self, n_samples: int, y=None, random_state=None, **options):
+        """Draw ``(X, y)`` from the fitted generative model.
+
+        Classes come from the prior ``P(y)`` unless ``y`` fixes them (one label, or
+        ``n_samples`` labels); each row is then drawn from ``P(x | y)``.
+
+        Returns
+        -------
+        X : ndarray of shape (n_samples, n_features)
+        y : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 0:
+            raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}.")
+        rng = np.random.default_rng(random_state)
+        fitted = self._fitted
+        if y is None:
+            prior = np.exp(fitted.log_prior - logsumexp(fitted.log_prior))
+            class_index = rng.choice(len(self.classes_), size=n_samples, p=prior / prior.sum())
+        else:
+            labels = np.asarray(y)
+            labels = np.full(n_samples, labels) if labels.ndim == 0 else labels
+            if labels.shape != (n_samples,):
+                raise ValueError(
+                    f"y must be one label or {n_samples} labels; got shape {labels.shape}."
+                )
+            class_index = label_index(labels, self.classes_)
+        X = self._sample_features(fitted.params, class_index, rng, **options)
+        return X, self.classes_[class_index]
+
+    def _sample_features(self, params, class_index, rng, **options):
+        """Rows drawn from ``P(x | y = classes_[class_index])``: (n, n_features)."""
+        draw = getattr(self._event, "sample", None)
+        if draw is None:
+            raise NotImplementedError(f"{type(self).__name__} cannot generate data.")
+        return draw(params, class_index, rng, **options)
 
 
 class LinearNBMixin:

@@ -231,6 +231,31 @@ class _NonNegativeCountsNB(_DiscreteNB):
         check_non_negative(X, f"{type(self).__name__} (input X)")
         return X
 
+    def _lengths(self, class_index, rng, length) -> NDArray[np.int64]:
+        """Document lengths: ``length`` if an int, ``length(rng, n)`` if callable, else
+        Poisson with each class's mean training length ``N_c. / N_c``."""
+        if length is None:
+            stats = self._stats
+            with np.errstate(divide="ignore", invalid="ignore"):
+                mean = np.where(
+                    stats.class_count > 0,
+                    stats.feature_count.sum(axis=1) / stats.class_count,
+                    0.0,
+                )
+            return rng.poisson(mean[class_index])
+        lengths = length(rng, class_index.shape[0]) if callable(length) else length
+        lengths = np.broadcast_to(np.asarray(lengths), class_index.shape)
+        if not np.issubdtype(lengths.dtype, np.integer) or np.any(lengths < 0):
+            raise ValueError("length must give non-negative integer document lengths.")
+        return lengths
+
+    def sample(self, n_samples, y=None, random_state=None, length=None):
+        """Draw ``(X, y)``: classes from the prior (or ``y``), then counts from
+        ``Multinomial(length, theta_c)``. ``length``: an int, a callable
+        ``length(rng, n) -> lengths``, or None for Poisson document lengths with each
+        class's mean training length."""
+        return super().sample(n_samples, y=y, random_state=random_state, length=length)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
@@ -289,6 +314,9 @@ class MultinomialNB(_NonNegativeCountsNB):
     def _estimate(self, stats, alpha):
         return multinomial.estimate(stats, alpha)
 
+    def _sample_features(self, params, class_index, rng, length=None):
+        return multinomial.sample(params, class_index, rng, self._lengths(class_index, rng, length))
+
 
 class ComplementNB(_NonNegativeCountsNB):
     """Complement naive Bayes (Rennie et al., 2003), suited to imbalanced text.
@@ -338,6 +366,12 @@ class ComplementNB(_NonNegativeCountsNB):
 
     def _estimate(self, stats, alpha, norm):
         return complement.estimate(stats, alpha, norm)
+
+    def _sample_features(self, params, class_index, rng, length=None):
+        # The complement weights are not a distribution of the class itself: draw
+        # from the class's own smoothed multinomial, estimated from the same counts.
+        own = multinomial.estimate(self._stats, self._lazy.settings["alpha"])
+        return multinomial.sample(own, class_index, rng, self._lengths(class_index, rng, length))
 
     def _jll_prior(self, log_prior):
         # Rennie et al. drop the prior; it only breaks the tie of a single class.

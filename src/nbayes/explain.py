@@ -258,7 +258,12 @@ _FACTOR_KIND = {"gaussian": "density", "complement": "weight"}
 
 
 def _event_name(model) -> str:
-    return model._event.__name__.rsplit(".", 1)[-1]
+    event = getattr(model, "_event", None)
+    if event is None:
+        raise TypeError(
+            f"{type(model).__name__} has no per-feature event model to explain feature by feature."
+        )
+    return event.__name__.rsplit(".", 1)[-1]
 
 
 def _value_pairs(model) -> list[tuple[int, int]]:

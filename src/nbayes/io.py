@@ -43,11 +43,12 @@ from typing import Any
 
 import numpy as np
 
-from nbayes import estimators
+from nbayes import aode, estimators
 from nbayes._base import BaseNB, _LazyFit
 from nbayes.events.categorical import CategoricalStats
 from nbayes.events.counts import CountStats
 from nbayes.events.gaussian import GaussianStats
+from nbayes.events.pairwise import PairStats
 
 FORMAT = "nbayes-model"
 VERSION = 1
@@ -82,6 +83,8 @@ for _cls, _stats in [
     (estimators.BernoulliNB, CountStats),
     (estimators.ComplementNB, CountStats),
     (estimators.CategoricalNB, CategoricalStats),
+    (aode.AODE, PairStats),
+    (aode.TAN, PairStats),
 ]:
     register(_cls, _stats)
 

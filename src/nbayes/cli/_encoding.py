@@ -27,6 +27,8 @@ MODELS = {
     "bernoulli": (nbayes.BernoulliNB, "bernoulli"),
     "categorical": (nbayes.CategoricalNB, "categorical"),
     "complement": (nbayes.ComplementNB, "multinomial"),
+    "aode": (nbayes.AODE, "categorical"),
+    "tan": (nbayes.TAN, "categorical"),
 }
 MODEL_NAMES = ("auto", *MODELS, "mixed")
 #: Column kinds of the mixed model (nbayes.NaiveBayes), plus "ignore" (drop the column).

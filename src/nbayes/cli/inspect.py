@@ -7,7 +7,9 @@ import json
 import click
 import numpy as np
 
-from nbayes.cli._encoding import load_cli_model
+from nbayes.cli._encoding import CLIError, load_cli_model
+from nbayes.diagnostics import report_from_stats
+from nbayes.events.pairwise import PairStats
 from nbayes.explain import most_informative_features
 
 
@@ -89,11 +91,39 @@ def _text(info: dict) -> str:
 @click.argument("model_file", metavar="MODEL")
 @click.option("--top", default=5, show_default=True, help="Informative features per class.")
 @click.option("--format", "out_fmt", type=click.Choice(["text", "json"]), default="text")
-def inspect(model_file, top, out_fmt) -> None:
+@click.option(
+    "--diagnostics",
+    is_flag=True,
+    help="Also rank the column pairs that most violate the naive assumption "
+    "(models with pair statistics: --model aode or tan).",
+)
+def inspect(model_file, top, out_fmt, diagnostics) -> None:
     """Show MODEL's kind, classes, priors, columns and most informative features."""
     model, encoder, target = load_cli_model(model_file)
     info = describe(model, encoder, target, top)
+    if diagnostics:
+        info["diagnostics"] = _diagnostics(model, encoder.features, top)
     if out_fmt == "json":
         click.echo(json.dumps(info, indent=2, default=str))
     else:
         click.echo(_text(info))
+        if diagnostics:
+            click.echo("\nIndependence diagnostics\n" + info["diagnostics"]["text"])
+
+
+def _diagnostics(model, features: list[str], top: int) -> dict:
+    """The independence report of a model that keeps pairwise statistics."""
+    if not isinstance(getattr(model, "_stats", None), PairStats):
+        raise CLIError(
+            f"--diagnostics needs pair statistics, which a {type(model).__name__} does not "
+            "keep; train with --model aode or --model tan"
+        )
+    report = report_from_stats(model._stats, list(features))
+    return {
+        "verdict": report.verdict,
+        "pairs": [
+            {"a": a, "b": b, "cmi": cmi, "strength": strength, "p_value": p}
+            for a, b, cmi, strength, p in report.top(top)
+        ],
+        "text": str(report),
+    }

@@ -97,3 +97,11 @@ def log_likelihood_terms(params: BernoulliParams, X) -> NDArray[np.float64]:
     return weighted_terms(X, params.feature_log_prob) + weighted_terms(
         1.0 - X, params.absent_log_prob
     )
+
+
+def sample(
+    params: BernoulliParams, class_index: NDArray[np.intp], rng: np.random.Generator
+) -> NDArray[np.float64]:
+    """Binary rows, feature j present with probability ``p_cj``: (n, n_features)."""
+    present = np.exp(params.feature_log_prob[class_index])
+    return (rng.random(present.shape) < present).astype(np.float64)

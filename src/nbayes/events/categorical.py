@@ -197,3 +197,17 @@ def log_likelihood_terms(
         known = (X[:, j] >= 0) & (X[:, j] < params.n_categories[j])  # negative: missing
         out[known, :, j] = log_prob[:, X[known, j]].T
     return out
+
+
+def sample(
+    params: CategoricalParams, class_index: NDArray[np.intp], rng: np.random.Generator
+) -> NDArray[np.intp]:
+    """Codes ``x_j ~ Categorical(P(x_j | c))`` feature by feature: (n, n_features)."""
+    columns = []
+    for log_prob in params.per_feature():
+        cdf = np.cumsum(np.exp(log_prob), axis=1)
+        cdf /= cdf[:, -1:]
+        draws = rng.random(class_index.shape[0]) * 1.0
+        codes = (cdf[class_index] <= draws[:, None]).sum(axis=1)
+        columns.append(np.minimum(codes, log_prob.shape[1] - 1))
+    return np.stack(columns, axis=1) if columns else np.empty((class_index.shape[0], 0), np.intp)

@@ -295,3 +295,11 @@ def log_likelihood_terms(params: GaussianParams, X: NDArray[np.float64]) -> NDAr
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         deviation = X - params.theta[None, :, :]
         return -0.5 * (np.log(2.0 * np.pi * params.var) + deviation * deviation / params.var)
+
+
+def sample(
+    params: GaussianParams, class_index: NDArray[np.intp], rng: np.random.Generator
+) -> NDArray[np.float64]:
+    """Rows ``x ~ N(theta_c, diag(var_c))`` for each class index: (n, n_features)."""
+    theta, var = params.theta[class_index], params.var[class_index]
+    return rng.normal(theta, np.sqrt(var))

@@ -59,3 +59,15 @@ def log_likelihood_terms(params: MultinomialParams, X) -> NDArray[np.float64]:
     Summed over features it is :func:`log_likelihood`.
     """
     return weighted_terms(X, params.feature_log_prob)
+
+
+def sample(
+    params: MultinomialParams,
+    class_index: NDArray[np.intp],
+    rng: np.random.Generator,
+    lengths: NDArray[np.int64],
+) -> NDArray[np.float64]:
+    """Count rows ``x ~ Multinomial(lengths[i], theta_c)``: (n, n_features)."""
+    theta = np.exp(params.feature_log_prob[class_index])
+    theta /= theta.sum(axis=1, keepdims=True)  # exact normalisation for the sampler
+    return rng.multinomial(lengths, theta).astype(np.float64)
