@@ -48,7 +48,7 @@ def make_table(n: int = 300, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
 def with_missing(frame: pd.DataFrame, seed: int = 1, rate: float = 0.15) -> pd.DataFrame:
     """The table with about ``rate`` of each column's values missing."""
     rng = np.random.default_rng(seed)
-    out = frame.astype({"smoker": object}).copy()
+    out = frame.astype({name: object for name in frame.columns if frame[name].dtype == bool})
     for name in out.columns:
         holes = rng.random(len(out)) < rate
         out.loc[holes, name] = None if out[name].dtype == object else np.nan
@@ -438,3 +438,92 @@ def test_model_file_round_trip(tmp_path):
     for m in (model, loaded):
         m.partial_fit(rest, y[200:])
     np.testing.assert_array_equal(loaded.predict_proba(rest), model.predict_proba(rest))
+
+
+# ---------------------------------------------------------------- the continuous kinds
+def make_continuous_table(n: int = 240, seed: int = 4) -> tuple[pd.DataFrame, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    frame = pd.DataFrame(
+        {
+            "visits": rng.poisson(1.0 + 2.0 * y).astype(float),
+            "wait": rng.exponential(1.0 + y),
+            "income": rng.lognormal(3.0 + 0.3 * y, 0.5),
+            "age": rng.normal(40 + 5 * y, 8),
+        }
+    )
+    return frame, y
+
+
+CONTINUOUS = [
+    ("poisson", {}, nbayes.PoissonNB()),
+    ("poisson", {"alpha": 1.0, "beta": 0.0}, nbayes.PoissonNB(alpha=1.0, beta=0.0)),
+    ("exponential", {}, nbayes.ExponentialNB()),
+    ("exponential", {"alpha": 2.0, "beta": 1.0}, nbayes.ExponentialNB(alpha=2.0, beta=1.0)),
+    ("kde", {}, nbayes.KernelDensityNB()),
+    ("kde", {"bandwidth": "silverman", "algorithm": "binned"},
+     nbayes.KernelDensityNB(bandwidth="silverman", algorithm="binned")),
+    ("binned", {}, nbayes.BinnedNB()),
+    ("binned", {"strategy": "quantile", "n_bins": 4},
+     nbayes.BinnedNB(strategy="quantile", n_bins=4)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("kind, options, reference", CONTINUOUS)
+def test_continuous_kind_equals_its_standalone_model(kind, options, reference):
+    frame, y = make_continuous_table()
+    X = frame[["visits"]].to_numpy() if kind == "poisson" else frame[["wait", "income"]].to_numpy()
+    ours = NaiveBayes(columns=kind, kind_options={kind: options}).fit(X, y)
+    np.testing.assert_allclose(
+        ours.predict_log_proba(X), reference.fit(X, y).predict_log_proba(X), atol=1e-10
+    )
+
+
+def test_continuous_kinds_mixed_with_missing_values_and_streaming():
+    frame, y = make_continuous_table()
+    holey = with_missing(frame.assign(colour=make_table(len(y))[0]["colour"]), seed=3)
+    spec = {"visits": "poisson", "wait": "exponential", "income": "kde", "age": "binned"}
+    full = NaiveBayes(columns=spec).fit(holey, y)
+    streamed = NaiveBayes(columns=spec)
+    for rows in np.array_split(np.random.default_rng(0).permutation(len(y)), 3):
+        streamed.partial_fit(holey.iloc[rows], y[rows])
+    np.testing.assert_allclose(streamed.predict_log_proba(holey), full.predict_log_proba(holey),
+                               atol=1e-9)  # fmt: skip
+    halves = [NaiveBayes(columns=spec).fit(holey[: len(y) // 2], y[: len(y) // 2]),
+              NaiveBayes(columns=spec).fit(holey[len(y) // 2 :], y[len(y) // 2 :])]  # fmt: skip
+    np.testing.assert_allclose(merge(*halves).predict_log_proba(holey),
+                               full.predict_log_proba(holey), atol=1e-9)  # fmt: skip
+    for column in spec:
+        missing = holey[column].isna().to_numpy()
+        rest = {k: v for k, v in spec.items() if k != column}
+        without = NaiveBayes(columns=rest).fit(holey.drop(columns=column), y)
+        np.testing.assert_allclose(
+            full.predict_log_proba(holey[missing]),
+            without.predict_log_proba(holey.drop(columns=column)[missing]),
+            atol=1e-10,
+        )
+
+
+@pytest.mark.parametrize(
+    "columns, kind_options, message",
+    [
+        ({"score": "poisson"}, None, "Column 'score' is poisson but holds the negative value"),
+        ({"score": "exponential"}, None, "Column 'score' is exponential but holds the negative"),
+        ({"flat": "kde"}, None, "Column 'flat' is kde but constant"),
+        (None, {"kde": {"bandwith": 1.0}}, r"Unknown option\(s\) \['bandwith'\] for kind 'kde'"),
+        (None, {"kernel": {}}, "kind_options names unknown kind 'kernel'"),
+    ],
+)
+def test_continuous_kind_errors_name_the_column(columns, kind_options, message):
+    frame, y = make_table()
+    with pytest.raises(ValueError, match=message):
+        NaiveBayes(columns=columns, kind_options=kind_options).fit(frame.assign(flat=3.0), y)
+
+
+def test_model_file_round_trip_with_continuous_kinds(tmp_path):
+    frame, y = make_continuous_table()
+    spec = {"visits": "poisson", "wait": "exponential", "income": "binned", "age": "kde"}
+    model = NaiveBayes(columns=spec, kind_options={"kde": {"algorithm": "binned"}}).fit(frame, y)
+    model.save(tmp_path / "continuous.npz")
+    loaded = NaiveBayes.load(tmp_path / "continuous.npz")
+    np.testing.assert_array_equal(loaded.predict_proba(frame), model.predict_proba(frame))

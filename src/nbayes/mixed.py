@@ -31,6 +31,10 @@ from nbayes.columns import ResolvedColumn, as_table, resolve_spec
 from nbayes.events.categorical import CategoricalStats
 from nbayes.events.counts import CountStats
 from nbayes.events.gaussian import GaussianStats
+from nbayes.events.grid import GridStats
+from nbayes.events.kde import KDEStats
+from nbayes.events.moments import MomentStats
+from nbayes.events.sums import SumStats
 
 
 @dataclass(frozen=True)
@@ -61,9 +65,20 @@ class BlockData:
     parts: tuple
 
 
-def make_layout(resolved: list[ResolvedColumn]) -> tuple[Block, ...]:
+def make_layout(
+    resolved: list[ResolvedColumn], kind_options: dict | None = None
+) -> tuple[Block, ...]:
     """Blocks from resolved columns: a given group of columns is one block; the other
-    columns form one block per kind, in order of first appearance."""
+    columns form one block per kind, in order of first appearance. ``kind_options``
+    maps a kind name to that kind's options (see each adapter's ``OPTIONS``)."""
+    kind_options = kind_options or {}
+    for kind in kind_options:
+        if kind not in KINDS:
+            raise ValueError(
+                f"kind_options names unknown kind {kind!r}; known kinds: "
+                f"{', '.join(sorted(KINDS))}."
+            )
+    checked = {kind: KINDS[kind].check_options(dict(o)) for kind, o in kind_options.items()}
     groups: dict[tuple, list[ResolvedColumn]] = {}
     for column in resolved:
         key = ("group", column.group) if column.group >= 0 else ("kind", column.kind)
@@ -74,7 +89,8 @@ def make_layout(resolved: list[ResolvedColumn]) -> tuple[Block, ...]:
         if len(kinds) != 1:
             raise ValueError(f"A column group must have one kind, got {sorted(kinds)}.")
         adapter = KINDS[members[0].kind]
-        blocks.append(adapter(tuple(m.key for m in members), tuple(m.position for m in members)))
+        keys, positions = tuple(m.key for m in members), tuple(m.position for m in members)
+        blocks.append(adapter(keys, positions, checked.get(adapter.kind, ())))
     return tuple(blocks)
 
 
@@ -88,7 +104,8 @@ class NaiveBayes(BaseNB):
     ----------
     columns : None, str, sequence of str or dict, default=None
         The kind of each column, among ``sorted(nbayes.blocks.KINDS)``: "gaussian",
-        "categorical", "bernoulli", "multinomial". None infers every column of a
+        "categorical", "bernoulli", "multinomial", "poisson", "exponential", "kde",
+        "binned". None infers every column of a
         pandas or polars DataFrame from its dtype (float and integer → gaussian,
         bool → bernoulli, category/string/object → categorical; see
         :mod:`nbayes.columns`); a dict names some columns (by name, or by index for
@@ -106,6 +123,14 @@ class NaiveBayes(BaseNB):
     handle_unknown : {"ignore", "smooth", "error"}, default="ignore"
         A categorical value never seen in training: left out of the row's
         likelihood; given one extra category's pseudocount mass; or an error.
+    kind_options : dict, default=None
+        Settings of the kinds that have their own, read when the column layout is made
+        (``fit``, or the first ``partial_fit``), e.g. ``{"kde": {"bandwidth":
+        "silverman"}, "binned": {"strategy": "quantile", "n_bins": 10}, "poisson":
+        {"alpha": 1.0, "beta": 0.0}}``; defaults as in ``PoissonNB``, ``ExponentialNB``
+        (``alpha``, ``beta``: the Gamma prior), ``KernelDensityNB`` (``bandwidth``,
+        ``algorithm``, ``max_exact_samples``, ``max_bins``) and ``BinnedNB``
+        (``strategy``, ``n_bins``, ``max_bins``).
     fit_prior : bool, default=True
         Learn the class prior from the data; if False, uniform.
     class_prior : array-like of shape (n_classes,), default=None
@@ -138,6 +163,7 @@ class NaiveBayes(BaseNB):
         "var_smoothing": [Interval(Real, 0, None, closed="left")],
         "ddof": [Interval(Real, 0, None, closed="left")],
         "handle_unknown": [StrOptions({"ignore", "smooth", "error"})],
+        "kind_options": [None, dict],
         "fit_prior": ["boolean"],
         "class_prior": ["array-like", None],
         "prior_alpha": [Interval(Real, 0, None, closed="left")],
@@ -151,6 +177,7 @@ class NaiveBayes(BaseNB):
         var_smoothing=1e-9,
         ddof=0,
         handle_unknown="ignore",
+        kind_options=None,
         fit_prior=True,
         class_prior=None,
         prior_alpha=0.0,
@@ -160,9 +187,17 @@ class NaiveBayes(BaseNB):
         self.var_smoothing = var_smoothing
         self.ddof = ddof
         self.handle_unknown = handle_unknown
+        self.kind_options = kind_options
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.prior_alpha = prior_alpha
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model; the parameters are estimated here, so a column no model
+        can be estimated on (e.g. a constant kde column) is an error now."""
+        super().fit(X, y, sample_weight)
+        self._fitted  # noqa: B018 - estimate now, raising errors that name the column
+        return self
 
     # ------------------------------------------------------------ open-world training
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -208,7 +243,7 @@ class NaiveBayes(BaseNB):
         validate_data(self, table, skip_check_array=True, reset=reset)
         if reset:
             self._resolved = resolve_spec(self.columns, table, list(KINDS))
-            self._layout = make_layout(self._resolved)
+            self._layout = make_layout(self._resolved, self.kind_options)
         return self._read(table), y
 
     def _check_X(self, X):
@@ -273,7 +308,7 @@ class NaiveBayes(BaseNB):
         else:
             check_is_fitted(self)
             resolved = self._resolved
-        layout = make_layout(resolved)
+        layout = make_layout(resolved, self.kind_options)
         block_of = {key: b for b, block in enumerate(layout) for key in block.keys}
         width = max(len("column"), *(len(str(column.key)) for column in resolved))
         lines = [f"{'column':<{width}}  {'kind':<12}  {'block':>5}  source"]
@@ -304,6 +339,10 @@ model_files.register(
     CategoricalStats,
     CategoricalBlockStats,
     BernoulliBlockStats,
+    SumStats,
+    GridStats,
+    MomentStats,
+    KDEStats,
     ResolvedColumn,
     *KINDS.values(),
 )

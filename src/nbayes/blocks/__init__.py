@@ -18,6 +18,7 @@ missing count adds nothing to that column's count, i.e. it reads as 0.
 
 from nbayes.blocks.base import KINDS, Block, by_missing_pattern, register_kind
 from nbayes.blocks.categorical import CategoricalBlock, CategoricalBlockStats
+from nbayes.blocks.continuous import BinnedBlock, ExponentialBlock, KDEBlock, PoissonBlock
 from nbayes.blocks.counts import BernoulliBlock, BernoulliBlockStats, MultinomialBlock
 from nbayes.blocks.gaussian import GaussianBlock
 
@@ -25,11 +26,15 @@ __all__ = [
     "KINDS",
     "BernoulliBlock",
     "BernoulliBlockStats",
+    "BinnedBlock",
     "Block",
     "CategoricalBlock",
     "CategoricalBlockStats",
+    "ExponentialBlock",
     "GaussianBlock",
+    "KDEBlock",
     "MultinomialBlock",
+    "PoissonBlock",
     "by_missing_pattern",
     "register_kind",
 ]

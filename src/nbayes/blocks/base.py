@@ -34,12 +34,31 @@ class Block:
     Subclasses set ``kind`` and implement ``read``, ``zero``, ``summarize``,
     ``estimate`` and ``log_likelihood``; ``estimate`` receives every setting of the
     estimator (``alpha``, ``var_smoothing``, ``ddof``, ``handle_unknown``) and takes
-    the ones its event model uses.
+    the ones its event model uses. A kind with settings of its own lists them, with
+    their defaults, in ``OPTIONS``; ``options`` holds the ones the user gave
+    (``NaiveBayes(kind_options={kind: {...}})``), fixed when the layout is made.
     """
 
     kind: ClassVar[str]
+    OPTIONS: ClassVar[dict[str, Any]] = {}
     keys: tuple[Hashable, ...]
     positions: tuple[int, ...]
+    options: tuple[tuple[str, Any], ...] = ()
+
+    def option(self, name: str) -> Any:
+        """The value of option ``name``: the user's, else the default."""
+        return dict(self.options).get(name, self.OPTIONS[name])
+
+    @classmethod
+    def check_options(cls, options: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+        """``options`` as sorted pairs; an unknown name is an error naming the kind."""
+        unknown = sorted(set(options) - set(cls.OPTIONS))
+        if unknown:
+            allowed = ", ".join(sorted(cls.OPTIONS)) or "none"
+            raise ValueError(
+                f"Unknown option(s) {unknown} for kind {cls.kind!r}; its options: {allowed}."
+            )
+        return tuple(sorted(options.items()))
 
     def read(self, X) -> Any:
         raise NotImplementedError
