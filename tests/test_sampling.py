@@ -7,6 +7,7 @@ import pytest
 from sklearn.datasets import load_digits, load_iris
 
 import nbayes
+from nbayes.events import binned
 
 N = 40_000
 
@@ -121,3 +122,44 @@ def test_sampling_is_reproducible_and_checked():
         model.sample(3, y="setosa")
     with pytest.raises(ValueError, match="one label or 3 labels"):
         model.sample(3, y=[0, 1])
+
+
+def test_poisson_exponential_kde_binned_samples():
+    rng = np.random.default_rng(10)
+    y = rng.integers(0, 2, 3000)
+    counts = rng.poisson(np.where(y[:, None] == 1, [2.0, 7.0], [5.0, 1.0]))
+    model = nbayes.PoissonNB(alpha=1.0, beta=0.0).fit(counts, y)
+    Xs, ys = model.sample(N, random_state=0)
+    refit = nbayes.PoissonNB(alpha=1.0, beta=0.0).fit(Xs, ys)
+    np.testing.assert_allclose(refit._fitted.params.rate, model._fitted.params.rate, rtol=0.03)
+
+    durations = rng.exponential(np.where(y[:, None] == 1, [2.0, 0.5], [1.0, 3.0]))
+    model = nbayes.ExponentialNB().fit(durations, y)
+    Xs, ys = model.sample(N, random_state=1)
+    refit = nbayes.ExponentialNB().fit(Xs, ys)
+    np.testing.assert_allclose(refit._fitted.params.rate, model._fitted.params.rate, rtol=0.04)
+
+    values = rng.normal(np.where(y[:, None] == 1, [0.0, 3.0], [2.0, -1.0]), 1.0)
+    for algorithm in ("exact", "binned"):
+        model = nbayes.KernelDensityNB(algorithm=algorithm).fit(values, y)
+        Xs, ys = model.sample(N, random_state=2)
+        for c in (0, 1):
+            # The KDE's mean is the data mean; its variance the data's plus h^2.
+            np.testing.assert_allclose(
+                Xs[ys == c].mean(axis=0), values[y == c].mean(axis=0), atol=0.05
+            )
+            h = model._fitted.params.bandwidth[c]
+            np.testing.assert_allclose(
+                Xs[ys == c].var(axis=0), values[y == c].var(axis=0) + h**2, rtol=0.06
+            )
+
+    model = nbayes.BinnedNB(strategy="quantile", n_bins=4).fit(values, y)
+    Xs, ys = model.sample(N, random_state=3)
+    params = model._fitted.params
+    intervals = binned.codes(params.cuts, Xs)
+    for j, log_prob in enumerate(params.categorical.per_feature()):
+        for c in (0, 1):
+            frequencies = np.bincount(intervals[ys == c, j], minlength=log_prob.shape[1])
+            np.testing.assert_allclose(
+                frequencies / (ys == c).sum(), np.exp(log_prob[c]), atol=0.015
+            )

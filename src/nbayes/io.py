@@ -42,13 +42,18 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
-from nbayes import aode, estimators
+from nbayes import aode, continuous, estimators
 from nbayes._base import BaseNB, _LazyFit
 from nbayes.events.categorical import CategoricalStats
 from nbayes.events.counts import CountStats
 from nbayes.events.gaussian import GaussianStats
+from nbayes.events.grid import GridStats
+from nbayes.events.kde import KDEStats
+from nbayes.events.moments import MomentStats
 from nbayes.events.pairwise import PairStats
+from nbayes.events.sums import SumStats
 
 FORMAT = "nbayes-model"
 VERSION = 1
@@ -77,7 +82,7 @@ def register(estimator: type[BaseNB], *stats_types: type) -> type[BaseNB]:
     return estimator
 
 
-for _cls, _stats in [
+for _registration in [
     (estimators.GaussianNB, GaussianStats),
     (estimators.MultinomialNB, CountStats),
     (estimators.BernoulliNB, CountStats),
@@ -85,8 +90,12 @@ for _cls, _stats in [
     (estimators.CategoricalNB, CategoricalStats),
     (aode.AODE, PairStats),
     (aode.TAN, PairStats),
+    (continuous.PoissonNB, SumStats),
+    (continuous.ExponentialNB, SumStats),
+    (continuous.KernelDensityNB, KDEStats, MomentStats, GridStats),
+    (continuous.BinnedNB, GridStats),
 ]:
-    register(_cls, _stats)
+    register(*_registration)
 
 
 @dataclass
@@ -119,6 +128,16 @@ class _Encoder:
             return {"dtype": value.str}
         if isinstance(value, np.ndarray):
             return self._array(value)
+        if sp.issparse(value):
+            csr = sp.csr_matrix(value)
+            return {
+                "csr": {
+                    "data": self._array(csr.data),
+                    "indices": self._array(csr.indices),
+                    "indptr": self._array(csr.indptr),
+                    "shape": self(list(csr.shape)),
+                }
+            }
         if isinstance(value, list | tuple):
             tag = "tuple" if isinstance(value, tuple) else "list"
             return {tag: [self(item) for item in value]}
@@ -172,6 +191,20 @@ class _Decoder:
             return {key: self(item) for key, item in value.items()}
         if tag == "dataclass":
             return self._dataclass(value, node.get("fields"))
+        if (
+            tag == "csr"
+            and isinstance(value, dict)
+            and sorted(value) == ["data", "indices", "indptr", "shape"]
+        ):
+            parts = {key: self(item) for key, item in value.items()}
+            try:
+                matrix = sp.csr_matrix(
+                    (parts["data"], parts["indices"], parts["indptr"]), shape=tuple(parts["shape"])
+                )
+                matrix.check_format(full_check=True)
+            except (TypeError, ValueError) as exc:
+                raise ModelFileError(f"Malformed model file: bad sparse matrix ({exc}).") from None
+            return matrix
         raise ModelFileError(f"Malformed model file: unknown metadata entry {tag!r}.")
 
     @staticmethod

@@ -170,3 +170,21 @@ def log_likelihood(params: BinnedParams, X: NDArray[np.float64]) -> NDArray[np.f
     """``sum_j log P(code(x_j) | c)`` for X (n_samples, n_features), NaN = missing →
     (n_samples, n_classes)."""
     return categorical.log_likelihood(params.categorical, codes(params.cuts, X), "ignore")
+
+
+def sample(
+    params: BinnedParams, class_index: NDArray[np.intp], rng: np.random.Generator
+) -> NDArray[np.float64]:
+    """Draw each feature's interval from the categorical model and return the
+    interval's midpoint; an open end interval is given the width of its neighbour
+    (the model has no density within an interval): (n, n_features)."""
+    interval = categorical.sample(params.categorical, class_index, rng)
+    out = np.empty(interval.shape)
+    for j, cuts in enumerate(params.cuts):
+        if cuts.size == 0:
+            out[:, j] = 0.0
+            continue
+        width = np.diff(cuts).mean() if cuts.size > 1 else 1.0
+        edges = np.concatenate(([cuts[0] - width], cuts, [cuts[-1] + width]))
+        out[:, j] = (edges[interval[:, j]] + edges[interval[:, j] + 1]) / 2
+    return out

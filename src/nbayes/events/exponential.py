@@ -77,3 +77,12 @@ def log_likelihood(params: ExponentialParams, X: NDArray[np.float64]) -> NDArray
             out[:, c] = term.sum(axis=1)
         out[np.isneginf(term).any(axis=1), c] = -np.inf  # impossible beats a point mass
     return out
+
+
+def sample(
+    params: ExponentialParams, class_index: NDArray[np.intp], rng: np.random.Generator
+) -> NDArray[np.float64]:
+    """Values ``x_j ~ Exponential(rate_cj)`` (an infinite rate gives 0): (n, n_features)."""
+    with np.errstate(divide="ignore"):
+        scale = 1.0 / params.rate[class_index]
+    return rng.exponential(scale)

@@ -244,3 +244,20 @@ def log_likelihood(params: KDEParams, X: NDArray[np.float64]) -> NDArray[np.floa
             density = log_density(x, points, log_weights, params.bandwidth[c, j])
             out[keep, c] += density + params.log_norm[c, j]
     return out
+
+
+def sample(
+    params: KDEParams, class_index: NDArray[np.intp], rng: np.random.Generator
+) -> NDArray[np.float64]:
+    """Draw from each class's kernel density: pick a kernel centre by its weight, then
+    add Gaussian noise of the bandwidth, feature by feature: (n, n_features)."""
+    out = np.empty((class_index.shape[0], len(params.centres)))
+    for j, per_class in enumerate(params.centres):
+        for c, (points, log_weights) in enumerate(per_class):
+            rows = np.flatnonzero(class_index == c)
+            if rows.size == 0:
+                continue
+            weights = np.exp(log_weights - log_weights.max())
+            chosen = rng.choice(points.shape[0], size=rows.size, p=weights / weights.sum())
+            out[rows, j] = rng.normal(points[chosen], params.bandwidth[c, j])
+    return out

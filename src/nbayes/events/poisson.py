@@ -65,3 +65,10 @@ def log_likelihood(params: PoissonParams, X: NDArray[np.float64]) -> NDArray[np.
     ll -= mask.astype(np.float64) @ params.rate.T
     ll -= gammaln(filled + 1.0).sum(axis=1, keepdims=True)
     return ll
+
+
+def sample(
+    params: PoissonParams, class_index: NDArray[np.intp], rng: np.random.Generator
+) -> NDArray[np.float64]:
+    """Counts ``x_j ~ Poisson(rate_cj)`` for each class index: (n, n_features)."""
+    return rng.poisson(params.rate[class_index]).astype(np.float64)
