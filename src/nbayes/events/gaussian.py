@@ -40,9 +40,12 @@ def chan_merge(
     """
     count = np.add(count_a, count_b)
     share_b = np.divide(count_b, count, out=np.zeros(np.shape(count)), where=count > 0)
-    delta = mean_b - mean_a
-    mean = mean_a + delta * share_b
-    m2 = m2_a + m2_b + delta * delta * count_a * share_b
+    with np.errstate(over="ignore", invalid="ignore"):
+        delta = mean_b - mean_a
+        mean = mean_a + delta * share_b
+        # delta * (delta * N_a N_b / N): exactly 0 when one side is empty, however
+        # large delta is, and no intermediate overflow where the result fits.
+        m2 = m2_a + m2_b + delta * (delta * (count_a * share_b))
     return count, mean, m2
 
 
@@ -95,7 +98,20 @@ class GaussianStats:
             other.total_mean,
             other.total_m2,
         )
-        return GaussianStats(count.ravel(), mean, m2, float(total), total_mean, total_m2)
+        merged = GaussianStats(count.ravel(), mean, m2, float(total), total_mean, total_m2)
+        merged.check_representable()
+        return merged
+
+    def check_representable(self) -> None:
+        """Raise ValueError naming the features whose moments overflow float64."""
+        finite = np.isfinite(self.mean).all(axis=0) & np.isfinite(self.m2).all(axis=0)
+        finite &= np.isfinite(self.total_mean) & np.isfinite(self.total_m2)
+        if not finite.all():
+            raise ValueError(
+                f"The variance of feature(s) {np.flatnonzero(~finite).tolist()} cannot be "
+                "represented in float64: the values are too far apart (their squared "
+                "deviations overflow). Rescale X, e.g. with sklearn.preprocessing.StandardScaler."
+            )
 
     def take_classes(self, index: NDArray[np.intp], n_classes: int) -> GaussianStats:
         """These statistics with class ``c`` moved to ``index[c]`` of ``n_classes``."""
@@ -114,13 +130,32 @@ class GaussianStats:
 
 
 def _weighted_moments(weights: NDArray, X: NDArray) -> tuple[float, NDArray, NDArray]:
-    """Two-pass weighted (count, mean, M2) of the rows of X, shape (n_features,)."""
+    """Two-pass weighted (count, mean, M2) of the rows of X, shape (n_features,),
+    shifted by a row of positive weight (see :func:`summarize`)."""
     count = float(weights.sum())
     if count <= 0:
         return 0.0, np.zeros(X.shape[1]), np.zeros(X.shape[1])
-    mean = (weights @ X) / count
-    deviation = X - mean
-    return count, mean, weights @ (deviation * deviation)
+    reference = X[np.flatnonzero(weights > 0)[0]]
+    with np.errstate(over="ignore", invalid="ignore"):
+        shifted = np.where((weights > 0)[:, None], X - reference, 0.0)
+        offset = (weights @ shifted) / count
+        deviation = shifted - offset
+        return count, reference + offset, weights @ (deviation * deviation)
+
+
+def _reference_rows(X: NDArray, W: ClassWeights) -> NDArray[np.float64]:
+    """For each class, one row of X it gives positive weight (zeros where none):
+    shape (n_classes, n_features)."""
+    reference = np.zeros((W.n_classes, X.shape[1]))
+    if W.labels is not None:
+        rows = np.flatnonzero(W.row_totals() > 0)
+        classes, first = np.unique(W.labels[rows], return_index=True)
+        reference[classes] = X[rows[first]]
+    else:
+        weighted = W.matrix > 0
+        has_rows = weighted.any(axis=0)
+        reference[has_rows] = X[np.argmax(weighted, axis=0)[has_rows]]
+    return reference
 
 
 def summarize(X: NDArray[np.float64], W: ClassWeights) -> GaussianStats:
@@ -128,22 +163,36 @@ def summarize(X: NDArray[np.float64], W: ClassWeights) -> GaussianStats:
 
     Two passes, so no sum of squares cancels: the means first, then the squared
     deviations from each row's own class mean (hard labels: one product; soft
-    labels: one pass per class).
+    labels: one pass per class). Each class's rows are first shifted by one of them
+    (:func:`_reference_rows`), so a feature constant within a class gets exactly that
+    value as its mean and ``M2 = 0``, however large the value (rounding noise would
+    otherwise make its variance, and the variance floor, depend on the order of the
+    rows). Rows of zero weight are left out, so their values cannot overflow the sums.
+    Moments that overflow float64 raise ValueError (see ``check_representable``).
     """
     class_count = W.class_totals()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean = W.transpose_dot(X) / class_count[:, None]
-    mean[class_count <= 0] = 0.0
-    if W.labels is not None:
-        deviation = X - mean[W.labels]
-        m2 = W.transpose_dot(deviation * deviation)
-    else:
-        m2 = np.empty_like(mean)
-        for c in range(mean.shape[0]):
-            deviation = X - mean[c]
-            m2[c] = W.matrix[:, c] @ (deviation * deviation)
+    reference = _reference_rows(X, W)
+    weighted = W.row_totals() > 0
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        if W.labels is not None:
+            shifted = np.where(weighted[:, None], X - reference[W.labels], 0.0)
+            offset = W.transpose_dot(shifted) / class_count[:, None]
+            offset[class_count <= 0] = 0.0
+            deviation = shifted - offset[W.labels]
+            m2 = W.transpose_dot(deviation * deviation)
+        else:
+            offset, m2 = np.zeros_like(reference), np.zeros_like(reference)
+            for c in np.flatnonzero(class_count > 0):
+                weights = W.matrix[:, c]
+                shifted = np.where((weights > 0)[:, None], X - reference[c], 0.0)
+                offset[c] = (weights @ shifted) / class_count[c]
+                deviation = shifted - offset[c]
+                m2[c] = weights @ (deviation * deviation)
+        mean = reference + offset
     total = _weighted_moments(W.row_totals(), X)
-    return GaussianStats(class_count, mean, m2, *total)
+    stats = GaussianStats(class_count, mean, m2, *total)
+    stats.check_representable()
+    return stats
 
 
 @dataclass(frozen=True)
@@ -160,12 +209,13 @@ def variance_floor(stats: GaussianStats, var_smoothing: float) -> float:
     """``var_smoothing`` times the largest overall feature variance (see module doc)."""
     if stats.total_count <= 0 or stats.total_mean.size == 0:
         return 0.0
-    scale = float(np.max(stats.total_m2 / stats.total_count))
-    if not scale > 0:
-        scale = float(np.max(stats.total_mean**2))
+    with np.errstate(over="ignore"):
+        scale = float(np.max(stats.total_m2 / stats.total_count))
+        if not scale > 0:
+            scale = float(np.max(stats.total_mean**2))
     if not scale > 0:
         scale = np.finfo(np.float64).tiny
-    return var_smoothing * scale
+    return var_smoothing * min(scale, np.finfo(np.float64).max)
 
 
 def estimate(stats: GaussianStats, var_smoothing: float, ddof: float) -> GaussianParams:
@@ -183,7 +233,7 @@ def log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np
 
     Fast path: the quadratic form expanded into matrix products,
     ``A - 2B + C = sum_j x_j^2/var_cj - 2 x_j theta_cj/var_cj + theta_cj^2/var_cj``
-    after shifting x and theta by the mean of the class means. Its rounding error is
+    after shifting x and theta by the midrange of the class means. Its rounding error is
     about ``sqrt(d) eps (A + 2|B| + C)``; wherever that exceeds
     ``RELATIVE_TOLERANCE * max(1, A - 2B + C)`` (cancellation: x close to a class
     mean that has a tiny variance), or the products overflow, the entry is
@@ -192,10 +242,10 @@ def log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np
     could exceed ``ABSOLUTE_TOLERANCE``.
     """
     theta, var = params.theta, params.var
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):
         log_norm = np.log(2.0 * np.pi * var).sum(axis=1)
         precision = 1.0 / var
-    shift = theta.mean(axis=0)
+    shift = 0.5 * theta.min(axis=0) + 0.5 * theta.max(axis=0)  # midrange: cannot overflow
     centred = X - shift
     centred_theta = theta - shift
     with np.errstate(over="ignore", invalid="ignore"):
@@ -209,7 +259,7 @@ def log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np
         inexact = ~(rounding <= RELATIVE_TOLERANCE * np.maximum(quadratic, 1.0))
         log_likelihood = -0.5 * (log_norm + quadratic)
         contender = log_likelihood >= (
-            np.nanmax(log_likelihood, axis=1, keepdims=True) - POSTERIOR_RANGE
+            np.fmax.reduce(log_likelihood, axis=1, keepdims=True) - POSTERIOR_RANGE
         )
         inexact |= contender & (rounding > ABSOLUTE_TOLERANCE)
     if inexact.any():
@@ -238,5 +288,7 @@ def _quadratic_direct(
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
             deviation = X[r] - theta[c]
             terms = (deviation * deviation) / var[c]
-            out[start : start + r.shape[0]] = np.nan_to_num(terms.sum(axis=1), nan=np.inf)
+            out[start : start + r.shape[0]] = np.nan_to_num(
+                terms.sum(axis=1), nan=np.inf, posinf=np.inf
+            )
     return out
