@@ -21,7 +21,7 @@ import nbayes
 
 settings.register_profile(
     "nbayes-invariants",
-    max_examples=30,
+    max_examples=25,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
