@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from nbayes.cli.demo import demo
+from nbayes.cli.spam import spam
 
 
 @click.group()
@@ -14,3 +15,4 @@ def main() -> None:
 
 
 main.add_command(demo)
+main.add_command(spam)
