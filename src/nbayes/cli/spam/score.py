@@ -71,7 +71,7 @@ class _ErrorExit3(click.Command):
 @scoring_options
 def classify(db, passthrough, settings) -> None:
     """Classify one message from stdin: exit 0 spam, 1 ham, 2 unsure, 3 error."""
-    raw = click.get_binary_stream("stdin").read()
+    raw = sys.stdin.buffer.read()
     try:
         value = _score_one(db, raw, settings)
     except (click.ClickException, MailParseError) as error:
@@ -79,11 +79,11 @@ def classify(db, passthrough, settings) -> None:
             f"nbayes: {error if isinstance(error, MailParseError) else error.message}", err=True
         )
         if passthrough:
-            click.get_binary_stream("stdout").write(raw)
+            sys.stdout.buffer.write(raw)
         sys.exit(EXIT_ERROR)
     verdict = settings.verdict(value)
     if passthrough:
-        click.get_binary_stream("stdout").write(add_header(raw, verdict, value))
+        sys.stdout.buffer.write(add_header(raw, verdict, value))
     else:
         click.echo(f"{verdict}\t{value:.6f}")
     sys.exit(EXIT[verdict])
