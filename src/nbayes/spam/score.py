@@ -42,13 +42,21 @@ METHODS = ("fisher", "graham", "naive-bayes")
 
 @dataclass(frozen=True)
 class ScoreSettings:
-    """Scoring parameters; the defaults were chosen by 10-fold cross-validation on
-    the SpamAssassin corpus (``bench/spam_tune.py``, ``bench/RESULTS_spam.md``)."""
+    """Scoring parameters.
+
+    The defaults were chosen by 10-fold cross-validation (``bench/spam_tune.py``):
+    grid over method x s x x x min_dev, ranked by 1-ROCA relative to the best on
+    SpamAssassin plus the same on the SMS Spam Collection. Fisher, s = 0.1,
+    x = 0.52, min_dev = 0.45 ranked first (SpamAssassin 1-ROCA 0.0238 %, 97.6 %
+    of spam caught at 0.1 % FPR; SMS 1.39 %); cutoffs 0.2 / 0.9 left 1 of 4150
+    ham as Spam and 18 Unsure. ``naive-bayes`` is exact but over-confident
+    (SpamAssassin 1-ROCA 0.53 %).
+    """
 
     method: str = "fisher"
     strength: float = 0.1
-    background: float = 0.5
-    min_dev: float = 0.1
+    background: float = 0.52
+    min_dev: float = 0.45
     ham_cutoff: float = 0.2
     spam_cutoff: float = 0.9
     top: int = 15
