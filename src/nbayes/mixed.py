@@ -288,6 +288,27 @@ class NaiveBayes(BaseNB):
             terms[:, :, list(block.positions)] = block.log_likelihood_terms(block_params, data)
         return terms
 
+    def _sample_features(self, params, class_index, rng):
+        """Each block draws its own columns (see each kind's ``sample``); a DataFrame
+        (pandas) when the model was fitted on one, else an array."""
+        n_samples = class_index.shape[0]
+        columns: list[NDArray | None] = [None] * self.n_features_in_
+        parts = zip(self._layout, params, self._stats.blocks, strict=True)
+        for block, block_params, stats in parts:
+            values = block.sample(block_params, stats, class_index, rng)
+            for k, position in enumerate(block.positions):
+                columns[position] = values[:, k]
+        if hasattr(self, "feature_names_in_"):
+            import pandas as pd
+
+            return pd.DataFrame(dict(zip(self.feature_names_in_, columns, strict=True)))
+        numeric = all(c.dtype.kind in "fiub" for c in columns)
+        return (
+            np.column_stack(columns).astype(float if numeric else object)
+            if columns
+            else (np.empty((n_samples, 0)))
+        )
+
     # ------------------------------------------------------------ fitted state
     @property
     def columns_(self) -> dict[Hashable, str]:

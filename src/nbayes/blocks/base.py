@@ -75,6 +75,11 @@ class Block:
     def log_likelihood(self, params, data) -> NDArray[np.float64]:
         raise NotImplementedError
 
+    def sample(self, params, stats, class_index, rng) -> NDArray:
+        """Values of the block's columns drawn from ``P(x | y)`` for each class index:
+        shape (n, n_columns)."""
+        raise NotImplementedError(f"Kind {self.kind!r} cannot generate data.")
+
     def log_likelihood_terms(self, params, data) -> NDArray[np.float64]:
         """Per-column terms (n_samples, n_classes, n_columns), 0 where left out;
         summed over columns they are :meth:`log_likelihood`."""

@@ -125,6 +125,16 @@ class CategoricalBlock(Block):
         codes = tuple({value: code for code, value in enumerate(v)} for v in stats.vocabulary)
         return CategoricalBlockParams(categorical.estimate(table, alpha), codes, handle_unknown)
 
+    def sample(self, params, stats, class_index, rng):
+        """Values drawn per column; under ``"smooth"`` the extra, empty category (an
+        unseen value) comes out as None."""
+        codes = categorical.sample(params.params, class_index, rng)
+        out = np.empty(codes.shape, dtype=object)
+        for j, index in enumerate(params.codes):
+            values = np.array([*index, None], dtype=object)
+            out[:, j] = values[np.minimum(codes[:, j], len(index))]
+        return out
+
     def log_likelihood(self, params, data):
         mode = "error" if params.handle_unknown == "smooth" else "ignore"
         return categorical.log_likelihood(params.params, self._codes(params, data), mode)

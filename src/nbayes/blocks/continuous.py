@@ -23,6 +23,11 @@ from nbayes.events import binned, exponential, grid, kde, poisson, sums
 class _NumericBlock(Block):
     """Float columns, NaN where missing, for event models that skip NaN."""
 
+    event: ClassVar
+
+    def sample(self, params, stats, class_index, rng):
+        return self.event.sample(params, class_index, rng)
+
     def read(self, X) -> NDArray[np.float64]:
         return self._read_numbers(X)
 
@@ -40,8 +45,6 @@ class _NumericBlock(Block):
 class _RateBlock(_NumericBlock):
     """Non-negative columns with statistics ``(n_cj, S_cj)`` and a Gamma(alpha, beta)
     prior on each rate."""
-
-    event: ClassVar
 
     def read(self, X) -> NDArray[np.float64]:
         data = self._read_numbers(X)
@@ -92,6 +95,7 @@ class KDEBlock(_NumericBlock):
     binned; a column constant over all rows has no bandwidth and is an error."""
 
     kind: ClassVar[str] = "kde"
+    event = kde
     OPTIONS: ClassVar[dict] = {
         "bandwidth": "scott",
         "algorithm": "auto",
@@ -131,6 +135,7 @@ class BinnedBlock(_NumericBlock):
     ``-D``), categorical per class over the intervals, Lidstone ``alpha``."""
 
     kind: ClassVar[str] = "binned"
+    event = binned
     OPTIONS: ClassVar[dict] = {"strategy": "mdl", "n_bins": 5, "max_bins": 1024}
 
     def zero(self, n_classes):

@@ -74,6 +74,9 @@ class BernoulliBlock(Block):
 
         return by_missing_pattern(np.isnan(data), params.feature_log_prob.shape[0], on_columns)
 
+    def sample(self, params, stats, class_index, rng):
+        return bernoulli.sample(params, class_index, rng).astype(bool)
+
     def log_likelihood_terms(self, params, data):
         missing = np.isnan(data)
         terms = bernoulli.log_likelihood_terms(params, np.where(missing, 0.0, data))
@@ -110,6 +113,14 @@ class MultinomialBlock(Block):
 
     def log_likelihood_terms(self, params, data):
         return multinomial.log_likelihood_terms(params, data)
+
+    def sample(self, params, stats, class_index, rng):
+        """Counts with Poisson lengths of each class's mean training total."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean = np.where(
+                stats.class_count > 0, stats.feature_count.sum(axis=1) / stats.class_count, 0.0
+            )
+        return multinomial.sample(params, class_index, rng, rng.poisson(mean[class_index]))
 
 
 # --------------------------------------------------------------------- categorical

@@ -62,6 +62,9 @@ class GaussianBlock(Block):
         unknown = np.isnan(data) | ~block_params.seen  # a column never seen says nothing
         return by_missing_pattern(unknown, params.theta.shape[0], on_columns)
 
+    def sample(self, block_params, stats, class_index, rng):
+        return gaussian.sample(block_params.params, class_index, rng)
+
     def log_likelihood_terms(self, block_params, data):
         terms = gaussian.log_likelihood_terms(block_params.params, data)
         unknown = np.isnan(data) | ~block_params.seen
