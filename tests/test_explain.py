@@ -241,3 +241,26 @@ def test_most_informative_features_bernoulli_and_multinomial():
     assert best.ratio == pytest.approx(ratios.max())
     with pytest.raises(TypeError, match="continuous"):
         most_informative_features(nbayes.GaussianNB().fit(X, y))
+
+
+def test_naive_bayes_mixed_columns_explained():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 200)
+    frame = pd.DataFrame(
+        {
+            "colour": np.where(rng.random(200) < np.where(y == 1, 0.7, 0.2), "red", "blue"),
+            "size": rng.normal(np.where(y == 1, 3.0, 1.0), 1.0),
+        }
+    )
+    model = nbayes.NaiveBayes().fit(frame, y)
+    explanation = model.explain({"colour": "red", "size": 2.5})
+    row = pd.DataFrame({"colour": ["red"], "size": [2.5]})
+    np.testing.assert_allclose(
+        explanation.prior * explanation.factors.prod(axis=1),
+        np.exp(model.predict_joint_log_proba(row)[0]),
+        rtol=1e-12,
+    )
+    np.testing.assert_allclose(explanation.posterior, model.predict_proba(row)[0], rtol=1e-12)
+    assert explanation.factor_kind == "probability or density"
+    assert {c.feature for c in explanation.contributions} == {"colour", "size"}

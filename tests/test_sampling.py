@@ -163,3 +163,30 @@ def test_poisson_exponential_kde_binned_samples():
             np.testing.assert_allclose(
                 frequencies / (ys == c).sum(), np.exp(log_prob[c]), atol=0.015
             )
+
+
+def test_naive_bayes_draws_each_column_by_its_kind():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(11)
+    y = rng.integers(0, 2, 2000)
+    frame = pd.DataFrame(
+        {
+            "height": rng.normal(np.where(y == 1, 180.0, 165.0), 7.0),
+            "colour": np.where(rng.random(2000) < np.where(y == 1, 0.8, 0.3), "red", "blue"),
+            "visits": rng.poisson(np.where(y == 1, 4.0, 1.0)).astype(float),
+            "smoker": rng.random(2000) < np.where(y == 1, 0.4, 0.1),
+        }
+    )
+    columns = {"visits": "poisson"}
+    model = nbayes.NaiveBayes(columns=columns).fit(frame, y)
+    sample, labels = model.sample(N, random_state=12)
+    assert list(sample.columns) == list(frame.columns)
+    assert set(sample["colour"]) == {"red", "blue"}
+    refit = nbayes.NaiveBayes(columns=columns).fit(sample, labels)
+    for c in (0, 1):
+        ours, theirs = sample[labels == c], frame[y == c]
+        assert abs(ours["height"].mean() - theirs["height"].mean()) < 0.3
+        assert abs((ours["colour"] == "red").mean() - (theirs["colour"] == "red").mean()) < 0.03
+        assert abs(ours["visits"].mean() - theirs["visits"].mean()) < 0.1
+        assert abs(ours["smoker"].mean() - theirs["smoker"].mean()) < 0.03
+    np.testing.assert_allclose(refit.predict_proba(frame), model.predict_proba(frame), atol=0.05)

@@ -22,6 +22,7 @@ from nbayes.estimators import (
 from nbayes.events.categorical import UnknownCategoryError
 from nbayes.io import ModelFileError, load, save
 from nbayes.merge import merge
+from nbayes.mixed import NaiveBayes
 from nbayes.semi_supervised import SemiSupervisedNB
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "KernelDensityNB",
     "ModelFileError",
     "MultinomialNB",
+    "NaiveBayes",
     "PoissonNB",
     "SemiSupervisedNB",
     "UnknownCategoryError",

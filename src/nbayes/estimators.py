@@ -124,9 +124,10 @@ class GaussianNB(BaseNB):
         if X.shape[0] == 0:
             return mu, var
         weights = np.ones(X.shape[0]) if sample_weight is None else sample_weight
-        n_new, new_mu, new_m2 = gaussian._weighted_moments(np.asarray(weights), X)
-        if n_new == 0:
+        weights = np.asarray(weights, dtype=np.float64)
+        if weights.sum() == 0:
             return mu, var
+        n_new, new_mu, new_m2 = gaussian._weighted_moments(weights, X)
         n, mean, m2 = gaussian.chan_merge(
             n_past,
             np.asarray(mu, float),

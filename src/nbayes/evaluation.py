@@ -127,10 +127,11 @@ class Evaluation:
             (f"ECE ({self.n_bins} bins)", f"{self.ece:.4f}"),
         ]
 
-    def to_text(self) -> str:
-        """The metrics as plain-text tables."""
+    def to_text(self, *, with_model: bool = True) -> str:
+        """The metrics as plain-text tables (headed by the model's repr unless
+        ``with_model`` is False)."""
         width = max(12, *(len(label) + 2 for label in self.labels))
-        lines = [f"{self.name}: {self.model}"]
+        lines = [f"{self.name}: {self.model}" if with_model else self.name]
         lines += [f"  {metric:<16}{value}" for metric, value in self.summary_rows()]
         lines += ["", f"  {'class':<{width}}{'precision':>10}{'recall':>10}{'F1':>10}{'rows':>8}"]
         pc = self.per_class

@@ -194,7 +194,7 @@ def explain(
         contrast=contrast,
         prior_log_odds=prior_log_odds,
         contributions=contributions,
-        factor_kind=_FACTOR_KIND.get(_event_name(model), "probability"),
+        factor_kind=_factor_kind(model),
     )
 
 
@@ -254,6 +254,18 @@ def most_informative_features(
 
 
 _FACTOR_KIND = {"gaussian": "density", "complement": "weight"}
+_DENSITY_KINDS = {"gaussian", "kde", "exponential"}
+
+
+def _factor_kind(model) -> str:
+    """What a factor ``P(x_j | y)`` is: a probability, a density, or (complement NB)
+    a weight; a mixed model's columns may hold both probabilities and densities."""
+    kinds = set(getattr(model, "columns_", {}).values()) if hasattr(model, "_layout") else None
+    if kinds is not None:
+        if kinds <= _DENSITY_KINDS:
+            return "density"
+        return "probability or density" if kinds & _DENSITY_KINDS else "probability"
+    return _FACTOR_KIND.get(_event_name(model), "probability")
 
 
 def _event_name(model) -> str:
@@ -292,22 +304,29 @@ def _feature_names(model, names: Sequence[str] | None) -> list[str]:
 
 
 def _as_row(model, x, names: list[str]):
-    """``x`` as a one-row input for the model: a DataFrame if it was fitted on one."""
+    """``x`` as a one-row input for the model: a DataFrame if it was fitted on one
+    (each value keeps its own type), else a (1, n_features) array."""
+    if hasattr(x, "iloc") and getattr(x, "ndim", 1) == 2:  # a one-row DataFrame
+        x = x.iloc[0]
     if isinstance(x, Mapping):
         missing = [name for name in names if name not in x]
         if missing:
             raise ValueError(f"The row has no value for feature(s) {missing}.")
         x = [x[name] for name in names]
-    row = np.asarray(x)
-    if row.ndim == 2 and row.shape[0] == 1:
-        row = row[0]
-    if row.ndim != 1:
+    if hasattr(x, "to_numpy"):  # a Series
+        x = list(x.to_numpy(dtype=object))
+    values = list(np.asarray(x, dtype=object).reshape(-1)) if np.ndim(x) > 1 else list(x)
+    if len(values) != model.n_features_in_:
         raise ValueError(f"explain() takes one row of {model.n_features_in_} values.")
     if hasattr(model, "feature_names_in_"):
         import pandas as pd
 
-        return pd.DataFrame([row], columns=model.feature_names_in_)
-    return row[None, :]
+        return pd.DataFrame([values], columns=model.feature_names_in_)
+    return (
+        np.asarray([values])
+        if not any(isinstance(v, str) for v in values)
+        else (np.asarray([values], dtype=object))
+    )
 
 
 def _row_values(row) -> list:

@@ -64,9 +64,9 @@ def log_posterior(jll: NDArray[np.float64], log_prior: NDArray[np.float64]) -> N
     row_max = jll.max(axis=1) if jll.shape[0] else np.empty(0)
     regular = np.isfinite(row_max)
     if np.all(regular):
-        return jll - logsumexp(jll, axis=1, keepdims=True)
+        return _normalise(jll, row_max)
     out = np.empty_like(jll, dtype=np.float64)
-    out[regular] = jll[regular] - logsumexp(jll[regular], axis=1, keepdims=True)
+    out[regular] = _normalise(jll[regular], row_max[regular])
     bad = ~regular
     bad_rows = jll[bad]
     infinite = np.isposinf(bad_rows)
@@ -75,6 +75,18 @@ def log_posterior(jll: NDArray[np.float64], log_prior: NDArray[np.float64]) -> N
         split = np.log(infinite) - np.log(np.maximum(infinite.sum(axis=1), 1))[:, None]
     out[bad] = np.where(infinite.any(axis=1)[:, None], split, prior)
     return out
+
+
+def _normalise(jll: NDArray[np.float64], row_max: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``(jll - max) - log sum exp(jll - max)`` for rows with a finite maximum.
+
+    Shifting first keeps the differences between classes exact: ``jll -
+    logsumexp(jll)`` would round the normaliser to ``jll`` itself once ``|jll|``
+    exceeds ~1e16 (an x far from every Gaussian mean), giving each tied class
+    probability 1.
+    """
+    shifted = jll - row_max[:, None]
+    return shifted - logsumexp(shifted, axis=1, keepdims=True)
 
 
 def predict_index(jll: NDArray[np.float64], log_prior: NDArray[np.float64]) -> NDArray[np.intp]:

@@ -10,6 +10,7 @@ from nbayes.cli.evaluate import evaluate
 from nbayes.cli.explain import explain
 from nbayes.cli.inspect import inspect
 from nbayes.cli.predict import predict
+from nbayes.cli.spam import spam
 from nbayes.cli.train import train
 
 #: Errors that mean bad input: one line on stderr and exit status 2 (``--debug``: traceback).
@@ -39,4 +40,5 @@ main.add_command(train)
 main.add_command(predict)
 main.add_command(explain)
 main.add_command(inspect)
+main.add_command(spam)
 main.add_command(evaluate)

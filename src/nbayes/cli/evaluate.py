@@ -52,7 +52,7 @@ def evaluate(
     else:
         prepared.describe()
         click.echo("")
-        click.echo(evaluation.to_text())
+        click.echo(evaluation.to_text(with_model=False))
         if ranked:
             click.echo("\nmost informative features (model fitted on all rows):")
             for label, entries in ranked.items():

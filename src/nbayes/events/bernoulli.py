@@ -40,10 +40,18 @@ class BernoulliParams:
     absent_log_prob: NDArray[np.float64]
 
 
-def estimate(stats: CountStats, alpha: float | NDArray) -> BernoulliParams:
-    """Lidstone-smoothed presence probabilities; ``alpha`` scalar or (n_features,)."""
+def estimate(
+    stats: CountStats, alpha: float | NDArray, observed: NDArray | None = None
+) -> BernoulliParams:
+    """Lidstone-smoothed presence probabilities; ``alpha`` scalar or (n_features,).
+
+    ``observed`` (n_classes, n_features), if given, replaces ``N_c`` by the weighted
+    count of rows of class ``c`` in which feature ``j`` was observed (not missing):
+    ``p_cj = (N_cj + alpha) / (observed_cj + 2 alpha)``.
+    """
     present = stats.feature_count + alpha
-    total = np.broadcast_to(stats.class_count[:, None] + 2 * np.asarray(alpha), present.shape)
+    seen = stats.class_count[:, None] if observed is None else observed
+    total = np.broadcast_to(seen + 2 * np.asarray(alpha), present.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
         log_prob = np.log(present) - np.log(total)
         absent = np.log1p(-np.exp(log_prob))

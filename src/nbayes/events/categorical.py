@@ -94,7 +94,8 @@ def summarize(
 ) -> CategoricalStats:
     """Count ``N_cjt`` for integer codes X (n_samples, n_features), ``0 <= x_ij < K_j``.
 
-    ``n_categories`` (K_j) must cover every code in X.
+    ``n_categories`` (K_j) must cover every code in X. A negative code marks a
+    missing value: it adds nothing, so ``N_cj.`` counts only the observed values.
     """
     n_classes = W.n_classes
     offsets = offsets_of(n_categories)
@@ -103,16 +104,19 @@ def summarize(
     for start in range(0, X.shape[0], _ROWS_PER_CHUNK):
         rows = slice(start, start + _ROWS_PER_CHUNK)
         columns = X[rows] + offsets
+        observed = (X[rows] >= 0).ravel()
         if W.labels is not None:
             flat = (W.labels[rows, None] * width + columns).ravel()
             weights = np.repeat(W.matrix.data[rows], X.shape[1])
-            counts += np.bincount(flat, weights, minlength=n_classes * width).reshape(
-                n_classes, width
-            )
+            counts += np.bincount(
+                flat[observed], weights[observed], minlength=n_classes * width
+            ).reshape(n_classes, width)
         else:
             for c in range(n_classes):
                 weights = np.repeat(W.matrix[rows, c], X.shape[1])
-                counts[c] += np.bincount(columns.ravel(), weights, minlength=width)
+                counts[c] += np.bincount(
+                    columns.ravel()[observed], weights[observed], minlength=width
+                )
     return CategoricalStats(W.class_totals(), n_categories.astype(np.intp), counts)
 
 
@@ -144,12 +148,13 @@ def one_hot(
 
     Codes ``>= K_j`` raise :class:`UnknownCategoryError` (``handle_unknown='error'``)
     or get no column, which leaves their feature out of the likelihood (``'ignore'``).
+    Negative codes (missing values) get no column either way.
     """
     n_samples, n_features = X.shape
-    known = X < n_categories
+    known = (X < n_categories) & (X >= 0)
     if not known.all():
-        if handle_unknown == "error":
-            row, col = np.argwhere(~known)[0]
+        if handle_unknown == "error" and np.any(X >= n_categories):
+            row, col = np.argwhere(X >= n_categories)[0]
             raise UnknownCategoryError(
                 f"Feature {col} has category {X[row, col]} at row {row}, but only "
                 f"categories 0..{n_categories[col] - 1} were seen in training. Use "
@@ -189,7 +194,7 @@ def log_likelihood_terms(
     n_samples, n_features = X.shape
     out = np.zeros((n_samples, params.log_prob.shape[0], n_features))
     for j, log_prob in enumerate(params.per_feature()):
-        known = X[:, j] < params.n_categories[j]
+        known = (X[:, j] >= 0) & (X[:, j] < params.n_categories[j])  # negative: missing
         out[known, :, j] = log_prob[:, X[known, j]].T
     return out
 
