@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -15,7 +19,6 @@ from click.testing import CliRunner
 from sklearn import metrics
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
-import nbayes
 from nbayes.cli import main
 
 pytest.importorskip("matplotlib")
@@ -86,7 +89,7 @@ def categorical_csv(tmp_path):
 
 def test_gaussian_metrics_match_sklearn(numeric_csv):
     path, frame = numeric_csv
-    got = json.loads(run("evaluate", path, "--target", "label", "--folds", 5, "--json").output)
+    got = json.loads(run("evaluate", path, "--target", "label", "--folds", 5, "--json").stdout)
     X, y = frame[["u", "v", "w"]].to_numpy(), frame["label"].to_numpy()
     check_against_sklearn(got, sk.GaussianNB(), X, y, folds=5)
     assert got["top_features"] is None  # continuous features: none to rank
@@ -99,7 +102,7 @@ def test_gaussian_metrics_match_sklearn(numeric_csv):
 def test_categorical_metrics_match_sklearn_and_top_features(categorical_csv):
     path, frame = categorical_csv
     got = json.loads(
-        run("evaluate", path, "-t", "kind", "-k", 4, "-p", "alpha=0.5", "--json").output
+        run("evaluate", path, "-t", "kind", "-k", 4, "-p", "alpha=0.5", "--json").stdout
     )
     codes = np.column_stack(
         [np.searchsorted(sorted(set(frame[c])), frame[c]) for c in ("colour", "size")]
@@ -153,12 +156,15 @@ def test_mixed_model(numeric_csv, categorical_csv, tmp_path):
     frame = numbers.iloc[:150].assign(colour=categories["colour"].iloc[:150].to_numpy())
     path = tmp_path / "mixed.csv"
     frame.to_csv(path, index=False)
-    if not hasattr(nbayes, "NaiveBayes"):
-        result = run("evaluate", path, "-t", "label", ok=False)
-        assert result.exit_code == 2 and "mixed model" in result.output
-        return
-    got = json.loads(run("evaluate", path, "-t", "label", "--model", "mixed", "--json").output)
-    assert 0.5 < got["accuracy"] <= 1 and sum(map(sum, got["confusion_matrix"])) == 150
+    report = tmp_path / "mixed.html"
+    got = json.loads(
+        run("evaluate", path, "-t", "label", "--model", "mixed", "-r", report, "--json").stdout
+    )
+    assert got["model"].startswith("NaiveBayes(") and "'colour': 'categorical'" in got["model"]
+    confusion = np.array(got["confusion_matrix"])
+    assert confusion.sum() == 150 and got["accuracy"] == np.trace(confusion) / 150
+    assert got["top_features"] is None  # no single discrete event model to rank
+    assert "not available for this model" in report.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize(
@@ -202,3 +208,19 @@ def test_small_class_is_noted(tmp_path):
     path.write_text("\n".join(rows) + "\n")
     out = run("evaluate", path, "-t", "y", "-k", 3).output
     assert "note: class 'b' has 2 row(s), fewer than 3 folds" in out
+
+
+def test_installed_command_bad_input_in_a_subprocess(categorical_csv):
+    path, _ = categorical_csv
+    exe = Path(sys.executable).with_name("nbayes")
+    done = subprocess.run(
+        [str(exe), "evaluate", str(path), "--target", "missing"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        check=False,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        f"Error: no target column 'missing' in {path}; columns are: colour, size, kind"
+    ]

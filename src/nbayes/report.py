@@ -138,7 +138,10 @@ def _evaluation_section(ev: Evaluation) -> str:
 
 def _top_features(ev: Evaluation) -> str:
     if ev.top_features is None:
-        return "<p>Top features: none to list (the model's features are continuous).</p>"
+        return (
+            "<p>Most informative features: not available for this model (they need one "
+            "discrete event model for every feature).</p>"
+        )
     rows = [
         (label, feature, value, _ratio(ratio), versus)
         for label, entries in ev.top_features.items()
