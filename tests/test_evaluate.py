@@ -177,6 +177,7 @@ def test_mixed_model(numeric_csv, categorical_csv, tmp_path):
         (["--target", "kind", "--folds", "500"], "500 folds need at least 500 rows"),
         (["--target", "kind", "--report", "/no/such/dir/r.html"], "no such directory"),
         (["--target", "kind", "-p", "bogus=1"], "has no parameter(s) bogus"),
+        (["--target", "kind", "--top", "-1"], "--top -1: must be at least 0"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(categorical_csv, args, message):

@@ -33,6 +33,8 @@ def evaluate(
     log-loss, Brier score, calibration error and the confusion matrix."""
     if folds < 2:
         raise CLIError(f"--folds {folds}: need at least 2 folds")
+    if top < 0:
+        raise CLIError(f"--top {top}: must be at least 0")
     if report is not None and not Path(report).resolve().parent.is_dir():
         raise CLIError(f"--report {report}: no such directory {str(Path(report).parent)!r}")
     prepared = prepare(data, target, model, column_specs, param_specs, fmt)
