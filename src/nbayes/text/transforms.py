@@ -46,9 +46,9 @@ class RennieTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "tf": [None, "string"],
+        "tf": [None, str],
         "idf": ["boolean"],
-        "norm": [None, "string"],
+        "norm": [None, str],
     }
 
     def __init__(self, *, tf="log", idf=True, norm="l2"):
