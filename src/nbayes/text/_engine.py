@@ -77,6 +77,21 @@ def encode_documents(
         ascii_safe = codecs.lookup(encoding).name in _ASCII_SAFE
     except LookupError as error:
         raise ValueError(f"unknown encoding {encoding!r}") from error
+    if ascii_safe and docs and set(map(type, docs)) == {bytes}:
+        # all bytes: join once, find the non-ASCII documents with numpy, and redo
+        # only those in Python
+        buf = np.frombuffer(b"".join(docs), dtype=np.uint8)
+        offsets = np.zeros(len(docs) + 1, np.int64)
+        np.cumsum(np.fromiter(map(len, docs), np.int64, len(docs)), out=offsets[1:])
+        high = np.flatnonzero(buf >= 0x80)
+        is_ascii = np.ones(len(docs), bool)
+        is_ascii[np.unique(np.searchsorted(offsets, high, side="right") - 1)] = False
+        if is_ascii.all():
+            return buf, offsets, is_ascii
+        docs = list(docs)
+        for index in np.flatnonzero(~is_ascii):
+            docs[index] = _utf8(docs[index].decode(encoding, decode_error), lowercase)
+        return (*_join(docs), is_ascii)
     parts: list[bytes] = []
     is_ascii = np.zeros(len(docs), bool)
     for index, doc in enumerate(docs):
@@ -91,15 +106,22 @@ def encode_documents(
             if isinstance(doc, float) and np.isnan(doc):
                 raise ValueError("np.nan is an invalid document, expected byte or unicode string.")
             raise TypeError(f"document {index} is a {type(doc).__name__}; expected str or bytes.")
-        if doc.isascii():
-            is_ascii[index] = True
-        elif lowercase and any(ch in doc for ch in _unicode.CONTEXT_LOWER):
-            doc = doc.lower()
-        parts.append(doc.encode("utf-8", "surrogatepass"))
-    lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
+        is_ascii[index] = doc.isascii()
+        parts.append(_utf8(doc, lowercase))
+    return (*_join(parts), is_ascii)
+
+
+def _utf8(doc: str, lowercase: bool) -> bytes:
+    """UTF-8 of a document; lower-cased by Python where its lower case needs context."""
+    if lowercase and any(ch in doc for ch in _unicode.CONTEXT_LOWER):
+        doc = doc.lower()
+    return doc.encode("utf-8", "surrogatepass")
+
+
+def _join(parts: list[bytes]) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
     offsets = np.zeros(len(parts) + 1, np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    return np.frombuffer(b"".join(parts), dtype=np.uint8), offsets, is_ascii
+    np.cumsum(np.fromiter(map(len, parts), np.int64, len(parts)), out=offsets[1:])
+    return np.frombuffer(b"".join(parts), dtype=np.uint8), offsets
 
 
 @dataclass(frozen=True)
