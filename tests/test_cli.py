@@ -113,9 +113,19 @@ def test_formats_stdin_and_streaming_agree(tmp_path, mixed_table):
 def test_mixed_columns(tmp_path, mixed_table):
     path = tmp_path / "mixed.csv"
     mixed_table.to_csv(path, index=False)
-    if getattr(nbayes, "NaiveBayes", None) is None:
-        result = run("train", path, "-t", "label", "-o", tmp_path / "m.npz", ok=False)
-        assert result.exit_code == 2 and "mixed model" in result.output
+    # auto picks the mixed model; it equals NaiveBayes fitted in Python on the same frame
+    out = run("train", path, "-t", "label", "-c", "size=kde", "-o", tmp_path / "m.npz").output
+    assert "NaiveBayes" in out and "size: kde (given)" in out
+    features = mixed_table.drop(columns="label")
+    direct = nbayes.NaiveBayes(columns={"colour": "categorical", "size": "kde"})
+    direct.fit(features, mixed_table["label"])
+    predicted = run("predict", tmp_path / "m.npz", path, "--proba").output
+    proba = pd.read_csv(io.StringIO(predicted))[["proba_cold", "proba_hot"]].to_numpy()
+    np.testing.assert_allclose(proba, direct.predict_proba(features), rtol=1e-9)
+    explained = json.loads(
+        run("explain", tmp_path / "m.npz", path, "--index", "0", "--format", "json").output
+    )
+    assert explained["posterior"] == pytest.approx(direct.predict_proba(features.iloc[[0]])[0])
     out = run("train", path, "-t", "label", "-m", "categorical", "-c", "size=ignore",
               "-o", tmp_path / "c.npz").output  # fmt: skip
     assert "size: ignore (given)" in out

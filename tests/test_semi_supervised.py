@@ -47,7 +47,7 @@ def data_for(estimator, seed=0):
     if isinstance(estimator, nbayes.GaussianNB):
         return gaussian_data(seed)
     X, y = count_data(seed)
-    if isinstance(estimator, nbayes.CategoricalNB):
+    if isinstance(estimator, nbayes.CategoricalNB | nbayes.NaiveBayes):
         X = np.minimum(X, 2)
     return X, y
 
@@ -66,6 +66,7 @@ EXACT_MAP = [
     nbayes.CategoricalNB(alpha=1.0, prior_alpha=2.0),
     nbayes.MultinomialNB(fit_prior=False),
     nbayes.GaussianNB(var_smoothing=0.0),
+    nbayes.NaiveBayes(columns="categorical", alpha=0.5, prior_alpha=1.0),
 ]
 
 

@@ -27,6 +27,7 @@ from nbayes._validate import (
     check_sample_weight,
     hard_class_weights,
     label_index,
+    soft_class_weights,
 )
 
 
@@ -122,6 +123,11 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         self._stats = self._stats + self._summarize(X, W)
         self._lazy = _LazyFit(settings)
         return self
+
+    def _extend_domain(self, X) -> None:
+        """Let validated X shape the parameter space (e.g. categories), counting
+        nothing: statistics of X under an all-zero W."""
+        self._learn_weighted(X, soft_class_weights(np.zeros((X.shape[0], len(self.classes_)))))
 
     def _check_X_y(self, X, y, reset: bool):
         X, y = validate_data(self, X, y, **self._validation_options(), reset=reset)

@@ -26,6 +26,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d,
 
 from nbayes import io as model_files
 from nbayes._base import BaseNB, _LazyFit
+from nbayes._validate import soft_class_weights
 from nbayes.blocks import KINDS, BernoulliBlockStats, Block, CategoricalBlockStats
 from nbayes.columns import ResolvedColumn, as_table, resolve_spec
 from nbayes.events.categorical import CategoricalStats
@@ -260,6 +261,14 @@ class NaiveBayes(BaseNB):
     def _summarize(self, X: BlockData, W):
         parts = zip(self._layout, X.parts, strict=True)
         return MixedStats(W.class_totals(), tuple(b.summarize(d, W) for b, d in parts))
+
+    def _extend_domain(self, X: BlockData) -> None:
+        """Every observed value joins its column's vocabulary; nothing is counted."""
+        W = soft_class_weights(np.zeros((X.shape[0], len(self.classes_))))
+        parts = zip(self._layout, X.parts, strict=True)
+        batch = MixedStats(W.class_totals(), tuple(b.domain(d, W) for b, d in parts))
+        self._stats = self._stats + batch
+        self._lazy = _LazyFit(self._estimation_settings())
 
     def _estimation_settings(self) -> dict[str, Any]:
         return {

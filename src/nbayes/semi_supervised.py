@@ -56,7 +56,11 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from nbayes import posterior
 from nbayes._base import BaseNB
 from nbayes._validate import check_sample_weight, label_index, soft_class_weights
+from nbayes.blocks.categorical import CategoricalBlockParams
 from nbayes.estimators import BernoulliNB, CategoricalNB, MultinomialNB
+from nbayes.events.bernoulli import BernoulliParams
+from nbayes.events.multinomial import MultinomialParams
+from nbayes.mixed import NaiveBayes
 
 UNLABELED = -1
 
@@ -149,8 +153,7 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             # Unlabelled rows enter first with weight 0: the statistics then span their
             # domain (e.g. categories unseen in labelled rows) from the start, so the
             # parameter space is the same at every iteration.
-            zero = soft_class_weights(np.zeros((unlabelled.size, len(model.classes_))))
-            model._learn_weighted(X_unl_checked, zero)
+            model._extend_domain(X_unl_checked)
             labelled_stats = model._stats
         log_likelihood, log_resp = problem.evaluate(model)
         history = [(log_likelihood, log_likelihood + log_parameter_prior(model))]
@@ -286,6 +289,24 @@ def _(model: BernoulliNB) -> float:
 @feature_log_prior.register
 def _(model: CategoricalNB) -> float:
     return _dirichlet_log_density(model._lazy.settings["alpha"], model._fitted.params.log_prob)
+
+
+@feature_log_prior.register
+def _(model: NaiveBayes) -> float:
+    """The Dirichlet (Beta) parts of the discrete blocks; the continuous kinds
+    contribute 0 (their estimates are not the mode of a fixed prior, so EM around them
+    is a heuristic, as for GaussianNB with a variance floor)."""
+    alpha = model._lazy.settings["alpha"]
+    total = 0.0
+    for params in model._fitted.params:
+        if isinstance(params, CategoricalBlockParams):
+            total += _dirichlet_log_density(alpha, params.params.log_prob)
+        elif isinstance(params, BernoulliParams):
+            total += _dirichlet_log_density(alpha, params.feature_log_prob)
+            total += _dirichlet_log_density(alpha, params.absent_log_prob)
+        elif isinstance(params, MultinomialParams):
+            total += _dirichlet_log_density(alpha, params.feature_log_prob)
+    return total
 
 
 # ---------------------------------------------------------------- targets

@@ -69,6 +69,11 @@ class Block:
     def summarize(self, data, W: ClassWeights) -> Any:
         raise NotImplementedError
 
+    def domain(self, data, W: ClassWeights) -> Any:
+        """Statistics that count nothing but span the values of ``data`` (W all zero);
+        kinds whose parameter space grows with the data (categorical) override it."""
+        return self.summarize(data, W)
+
     def estimate(self, stats, **settings) -> Any:
         raise NotImplementedError
 

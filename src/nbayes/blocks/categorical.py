@@ -103,9 +103,14 @@ class CategoricalBlock(Block):
         width = len(self.keys)
         return CategoricalBlockStats(((),) * width, CategoricalStats.zero(n_classes, width))
 
-    def summarize(self, data, W):
+    def summarize(self, data, W, *, domain_only: bool = False):
+        """Counts under W. Rows of zero weight add no value to the vocabulary, unless
+        ``domain_only`` (every observed value joins the vocabulary, nothing is counted:
+        how EM fixes the parameter space before its first M-step)."""
         n_samples = W.matrix.shape[0]
-        weightless = W.row_totals() <= 0  # such rows add no value to the vocabulary
+        weightless = W.row_totals() <= 0
+        if domain_only:
+            weightless = np.zeros(n_samples, dtype=bool)
         codes = np.full((n_samples, len(data)), -1, dtype=np.intp)
         vocabulary = []
         for j, (values, missing) in enumerate(data):
@@ -116,6 +121,9 @@ class CategoricalBlock(Block):
         n_categories = np.array([len(v) for v in vocabulary], dtype=np.intp)
         stats = categorical.summarize(codes, W, n_categories)
         return CategoricalBlockStats(tuple(vocabulary), stats)
+
+    def domain(self, data, W):
+        return self.summarize(data, W, domain_only=True)
 
     def estimate(self, stats, *, alpha, handle_unknown, **_):
         table = stats.counts
