@@ -76,9 +76,15 @@ def reliability_diagram(
         align="edge",
         edgecolor="black",
         alpha=0.7,
-        label="accuracy",
+        label="accuracy per bin",
     )
-    top.plot(table.mean_confidence[used], table.accuracy[used], "o-", color="C3", label="mean")
+    top.plot(
+        table.mean_confidence[used],
+        table.accuracy[used],
+        "o-",
+        color="C3",
+        label="at mean confidence",
+    )
     top.set_ylim(0, 1)
     top.set_ylabel("accuracy")
     top.set_title(f"{title} (ECE {table.ece:.4f})")
