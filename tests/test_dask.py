@@ -188,6 +188,32 @@ def test_dataframe_with_string_labels_and_empty_partitions(client):
     )
 
 
+@pytest.mark.skipif(not hasattr(nbayes, "NaiveBayes"), reason="nbayes.NaiveBayes not here yet")
+def test_mixed_naive_bayes_on_a_dataframe(client):
+    rng = np.random.default_rng(7)
+    frame = pd.DataFrame(
+        {
+            "height": rng.normal(170.0, 10.0, N_ROWS),
+            "colour": rng.choice(["red", "green", "blue"], N_ROWS),
+            "flag": rng.random(N_ROWS) < 0.3,
+        }
+    )
+    frame.loc[rng.random(N_ROWS) < 0.1, "height"] = np.nan
+    frame["label"] = rng.choice(["a", "b", "c"], N_ROWS)
+    frame.loc[250:259, "label"] = "rare"
+    lazy = dd.from_pandas(frame, npartitions=5)
+    columns = ["height", "colour", "flag"]
+    model = nbd.fit(nbayes.NaiveBayes(), lazy[columns], lazy["label"])
+    expected = nbayes.NaiveBayes().fit(frame[columns], frame["label"])
+    np.testing.assert_array_equal(model.classes_, expected.classes_)
+    np.testing.assert_array_equal(model.class_count_, expected.class_count_)
+    np.testing.assert_allclose(
+        nbd.predict_proba(model, lazy[columns]).compute().to_numpy(),
+        expected.predict_proba(frame[columns]),
+        atol=1e-12,
+    )
+
+
 def test_partial_fit_equals_fit_on_the_union(client):
     X, y, weights = _data("counts", seed=3)
     dX, dy, dw = _as_dask(X, y, weights)
