@@ -64,7 +64,7 @@ def log_posterior(jll: NDArray[np.float64], log_prior: NDArray[np.float64]) -> N
     row_max = jll.max(axis=1) if jll.shape[0] else np.empty(0)
     regular = np.isfinite(row_max)
     if np.all(regular):
-        return jll - logsumexp(jll, axis=1, keepdims=True)
+        return _shifted_log_posterior(jll, row_max)
     out = np.empty_like(jll, dtype=np.float64)
     out[regular] = jll[regular] - logsumexp(jll[regular], axis=1, keepdims=True)
     bad = ~regular
@@ -74,6 +74,28 @@ def log_posterior(jll: NDArray[np.float64], log_prior: NDArray[np.float64]) -> N
         prior = log_prior - logsumexp(log_prior)
         split = np.log(infinite) - np.log(np.maximum(infinite.sum(axis=1), 1))[:, None]
     out[bad] = np.where(infinite.any(axis=1)[:, None], split, prior)
+    return out
+
+
+def _shifted_log_posterior(jll: NDArray, row_max: NDArray) -> NDArray[np.float64]:
+    """``(jll - m) - log sum exp(jll - m)`` with ``m`` the (finite) row maxima."""
+    out = jll - row_max[:, None]
+    total = np.exp(out).sum(axis=1, keepdims=True)
+    out -= np.log(total)
+    return out
+
+
+def posterior_proba(
+    jll: NDArray[np.float64], log_prior: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """``P(y | x) = exp(jll - m) / sum exp(jll - m)`` row by row, ``m`` the row maximum:
+    ``exp(log_posterior(jll))`` in one exponential pass. Shape (n_samples, n_classes)."""
+    row_max = jll.max(axis=1) if jll.shape[0] else np.empty(0)
+    if not np.all(np.isfinite(row_max)):
+        return np.exp(log_posterior(jll, log_prior))
+    out = jll - row_max[:, None]
+    np.exp(out, out=out)
+    out /= out.sum(axis=1, keepdims=True)
     return out
 
 

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes._validate import ClassWeights
+from nbayes._parallel import map_blocks
+from nbayes._validate import ClassWeights, row_blocks
 
 
 def chan_merge(
@@ -126,24 +127,59 @@ def _weighted_moments(weights: NDArray, X: NDArray) -> tuple[float, NDArray, NDA
 def summarize(X: NDArray[np.float64], W: ClassWeights) -> GaussianStats:
     """Per-class and overall weighted moments of X (n_samples, n_features).
 
-    Two passes, so no sum of squares cancels: the means first, then the squared
-    deviations from each row's own class mean (hard labels: one product; soft
-    labels: one pass per class).
+    Rows are taken in blocks small enough to stay in cache, so X is read from memory
+    once. Within a block, two passes (no sum of squares cancels): the block's class
+    means ``W_b.T @ X_b / N_b``, then the squared deviations from each row's own class
+    mean (hard labels: one product; soft labels: one product per class). Blocks are
+    pooled exactly with :func:`chan_merge`. The overall moments (weighting each row by
+    its total class weight) follow from the class moments by the same pooling:
+    ``N = sum_c N_c``, ``mean = sum_c N_c theta_c / N``,
+    ``M2 = sum_c M2_c + N_c (theta_c - mean)^2``.
     """
-    class_count = W.class_totals()
+    n_classes, n_features = W.n_classes, X.shape[1]
+    count = np.zeros((n_classes, 1))
+    mean = np.zeros((n_classes, n_features))
+    m2 = np.zeros((n_classes, n_features))
+
+    def moments(rows: slice) -> tuple[NDArray, NDArray, NDArray]:
+        return _block_moments(X[rows], W.dense_block(rows), W.block_labels(rows))
+
+    for block in map_blocks(moments, row_blocks(X.shape[0], n_features)):
+        count, mean, m2 = chan_merge(count, mean, m2, *block)
+    class_count = count.ravel()
+    total_count = float(class_count.sum())
+    if total_count > 0:
+        total_mean = class_count @ mean / total_count
+        spread = mean - total_mean
+        total_m2 = m2.sum(axis=0) + class_count @ (spread * spread)
+    else:
+        total_mean, total_m2 = np.zeros(n_features), np.zeros(n_features)
+    return GaussianStats(class_count, mean, m2, total_count, total_mean, total_m2)
+
+
+def _block_moments(
+    X: NDArray, weights: NDArray, labels: NDArray | None
+) -> tuple[NDArray, NDArray, NDArray]:
+    """Two-pass (count (k, 1), mean (k, d), M2 (k, d)) of one block of rows.
+
+    ``weights`` is the block's dense class-weight matrix (rows, k); ``labels`` the
+    class of each row for hard labels, else None.
+    """
+    count = weights.sum(axis=0)[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
-        mean = W.transpose_dot(X) / class_count[:, None]
-    mean[class_count <= 0] = 0.0
-    if W.labels is not None:
-        deviation = X - mean[W.labels]
-        m2 = W.transpose_dot(deviation * deviation)
+        mean = (weights.T @ X) / count
+    mean[count[:, 0] <= 0] = 0.0
+    if labels is not None:
+        deviation = X - mean[labels]
+        np.square(deviation, out=deviation)
+        m2 = weights.T @ deviation
     else:
         m2 = np.empty_like(mean)
         for c in range(mean.shape[0]):
             deviation = X - mean[c]
-            m2[c] = W.matrix[:, c] @ (deviation * deviation)
-    total = _weighted_moments(W.row_totals(), X)
-    return GaussianStats(class_count, mean, m2, *total)
+            np.square(deviation, out=deviation)
+            m2[c] = weights[:, c] @ deviation
+    return count, mean, m2
 
 
 @dataclass(frozen=True)
@@ -190,6 +226,9 @@ def log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np
     recomputed directly as ``sum_j (x_j - theta_cj)^2 / var_cj``; so are the
     entries of classes that still compete for the posterior whose absolute error
     could exceed ``ABSOLUTE_TOLERANCE``.
+
+    The (n_samples, n_classes) temporaries are updated in place: callers that want
+    cache locality pass X in row blocks (as ``BaseNB`` prediction does).
     """
     theta, var = params.theta, params.var
     with np.errstate(divide="ignore"):
@@ -198,24 +237,37 @@ def log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np
     shift = theta.mean(axis=0)
     centred = X - shift
     centred_theta = theta - shift
+    # rounding(bound) = bound * eps * sqrt(d): compare bounds against scaled tolerances
+    unit = np.finfo(np.float64).eps * np.sqrt(max(X.shape[1], 1))
     with np.errstate(over="ignore", invalid="ignore"):
-        squares = (centred * centred) @ precision.T
         cross = centred @ (centred_theta * precision).T
+        np.square(centred, out=centred)
+        quadratic = centred @ precision.T  # A, then A - 2B + C
+        del centred
         means = (centred_theta * centred_theta * precision).sum(axis=1)
-        quadratic = squares - 2.0 * cross + means
-        rounding = (squares + 2.0 * np.abs(cross) + means) * (
-            np.finfo(np.float64).eps * np.sqrt(max(X.shape[1], 1))
-        )
-        inexact = ~(rounding <= RELATIVE_TOLERANCE * np.maximum(quadratic, 1.0))
-        log_likelihood = -0.5 * (log_norm + quadratic)
-        contender = log_likelihood >= (
-            np.nanmax(log_likelihood, axis=1, keepdims=True) - POSTERIOR_RANGE
-        )
-        inexact |= contender & (rounding > ABSOLUTE_TOLERANCE)
+        bound = np.abs(cross)
+        bound *= 2.0
+        bound += quadratic
+        bound += means  # A + 2|B| + C
+        cross *= -2.0
+        quadratic += cross
+        quadratic += means
+        del cross
+        scale = np.maximum(quadratic, 1.0)
+        scale *= RELATIVE_TOLERANCE / unit
+        inexact = ~(bound <= scale)
+        del scale
+        out = quadratic + log_norm
+        out *= -0.5
+        suspect = bound > ABSOLUTE_TOLERANCE / unit
+        if suspect.any():
+            contender = out >= (np.nanmax(out, axis=1, keepdims=True) - POSTERIOR_RANGE)
+            inexact |= contender & suspect
     if inexact.any():
         rows, classes = np.nonzero(inexact)
         quadratic[rows, classes] = _quadratic_direct(X, theta, var, rows, classes)
-    return -0.5 * (log_norm + quadratic)
+        out[rows, classes] = -0.5 * (log_norm[classes] + quadratic[rows, classes])
+    return out
 
 
 # Accuracy of the fast path (see log_likelihood): every entry to 1e-13 relative, and
