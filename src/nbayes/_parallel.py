@@ -20,6 +20,18 @@ T = TypeVar("T")
 B = TypeVar("B")
 
 _controller = None
+_pool: ThreadPoolExecutor | None = None
+
+
+def _executor(workers: int) -> ThreadPoolExecutor:
+    """A thread pool kept between calls (starting threads costs more than a small
+    ``partial_fit`` batch), replaced when the wanted size changes."""
+    global _pool
+    if _pool is None or _pool._max_workers != workers:
+        if _pool is not None:
+            _pool.shutdown(wait=False)
+        _pool = ThreadPoolExecutor(workers, thread_name_prefix="nbayes")
+    return _pool
 
 
 def _blas():
@@ -48,5 +60,4 @@ def map_blocks(fn: Callable[[B], T], blocks: Sequence[B]) -> list[T]:
     with _blas().limit(limits=1, user_api="blas"):
         if workers == 1:
             return [fn(block) for block in blocks]
-        with ThreadPoolExecutor(workers) as pool:
-            return list(pool.map(fn, blocks))
+        return list(_executor(workers).map(fn, blocks))
