@@ -67,7 +67,16 @@ HEADER = (
 )
 
 
-def run(keys: list[str], quick: bool, repeats: int) -> str:
+def _write(path: Path, text: str) -> None:
+    """Replace ``path`` atomically."""
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text + "\n")
+    tmp.replace(path)
+
+
+def run(keys: list[str], quick: bool, repeats: int, output: Path | None = None) -> str:
+    """Run the scenarios; the results so far are written to ``output`` after each
+    data set (a long run on a busy machine leaves its finished tables behind)."""
     info = machine_info()
     started = time.strftime("%Y-%m-%d %H:%M:%S %Z")
     lines = [
@@ -117,6 +126,8 @@ def run(keys: list[str], quick: bool, repeats: int) -> str:
                 print("   ", " | ".join(row), flush=True)
             lines.append("")
             del dataset
+            if output is not None:
+                _write(output, "\n".join([*lines, "(run in progress)"]))
     lines.append(f"Load average at the end: {', '.join(f'{x:.2f}' for x in load_average())}.")
     lines.append("")
     notes = HERE / "NOTES.md"
@@ -142,10 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
     keys = sorted(set(args.scenario))
-    text = run(keys, args.quick, args.repeats)
-    tmp = args.output.with_suffix(args.output.suffix + ".tmp")
-    tmp.write_text(text + "\n")
-    tmp.replace(args.output)
+    _write(args.output, run(keys, args.quick, args.repeats, args.output))
     print(f"wrote {args.output}")
     return 0
 

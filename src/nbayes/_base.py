@@ -10,11 +10,13 @@ calls cost one estimate. Prediction is log-likelihood → :mod:`nbayes.posterior
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
+from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -29,6 +31,7 @@ from nbayes._validate import (
     hard_class_weights,
     label_index,
     row_blocks,
+    soft_class_weights,
 )
 
 
@@ -64,6 +67,8 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     _summarize(X, W) : one batch's statistics.
     _estimate(stats, **settings) : the event model's parameters.
     _log_likelihood(params, X) : ``log P(x | y)``, shape (n_samples, n_classes).
+    _log_likelihood_terms(params, X) : its per-feature terms ``log P(x_j | y)``,
+        shape (n_samples, n_classes, n_features) (default: the event module's).
     _estimation_settings() : the hyper-parameters ``_estimate`` uses, checked.
     """
 
@@ -125,6 +130,11 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         self._stats = self._stats + self._summarize(X, W)
         self._lazy = _LazyFit(settings)
         return self
+
+    def _extend_domain(self, X) -> None:
+        """Let validated X shape the parameter space (e.g. categories), counting
+        nothing: statistics of X under an all-zero W."""
+        self._learn_weighted(X, soft_class_weights(np.zeros((X.shape[0], len(self.classes_)))))
 
     def _check_X_y(self, X, y, reset: bool):
         X, y = validate_data(self, X, y, **self._validation_options(), reset=reset)
@@ -211,6 +221,30 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         map_blocks(fill, blocks[1:])
         return out
 
+    def _log_likelihood_terms(self, params, X) -> NDArray[np.float64]:
+        return self._event.log_likelihood_terms(params, X)
+
+    # ------------------------------------------------------------ files, explanations
+    def save(self, path, *, metadata: dict | None = None) -> None:
+        """Write this model to ``path`` as a safe model file (see :mod:`nbayes.io`)."""
+        from nbayes.io import save
+
+        save(self, path, metadata=metadata)
+
+    @classmethod
+    def load(cls, path) -> BaseNB:
+        """Read a model of this class from ``path`` (see :func:`nbayes.io.load`)."""
+        from nbayes.io import load
+
+        return load(path, expected=cls)
+
+    def explain(self, x, **options):
+        """The worked computation of the posterior of one row ``x`` (n_features,);
+        see :func:`nbayes.explain.explain`."""
+        from nbayes.explain import explain
+
+        return explain(self, x, **options)
+
     def predict_joint_log_proba(self, X) -> NDArray[np.float64]:
         """``log P(x, y) = log P(y) + log P(x | y)``, shape (n_samples, n_classes).
 
@@ -239,6 +273,44 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         log_prior = self._fitted.log_prior
         return self._blockwise(X, lambda jll: posterior.posterior_proba(jll, log_prior))
+
+    # ------------------------------------------------------------ generation
+    def sample(self, n_samples: int, y=None, random_state=None, **options):
+        """Draw ``(X, y)`` from the fitted generative model.
+
+        Classes come from the prior ``P(y)`` unless ``y`` fixes them (one label, or
+        ``n_samples`` labels); each row is then drawn from ``P(x | y)``.
+
+        Returns
+        -------
+        X : ndarray of shape (n_samples, n_features)
+        y : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 0:
+            raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}.")
+        rng = np.random.default_rng(random_state)
+        fitted = self._fitted
+        if y is None:
+            prior = np.exp(fitted.log_prior - logsumexp(fitted.log_prior))
+            class_index = rng.choice(len(self.classes_), size=n_samples, p=prior / prior.sum())
+        else:
+            labels = np.asarray(y)
+            labels = np.full(n_samples, labels) if labels.ndim == 0 else labels
+            if labels.shape != (n_samples,):
+                raise ValueError(
+                    f"y must be one label or {n_samples} labels; got shape {labels.shape}."
+                )
+            class_index = label_index(labels, self.classes_)
+        X = self._sample_features(fitted.params, class_index, rng, **options)
+        return X, self.classes_[class_index]
+
+    def _sample_features(self, params, class_index, rng, **options):
+        """Rows drawn from ``P(x | y = classes_[class_index])``: (n, n_features)."""
+        draw = getattr(self._event, "sample", None)
+        if draw is None:
+            raise NotImplementedError(f"{type(self).__name__} cannot generate data.")
+        return draw(params, class_index, rng, **options)
 
 
 class LinearNBMixin:

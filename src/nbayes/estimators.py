@@ -124,9 +124,10 @@ class GaussianNB(BaseNB):
         if X.shape[0] == 0:
             return mu, var
         weights = np.ones(X.shape[0]) if sample_weight is None else sample_weight
-        n_new, new_mu, new_m2 = gaussian._weighted_moments(np.asarray(weights), X)
-        if n_new == 0:
+        weights = np.asarray(weights, dtype=np.float64)
+        if weights.sum() == 0:
             return mu, var
+        n_new, new_mu, new_m2 = gaussian._weighted_moments(weights, X)
         n, mean, m2 = gaussian.chan_merge(
             n_past,
             np.asarray(mu, float),
@@ -231,6 +232,31 @@ class _NonNegativeCountsNB(_DiscreteNB):
         check_non_negative(X, f"{type(self).__name__} (input X)")
         return X
 
+    def _lengths(self, class_index, rng, length) -> NDArray[np.int64]:
+        """Document lengths: ``length`` if an int, ``length(rng, n)`` if callable, else
+        Poisson with each class's mean training length ``N_c. / N_c``."""
+        if length is None:
+            stats = self._stats
+            with np.errstate(divide="ignore", invalid="ignore"):
+                mean = np.where(
+                    stats.class_count > 0,
+                    stats.feature_count.sum(axis=1) / stats.class_count,
+                    0.0,
+                )
+            return rng.poisson(mean[class_index])
+        lengths = length(rng, class_index.shape[0]) if callable(length) else length
+        lengths = np.broadcast_to(np.asarray(lengths), class_index.shape)
+        if not np.issubdtype(lengths.dtype, np.integer) or np.any(lengths < 0):
+            raise ValueError("length must give non-negative integer document lengths.")
+        return lengths
+
+    def sample(self, n_samples, y=None, random_state=None, length=None):
+        """Draw ``(X, y)``: classes from the prior (or ``y``), then counts from
+        ``Multinomial(length, theta_c)``. ``length``: an int, a callable
+        ``length(rng, n) -> lengths``, or None for Poisson document lengths with each
+        class's mean training length."""
+        return super().sample(n_samples, y=y, random_state=random_state, length=length)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
@@ -289,6 +315,9 @@ class MultinomialNB(_NonNegativeCountsNB):
     def _estimate(self, stats, alpha):
         return multinomial.estimate(stats, alpha)
 
+    def _sample_features(self, params, class_index, rng, length=None):
+        return multinomial.sample(params, class_index, rng, self._lengths(class_index, rng, length))
+
 
 class ComplementNB(_NonNegativeCountsNB):
     """Complement naive Bayes (Rennie et al., 2003), suited to imbalanced text.
@@ -338,6 +367,12 @@ class ComplementNB(_NonNegativeCountsNB):
 
     def _estimate(self, stats, alpha, norm):
         return complement.estimate(stats, alpha, norm)
+
+    def _sample_features(self, params, class_index, rng, length=None):
+        # The complement weights are not a distribution of the class itself: draw
+        # from the class's own smoothed multinomial, estimated from the same counts.
+        own = multinomial.estimate(self._stats, self._lazy.settings["alpha"])
+        return multinomial.sample(own, class_index, rng, self._lengths(class_index, rng, length))
 
     def _jll_prior(self, log_prior):
         # Rennie et al. drop the prior; it only breaks the tie of a single class.
@@ -494,6 +529,9 @@ class CategoricalNB(_DiscreteNB):
 
     def _log_likelihood(self, params, X):
         return categorical.log_likelihood(params, X, self.handle_unknown)
+
+    def _log_likelihood_terms(self, params, X):
+        return categorical.log_likelihood_terms(params, X, self.handle_unknown)
 
     @property
     def category_count_(self) -> list[NDArray[np.float64]]:

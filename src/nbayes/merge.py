@@ -37,6 +37,8 @@ def merge(*models: BaseNB) -> BaseNB:
             )
         if not _same_params(model.get_params(), first.get_params()):
             raise ValueError("Cannot merge models fitted with different parameters.")
+        if getattr(model, "_layout", None) != getattr(first, "_layout", None):
+            raise ValueError("Cannot merge models whose columns have different kinds.")
     classes = np.unique(np.concatenate([model.classes_ for model in models]))
     merged = clone(first)
     stats = first._zero_stats(len(classes), first.n_features_in_)
@@ -45,7 +47,7 @@ def merge(*models: BaseNB) -> BaseNB:
         stats = stats + model._stats.take_classes(index, len(classes))
     merged.classes_ = classes
     merged.n_features_in_ = first.n_features_in_
-    for name in ("feature_names_in_", "_fit_dtype"):
+    for name in ("feature_names_in_", "_fit_dtype", "_layout", "_resolved"):
         if hasattr(first, name):
             setattr(merged, name, getattr(first, name))
     merged._stats = stats

@@ -64,9 +64,9 @@ def log_posterior(jll: NDArray[np.float64], log_prior: NDArray[np.float64]) -> N
     row_max = jll.max(axis=1) if jll.shape[0] else np.empty(0)
     regular = np.isfinite(row_max)
     if np.all(regular):
-        return _shifted_log_posterior(jll, row_max)
+        return _normalise(jll, row_max)
     out = np.empty_like(jll, dtype=np.float64)
-    out[regular] = jll[regular] - logsumexp(jll[regular], axis=1, keepdims=True)
+    out[regular] = _normalise(jll[regular], row_max[regular])
     bad = ~regular
     bad_rows = jll[bad]
     infinite = np.isposinf(bad_rows)
@@ -77,8 +77,15 @@ def log_posterior(jll: NDArray[np.float64], log_prior: NDArray[np.float64]) -> N
     return out
 
 
-def _shifted_log_posterior(jll: NDArray, row_max: NDArray) -> NDArray[np.float64]:
-    """``(jll - m) - log sum exp(jll - m)`` with ``m`` the (finite) row maxima."""
+def _normalise(jll: NDArray[np.float64], row_max: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``(jll - max) - log sum exp(jll - max)`` for rows with a finite maximum.
+
+    Shifting first keeps the differences between classes exact: ``jll -
+    logsumexp(jll)`` would round the normaliser to ``jll`` itself once ``|jll|``
+    exceeds ~1e16 (an x far from every Gaussian mean), giving each tied class
+    probability 1. The shifted maximum is 0, so the sum of exponentials lies in
+    ``[1, n_classes]`` and needs no further guard.
+    """
     out = jll - row_max[:, None]
     total = np.exp(out).sum(axis=1, keepdims=True)
     out -= np.log(total)

@@ -3,7 +3,9 @@
 1. ``Stats``: additive sufficient statistics (``zero``, ``+``, ``take_classes``);
 2. ``summarize(X, W) -> Stats``: one batch's statistics under class weights ``W``;
 3. ``estimate(stats, ...) -> Params``: parameters, with smoothing;
-4. ``log_likelihood(params, X) -> ndarray (n_samples, n_classes)``: ``log P(x | y)``.
+4. ``log_likelihood(params, X) -> ndarray (n_samples, n_classes)``: ``log P(x | y)``,
+   and ``log_likelihood_terms(params, X) -> ndarray (n_samples, n_classes, n_features)``,
+   its per-feature terms ``log P(x_j | y)`` (for explanations; they sum to it).
 
 The discrete models also give ``linear_terms(params) -> (coef, intercept)`` with
 ``log P(x | y) = X' @ coef.T + intercept`` (``X'`` the one-hot encoding for

@@ -14,9 +14,23 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.utils.extmath import safe_sparse_dot
 
-from nbayes.events.counts import CountStats, dot_with_infinities, product, summarize
+from nbayes.events.counts import (
+    CountStats,
+    dense_rows,
+    dot_with_infinities,
+    product,
+    summarize,
+    weighted_terms,
+)
 
-__all__ = ["BernoulliParams", "CountStats", "estimate", "log_likelihood", "summarize"]
+__all__ = [
+    "BernoulliParams",
+    "CountStats",
+    "estimate",
+    "log_likelihood",
+    "log_likelihood_terms",
+    "summarize",
+]
 
 
 @dataclass(frozen=True)
@@ -27,10 +41,18 @@ class BernoulliParams:
     absent_log_prob: NDArray[np.float64]
 
 
-def estimate(stats: CountStats, alpha: float | NDArray) -> BernoulliParams:
-    """Lidstone-smoothed presence probabilities; ``alpha`` scalar or (n_features,)."""
+def estimate(
+    stats: CountStats, alpha: float | NDArray, observed: NDArray | None = None
+) -> BernoulliParams:
+    """Lidstone-smoothed presence probabilities; ``alpha`` scalar or (n_features,).
+
+    ``observed`` (n_classes, n_features), if given, replaces ``N_c`` by the weighted
+    count of rows of class ``c`` in which feature ``j`` was observed (not missing):
+    ``p_cj = (N_cj + alpha) / (observed_cj + 2 alpha)``.
+    """
     present = stats.feature_count + alpha
-    total = np.broadcast_to(stats.class_count[:, None] + 2 * np.asarray(alpha), present.shape)
+    seen = stats.class_count[:, None] if observed is None else observed
+    total = np.broadcast_to(seen + 2 * np.asarray(alpha), present.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
         log_prob = np.log(present) - np.log(total)
         absent = np.log1p(-np.exp(log_prob))
@@ -68,3 +90,22 @@ def log_likelihood(params: BernoulliParams, X) -> NDArray[np.float64]:
         absent_hits = n_forbidden - safe_sparse_dot(X, impossible_when_absent.T.astype(float))
         ll[absent_hits > 0] = -np.inf
     return ll
+
+
+def log_likelihood_terms(params: BernoulliParams, X) -> NDArray[np.float64]:
+    """``x_j log p_cj + (1 - x_j) log(1 - p_cj)`` per feature, with ``0 * inf = 0``:
+    shape (n_samples, n_classes, n_features). Summed over features it is
+    :func:`log_likelihood`.
+    """
+    X = dense_rows(X)
+    return weighted_terms(X, params.feature_log_prob) + weighted_terms(
+        1.0 - X, params.absent_log_prob
+    )
+
+
+def sample(
+    params: BernoulliParams, class_index: NDArray[np.intp], rng: np.random.Generator
+) -> NDArray[np.float64]:
+    """Binary rows, feature j present with probability ``p_cj``: (n, n_features)."""
+    present = np.exp(params.feature_log_prob[class_index])
+    return (rng.random(present.shape) < present).astype(np.float64)

@@ -93,9 +93,11 @@ def summarize(
 ) -> CategoricalStats:
     """Count ``N_cjt`` for integer codes X (n_samples, n_features), ``0 <= x_ij < K_j``.
 
-    ``n_categories`` (K_j) must cover every code in X. Hard labels: one ``bincount``
-    per cache-sized block of rows over the cells ``c * sum_j K_j + offset_j + x_ij``
-    (unweighted, in integers, when every sample weight is 1).
+    ``n_categories`` (K_j) must cover every code in X. A negative code marks a
+    missing value: it adds nothing, so ``N_cj.`` counts only the observed values.
+    Hard labels: one ``bincount`` per cache-sized block of rows over the cells
+    ``c * sum_j K_j + offset_j + x_ij`` (unweighted, in integers, when every sample
+    weight is 1).
     """
     n_classes, n_features = W.n_classes, X.shape[1]
     offsets = offsets_of(n_categories)
@@ -110,21 +112,25 @@ def summarize(
         counts = np.zeros((n_classes, width))
         for rows in blocks:
             columns = (X[rows] + offsets).ravel()
+            observed = (X[rows] >= 0).ravel()
             for c in range(n_classes):
                 weights = np.repeat(W.matrix[rows, c], n_features)
-                counts[c] += np.bincount(columns, weights, minlength=width)
+                counts[c] += np.bincount(columns[observed], weights[observed], minlength=width)
         return CategoricalStats(W.class_totals(), n_categories.astype(np.intp), counts)
     row_weights = W.matrix.data
     unit = bool(np.all(row_weights == 1.0))
     flat = np.zeros(size, dtype=np.int64 if unit else np.float64)
     for rows in blocks:
-        cells = X[rows] + offsets
+        block = X[rows]
+        cells = block + offsets
         cells += (W.labels[rows] * width)[:, None]
-        if unit:
-            flat += np.bincount(cells.ravel(), minlength=size)
-        else:
-            weights = np.repeat(row_weights[rows], n_features)
-            flat += np.bincount(cells.ravel(), weights, minlength=size)
+        cells = cells.ravel()
+        weights = None if unit else np.repeat(row_weights[rows], n_features)
+        if block.size and block.min() < 0:  # missing values add nothing
+            observed = block.ravel() >= 0
+            cells = cells[observed]
+            weights = None if weights is None else weights[observed]
+        flat += np.bincount(cells, weights, minlength=size)
     counts = flat.reshape(n_classes, width).astype(np.float64)
     return CategoricalStats(W.class_totals(), n_categories.astype(np.intp), counts)
 
@@ -157,12 +163,13 @@ def one_hot(
 
     Codes ``>= K_j`` raise :class:`UnknownCategoryError` (``handle_unknown='error'``)
     or get no column, which leaves their feature out of the likelihood (``'ignore'``).
+    Negative codes (missing values) get no column either way.
     """
     n_samples, n_features = X.shape
-    known = X < n_categories
+    known = (X < n_categories) & (X >= 0)
     if not known.all():
-        if handle_unknown == "error":
-            row, col = np.argwhere(~known)[0]
+        if handle_unknown == "error" and np.any(X >= n_categories):
+            row, col = np.argwhere(X >= n_categories)[0]
             raise UnknownCategoryError(
                 f"Feature {col} has category {X[row, col]} at row {row}, but only "
                 f"categories 0..{n_categories[col] - 1} were seen in training. Use "
@@ -187,3 +194,35 @@ def log_likelihood(
 ) -> NDArray[np.float64]:
     """``sum_j log P(x_j | c)`` for codes X (n_samples, n_features)."""
     return dot_with_infinities(one_hot(X, params.n_categories, handle_unknown), params.log_prob)
+
+
+def log_likelihood_terms(
+    params: CategoricalParams, X: NDArray[np.intp], handle_unknown: str = "error"
+) -> NDArray[np.float64]:
+    """``log P(x_j | c)`` per feature: shape (n_samples, n_classes, n_features).
+
+    An unseen code raises (``handle_unknown='error'``) or gives the term 0, its
+    feature left out (``'ignore'``). Summed over features it is :func:`log_likelihood`.
+    """
+    X = np.asarray(X)
+    one_hot(X, params.n_categories, handle_unknown)  # the same check for unseen codes
+    n_samples, n_features = X.shape
+    out = np.zeros((n_samples, params.log_prob.shape[0], n_features))
+    for j, log_prob in enumerate(params.per_feature()):
+        known = (X[:, j] >= 0) & (X[:, j] < params.n_categories[j])  # negative: missing
+        out[known, :, j] = log_prob[:, X[known, j]].T
+    return out
+
+
+def sample(
+    params: CategoricalParams, class_index: NDArray[np.intp], rng: np.random.Generator
+) -> NDArray[np.intp]:
+    """Codes ``x_j ~ Categorical(P(x_j | c))`` feature by feature: (n, n_features)."""
+    columns = []
+    for log_prob in params.per_feature():
+        cdf = np.cumsum(np.exp(log_prob), axis=1)
+        cdf /= cdf[:, -1:]
+        draws = rng.random(class_index.shape[0]) * 1.0
+        codes = (cdf[class_index] <= draws[:, None]).sum(axis=1)
+        columns.append(np.minimum(codes, log_prob.shape[1] - 1))
+    return np.stack(columns, axis=1) if columns else np.empty((class_index.shape[0], 0), np.intp)

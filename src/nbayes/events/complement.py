@@ -17,9 +17,16 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes.events.counts import CountStats, dot_with_infinities, summarize
+from nbayes.events.counts import CountStats, dot_with_infinities, summarize, weighted_terms
 
-__all__ = ["ComplementParams", "CountStats", "estimate", "log_likelihood", "summarize"]
+__all__ = [
+    "ComplementParams",
+    "CountStats",
+    "estimate",
+    "log_likelihood",
+    "log_likelihood_terms",
+    "summarize",
+]
 
 
 @dataclass(frozen=True)
@@ -54,3 +61,11 @@ def log_likelihood(params: ComplementParams, X) -> NDArray[np.float64]:
     Rennie et al. and scikit-learn.
     """
     return dot_with_infinities(X, params.feature_log_prob)
+
+
+def log_likelihood_terms(params: ComplementParams, X) -> NDArray[np.float64]:
+    """``x_j w_cj`` per feature: shape (n_samples, n_classes, n_features).
+
+    Summed over features it is :func:`log_likelihood`.
+    """
+    return weighted_terms(X, params.feature_log_prob)

@@ -33,10 +33,29 @@ class CountStats:
         return cls(np.zeros(n_classes), np.zeros((n_classes, n_features)))
 
     def __add__(self, other: CountStats) -> CountStats:
-        return CountStats(
+        total = CountStats(
             self.class_count + other.class_count,
             self.feature_count + other.feature_count,
         )
+        total.check_representable()
+        return total
+
+    def check_representable(self) -> None:
+        """Raise ValueError if the counts, or the totals the estimates divide by
+        (per class, per feature, overall), overflow float64."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            finite = np.isfinite(self.feature_count.sum()) and np.isfinite(self.class_count.sum())
+            per_feature = np.isfinite(self.feature_count.sum(axis=0))
+        if not finite:
+            where = (
+                f"feature(s) {np.flatnonzero(~per_feature).tolist()}"
+                if not per_feature.all()
+                else "all features together"
+            )
+            raise ValueError(
+                f"The weighted counts of {where} cannot be represented in float64: their "
+                "total overflows. Rescale X or sample_weight."
+            )
 
     def take_classes(self, index: NDArray[np.intp], n_classes: int) -> CountStats:
         """These statistics with class ``c`` moved to ``index[c]`` of ``n_classes``."""
@@ -49,7 +68,10 @@ class CountStats:
 def summarize(X, W: ClassWeights) -> CountStats:
     """``N_c = W.sum(0)`` and ``N_cj = W.T @ X`` for X (n_samples, n_features),
     dense or sparse."""
-    return CountStats(W.class_totals(), W.transpose_dot(X))
+    with np.errstate(over="ignore", invalid="ignore"):
+        stats = CountStats(W.class_totals(), W.transpose_dot(X))
+    stats.check_representable()
+    return stats
 
 
 def dot_with_infinities(X, weights: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -91,3 +113,20 @@ def product(X, weights: NDArray[np.float64]) -> NDArray[np.float64]:
         block = np.ascontiguousarray(weights[start : start + step].T)
         out[:, start : start + step] = X @ block
     return out
+
+
+def dense_rows(X) -> NDArray[np.float64]:
+    """X (n_samples, n_features) as a dense float array (for per-feature terms)."""
+    if hasattr(X, "toarray"):
+        X = X.toarray()
+    return np.asarray(X, dtype=np.float64)
+
+
+def weighted_terms(X, weights: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``x_ij * weights[c, j]`` with ``0 * inf = 0``: shape (n_samples, n_classes, n_features).
+
+    The per-feature terms whose sum over features is :func:`dot_with_infinities`.
+    """
+    X = dense_rows(X)[:, None, :]
+    with np.errstate(invalid="ignore"):
+        return np.where(X != 0, X * weights[None, :, :], 0.0)

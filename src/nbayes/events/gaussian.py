@@ -2,11 +2,13 @@
 
 ``log P(x | c) = -1/2 sum_j [log(2 pi var_cj) + (x_j - theta_cj)^2 / var_cj]``.
 
-Statistics are, per class, the weighted count ``N_c``, mean ``theta_c`` and sum of
-squared deviations ``M2_c`` (merged exactly with the pairwise formula of Chan,
-Golub & LeVeque, 1979), plus the same three over all rows, which set the variance
-floor. The variance is ``M2_c / (N_c - ddof)``: ``ddof=0`` is the maximum-likelihood
-(biased) estimate, ``ddof=1`` Bessel's correction.
+Statistics are, per class and feature, the weighted count ``N_cj`` of observed
+values, mean ``theta_cj`` and sum of squared deviations ``M2_cj`` (merged exactly
+with the pairwise formula of Chan, Golub & LeVeque, 1979), plus the same three over
+all rows, which set the variance floor. The variance is ``M2_cj / (N_cj - ddof)``:
+``ddof=0`` is the maximum-likelihood (biased) estimate, ``ddof=1`` Bessel's
+correction. Without missing values ``N_cj = N_c``, the class's weighted row count;
+with an ``observed`` mask (see :func:`summarize`) a missing value adds nothing.
 
 Variance floor: ``epsilon = var_smoothing * max_j Var(x_j)`` is added to every
 variance, as in scikit-learn, with ``Var`` the (weighted) variance over all rows.
@@ -22,8 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes._parallel import map_blocks
-from nbayes._validate import ClassWeights, row_blocks
+from nbayes._validate import ClassWeights
 
 
 def chan_merge(
@@ -41,9 +42,12 @@ def chan_merge(
     """
     count = np.add(count_a, count_b)
     share_b = np.divide(count_b, count, out=np.zeros(np.shape(count)), where=count > 0)
-    delta = mean_b - mean_a
-    mean = mean_a + delta * share_b
-    m2 = m2_a + m2_b + delta * delta * count_a * share_b
+    with np.errstate(over="ignore", invalid="ignore"):
+        delta = mean_b - mean_a
+        mean = mean_a + delta * share_b
+        # delta * (delta * N_a N_b / N): exactly 0 when one side is empty, however
+        # large delta is, and no intermediate overflow where the result fits.
+        m2 = m2_a + m2_b + delta * (delta * (count_a * share_b))
     return count, mean, m2
 
 
@@ -54,17 +58,19 @@ class GaussianStats:
     Attributes
     ----------
     class_count : ndarray of shape (n_classes,)
-    mean, m2 : ndarray of shape (n_classes, n_features)
-        Per-class weighted mean and sum of squared deviations.
-    total_count : float
-    total_mean, total_m2 : ndarray of shape (n_features,)
+        Weighted row count per class (the class prior's statistic).
+    count, mean, m2 : ndarray of shape (n_classes, n_features)
+        Per-class weighted count of observed values, mean and sum of squared
+        deviations.
+    total_count, total_mean, total_m2 : ndarray of shape (n_features,)
         The same over all rows (each weighted by its total class weight).
     """
 
     class_count: NDArray[np.float64]
+    count: NDArray[np.float64]
     mean: NDArray[np.float64]
     m2: NDArray[np.float64]
-    total_count: float
+    total_count: NDArray[np.float64]
     total_mean: NDArray[np.float64]
     total_m2: NDArray[np.float64]
 
@@ -74,17 +80,18 @@ class GaussianStats:
             np.zeros(n_classes),
             np.zeros((n_classes, n_features)),
             np.zeros((n_classes, n_features)),
-            0.0,
+            np.zeros((n_classes, n_features)),
+            np.zeros(n_features),
             np.zeros(n_features),
             np.zeros(n_features),
         )
 
     def __add__(self, other: GaussianStats) -> GaussianStats:
         count, mean, m2 = chan_merge(
-            self.class_count[:, None],
+            self.count,
             self.mean,
             self.m2,
-            other.class_count[:, None],
+            other.count,
             other.mean,
             other.m2,
         )
@@ -96,16 +103,32 @@ class GaussianStats:
             other.total_mean,
             other.total_m2,
         )
-        return GaussianStats(count.ravel(), mean, m2, float(total), total_mean, total_m2)
+        class_count = self.class_count + other.class_count
+        merged = GaussianStats(class_count, count, mean, m2, total, total_mean, total_m2)
+        merged.check_representable()
+        return merged
+
+    def check_representable(self) -> None:
+        """Raise ValueError naming the features whose moments overflow float64."""
+        finite = np.isfinite(self.mean).all(axis=0) & np.isfinite(self.m2).all(axis=0)
+        finite &= np.isfinite(self.total_mean) & np.isfinite(self.total_m2)
+        if not finite.all():
+            raise ValueError(
+                f"The variance of feature(s) {np.flatnonzero(~finite).tolist()} cannot be "
+                "represented in float64: the values are too far apart (their squared "
+                "deviations overflow). Rescale X, e.g. with sklearn.preprocessing.StandardScaler."
+            )
 
     def take_classes(self, index: NDArray[np.intp], n_classes: int) -> GaussianStats:
         """These statistics with class ``c`` moved to ``index[c]`` of ``n_classes``."""
         out = GaussianStats.zero(n_classes, self.mean.shape[1])
         out.class_count[index] = self.class_count
+        out.count[index] = self.count
         out.mean[index] = self.mean
         out.m2[index] = self.m2
         return GaussianStats(
             out.class_count,
+            out.count,
             out.mean,
             out.m2,
             self.total_count,
@@ -114,72 +137,93 @@ class GaussianStats:
         )
 
 
-def _weighted_moments(weights: NDArray, X: NDArray) -> tuple[float, NDArray, NDArray]:
-    """Two-pass weighted (count, mean, M2) of the rows of X, shape (n_features,)."""
-    count = float(weights.sum())
-    if count <= 0:
-        return 0.0, np.zeros(X.shape[1]), np.zeros(X.shape[1])
-    mean = (weights @ X) / count
-    deviation = X - mean
-    return count, mean, weights @ (deviation * deviation)
+def _weighted_moments(
+    weights: NDArray, X: NDArray, usable: NDArray[np.bool_] | None = None
+) -> tuple[NDArray, NDArray, NDArray]:
+    """Weighted (count, mean, M2) of each feature over the usable entries of X, each of
+    shape (n_features,); values are shifted by a usable one first (see ``summarize``)."""
+    if usable is None:
+        usable = (weights > 0)[:, None]
+    usable = np.broadcast_to(usable, X.shape)
+    count = weights @ usable
+    has = usable.any(axis=0)
+    reference = np.zeros(X.shape[1])
+    reference[has] = X[np.argmax(usable, axis=0)[has], np.flatnonzero(has)]
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        shifted = np.where(usable, X - reference, 0.0)
+        offset = np.where(count > 0, (weights @ shifted) / count, 0.0)
+        deviation = np.where(usable, shifted - offset, 0.0)
+        return count, reference + offset, weights @ (deviation * deviation)
 
 
-def summarize(X: NDArray[np.float64], W: ClassWeights) -> GaussianStats:
+def summarize(
+    X: NDArray[np.float64], W: ClassWeights, observed: NDArray[np.bool_] | None = None
+) -> GaussianStats:
     """Per-class and overall weighted moments of X (n_samples, n_features).
 
-    Rows are taken in blocks small enough to stay in cache, so X is read from memory
-    once. Within a block, two passes (no sum of squares cancels): the block's class
-    means ``W_b.T @ X_b / N_b``, then the squared deviations from each row's own class
-    mean (hard labels: one product; soft labels: one product per class). Blocks are
-    pooled exactly with :func:`chan_merge`. The overall moments (weighting each row by
-    its total class weight) follow from the class moments by the same pooling:
-    ``N = sum_c N_c``, ``mean = sum_c N_c theta_c / N``,
-    ``M2 = sum_c M2_c + N_c (theta_c - mean)^2``.
+    Two passes, so no sum of squares cancels: the means first, then the squared
+    deviations from each row's own class mean (hard labels: one product; soft
+    labels: one pass per class). Each class's values of each feature are first
+    shifted by one of them (:func:`_reference_values`), so a feature constant within a
+    class gets exactly that value as its mean and ``M2 = 0``, however large the value
+    (rounding noise would otherwise make its variance, and the variance floor, depend
+    on the order of the rows). Rows of zero weight are left out, so their values cannot
+    overflow the sums. ``observed`` (n_samples, n_features), if given, marks the values
+    present: a missing value (where ``observed`` is False) adds nothing to its feature's
+    count, mean or M2. Moments that overflow float64 raise ValueError
+    (see ``GaussianStats.check_representable``).
     """
-    n_classes, n_features = W.n_classes, X.shape[1]
-    count = np.zeros((n_classes, 1))
-    mean = np.zeros((n_classes, n_features))
-    m2 = np.zeros((n_classes, n_features))
-
-    def moments(rows: slice) -> tuple[NDArray, NDArray, NDArray]:
-        return _block_moments(X[rows], W.dense_block(rows), W.block_labels(rows))
-
-    for block in map_blocks(moments, row_blocks(X.shape[0], n_features)):
-        count, mean, m2 = chan_merge(count, mean, m2, *block)
-    class_count = count.ravel()
-    total_count = float(class_count.sum())
-    if total_count > 0:
-        total_mean = class_count @ mean / total_count
-        spread = mean - total_mean
-        total_m2 = m2.sum(axis=0) + class_count @ (spread * spread)
+    class_count = W.class_totals()
+    weights = W.row_totals()
+    usable = (weights > 0)[:, None] if observed is None else (weights > 0)[:, None] & observed
+    if observed is None:
+        count = np.repeat(class_count[:, None], X.shape[1], axis=1)
     else:
-        total_mean, total_m2 = np.zeros(n_features), np.zeros(n_features)
-    return GaussianStats(class_count, mean, m2, total_count, total_mean, total_m2)
+        count = W.transpose_dot(observed.astype(np.float64))
+    reference = _reference_values(X, W, usable)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        if W.labels is not None:
+            shifted = np.where(usable, X - reference[W.labels], 0.0)
+            offset = np.where(count > 0, W.transpose_dot(shifted) / count, 0.0)
+            deviation = np.where(usable, shifted - offset[W.labels], 0.0)
+            m2 = W.transpose_dot(deviation * deviation)
+        else:
+            offset, m2 = np.zeros_like(reference), np.zeros_like(reference)
+            for c in np.flatnonzero(class_count > 0):
+                class_weights = W.matrix[:, c]
+                rows = usable & (class_weights > 0)[:, None]
+                shifted = np.where(rows, X - reference[c], 0.0)
+                offset[c] = np.where(count[c] > 0, (class_weights @ shifted) / count[c], 0.0)
+                deviation = np.where(rows, shifted - offset[c], 0.0)
+                m2[c] = class_weights @ (deviation * deviation)
+        mean = reference + offset
+    total = _weighted_moments(weights, X, usable)
+    stats = GaussianStats(class_count, count, mean, m2, *total)
+    stats.check_representable()
+    return stats
 
 
-def _block_moments(
-    X: NDArray, weights: NDArray, labels: NDArray | None
-) -> tuple[NDArray, NDArray, NDArray]:
-    """Two-pass (count (k, 1), mean (k, d), M2 (k, d)) of one block of rows.
-
-    ``weights`` is the block's dense class-weight matrix (rows, k); ``labels`` the
-    class of each row for hard labels, else None.
-    """
-    count = weights.sum(axis=0)[:, None]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean = (weights.T @ X) / count
-    mean[count[:, 0] <= 0] = 0.0
-    if labels is not None:
-        deviation = X - mean[labels]
-        np.square(deviation, out=deviation)
-        m2 = weights.T @ deviation
-    else:
-        m2 = np.empty_like(mean)
-        for c in range(mean.shape[0]):
-            deviation = X - mean[c]
-            np.square(deviation, out=deviation)
-            m2[c] = weights[:, c] @ deviation
-    return count, mean, m2
+def _reference_values(X: NDArray, W: ClassWeights, usable: NDArray[np.bool_]) -> NDArray:
+    """For each class and feature, one usable value of X that class gives positive
+    weight (0 where none): shape (n_classes, n_features)."""
+    reference = np.zeros((W.n_classes, X.shape[1]))
+    if W.labels is not None:
+        if usable.shape[1] == 1:  # no missing values: one row per class
+            rows = np.flatnonzero(usable[:, 0])
+            classes, first = np.unique(W.labels[rows], return_index=True)
+            reference[classes] = X[rows[first]]
+            return reference
+        for j in range(X.shape[1]):
+            rows = np.flatnonzero(usable[:, j])
+            classes, first = np.unique(W.labels[rows], return_index=True)
+            reference[classes, j] = X[rows[first], j]
+        return reference
+    usable = np.broadcast_to(usable, X.shape)
+    for c in range(W.n_classes):
+        rows = usable & (W.matrix[:, c] > 0)[:, None]
+        has = rows.any(axis=0)
+        reference[c, has] = X[np.argmax(rows, axis=0)[has], np.flatnonzero(has)]
+    return reference
 
 
 @dataclass(frozen=True)
@@ -193,25 +237,40 @@ class GaussianParams:
 
 
 def variance_floor(stats: GaussianStats, var_smoothing: float) -> float:
-    """``var_smoothing`` times the largest overall feature variance (see module doc)."""
-    if stats.total_count <= 0 or stats.total_mean.size == 0:
+    """``var_smoothing`` times the largest overall feature variance (see module doc);
+    features never observed are left out."""
+    seen = stats.total_count > 0
+    if not seen.any():
         return 0.0
-    scale = float(np.max(stats.total_m2 / stats.total_count))
-    if not scale > 0:
-        scale = float(np.max(stats.total_mean**2))
+    with np.errstate(over="ignore"):
+        scale = float(np.max(stats.total_m2[seen] / stats.total_count[seen]))
+        if not scale > 0:
+            scale = float(np.max(stats.total_mean[seen] ** 2))
     if not scale > 0:
         scale = np.finfo(np.float64).tiny
-    return var_smoothing * scale
+    return var_smoothing * min(scale, np.finfo(np.float64).max)
 
 
 def estimate(stats: GaussianStats, var_smoothing: float, ddof: float) -> GaussianParams:
-    """``var_cj = M2_cj / (N_c - ddof) + epsilon`` (``M2 / N_c`` where ``N_c <= ddof``)."""
-    count = stats.class_count[:, None]
+    """``var_cj = M2_cj / (N_cj - ddof) + epsilon`` (``M2 / N_cj`` where ``N_cj <= ddof``).
+
+    A class with rows but no observed value of feature ``j`` (possible only with
+    missing values) gets that feature's overall mean and variance: the feature then
+    carries almost no evidence about it, instead of a zero-variance spike at 0.
+    """
+    count = stats.count
     denominator = np.where(count > ddof, count - ddof, count)
     with np.errstate(divide="ignore", invalid="ignore"):
         var = np.where(denominator > 0, stats.m2 / denominator, 0.0)
+    theta = stats.mean.copy()
+    unobserved = (count <= 0) & (stats.class_count[:, None] > 0)
+    if unobserved.any():
+        with np.errstate(divide="ignore", invalid="ignore"):
+            total_var = np.where(stats.total_count > 0, stats.total_m2 / stats.total_count, 0.0)
+        theta = np.where(unobserved, stats.total_mean, theta)
+        var = np.where(unobserved, total_var, var)
     epsilon = variance_floor(stats, var_smoothing)
-    return GaussianParams(stats.mean.copy(), var + epsilon, epsilon)
+    return GaussianParams(theta, var + epsilon, epsilon)
 
 
 def log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -219,7 +278,7 @@ def log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np
 
     Fast path: the quadratic form expanded into matrix products,
     ``A - 2B + C = sum_j x_j^2/var_cj - 2 x_j theta_cj/var_cj + theta_cj^2/var_cj``
-    after shifting x and theta by the mean of the class means. Its rounding error is
+    after shifting x and theta by the midrange of the class means. Its rounding error is
     about ``sqrt(d) eps (A + 2|B| + C)``; wherever that exceeds
     ``RELATIVE_TOLERANCE * max(1, A - 2B + C)`` (cancellation: x close to a class
     mean that has a tiny variance), or the products overflow, the entry is
@@ -231,10 +290,10 @@ def log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np
     cache locality pass X in row blocks (as ``BaseNB`` prediction does).
     """
     theta, var = params.theta, params.var
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):
         log_norm = np.log(2.0 * np.pi * var).sum(axis=1)
         precision = 1.0 / var
-    shift = theta.mean(axis=0)
+    shift = 0.5 * theta.min(axis=0) + 0.5 * theta.max(axis=0)  # midrange: cannot overflow
     centred = X - shift
     centred_theta = theta - shift
     # rounding(bound) = bound * eps * sqrt(d): compare bounds against scaled tolerances
@@ -261,7 +320,7 @@ def log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np
         out *= -0.5
         suspect = bound > ABSOLUTE_TOLERANCE / unit
         if suspect.any():
-            contender = out >= (np.nanmax(out, axis=1, keepdims=True) - POSTERIOR_RANGE)
+            contender = out >= (np.fmax.reduce(out, axis=1, keepdims=True) - POSTERIOR_RANGE)
             inexact |= contender & suspect
     if inexact.any():
         rows, classes = np.nonzero(inexact)
@@ -290,5 +349,27 @@ def _quadratic_direct(
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
             deviation = X[r] - theta[c]
             terms = (deviation * deviation) / var[c]
-            out[start : start + r.shape[0]] = np.nan_to_num(terms.sum(axis=1), nan=np.inf)
+            out[start : start + r.shape[0]] = np.nan_to_num(
+                terms.sum(axis=1), nan=np.inf, posinf=np.inf
+            )
     return out
+
+
+def log_likelihood_terms(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``log N(x_j; theta_cj, var_cj) = -1/2 [log(2 pi var_cj) + (x_j - theta_cj)^2 / var_cj]``
+    per feature, computed directly: shape (n_samples, n_classes, n_features).
+
+    Summed over features it is :func:`log_likelihood` (to its rounding error).
+    """
+    X = np.asarray(X, dtype=np.float64)[:, None, :]
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        deviation = X - params.theta[None, :, :]
+        return -0.5 * (np.log(2.0 * np.pi * params.var) + deviation * deviation / params.var)
+
+
+def sample(
+    params: GaussianParams, class_index: NDArray[np.intp], rng: np.random.Generator
+) -> NDArray[np.float64]:
+    """Rows ``x ~ N(theta_c, diag(var_c))`` for each class index: (n, n_features)."""
+    theta, var = params.theta[class_index], params.var[class_index]
+    return rng.normal(theta, np.sqrt(var))

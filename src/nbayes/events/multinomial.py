@@ -15,9 +15,16 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes.events.counts import CountStats, dot_with_infinities, summarize
+from nbayes.events.counts import CountStats, dot_with_infinities, summarize, weighted_terms
 
-__all__ = ["CountStats", "MultinomialParams", "estimate", "log_likelihood", "summarize"]
+__all__ = [
+    "CountStats",
+    "MultinomialParams",
+    "estimate",
+    "log_likelihood",
+    "log_likelihood_terms",
+    "summarize",
+]
 
 
 @dataclass(frozen=True)
@@ -44,3 +51,23 @@ def linear_terms(params: MultinomialParams) -> tuple[NDArray, NDArray]:
 def log_likelihood(params: MultinomialParams, X) -> NDArray[np.float64]:
     """``sum_j x_j log theta_cj`` for X (n_samples, n_features) → (n_samples, n_classes)."""
     return dot_with_infinities(X, params.feature_log_prob)
+
+
+def log_likelihood_terms(params: MultinomialParams, X) -> NDArray[np.float64]:
+    """``x_j log theta_cj`` per feature: shape (n_samples, n_classes, n_features).
+
+    Summed over features it is :func:`log_likelihood`.
+    """
+    return weighted_terms(X, params.feature_log_prob)
+
+
+def sample(
+    params: MultinomialParams,
+    class_index: NDArray[np.intp],
+    rng: np.random.Generator,
+    lengths: NDArray[np.int64],
+) -> NDArray[np.float64]:
+    """Count rows ``x ~ Multinomial(lengths[i], theta_c)``: (n, n_features)."""
+    theta = np.exp(params.feature_log_prob[class_index])
+    theta /= theta.sum(axis=1, keepdims=True)  # exact normalisation for the sampler
+    return rng.multinomial(lengths, theta).astype(np.float64)

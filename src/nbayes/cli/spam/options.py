@@ -1,0 +1,107 @@
+"""Options shared by the ``nbayes spam`` commands."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import sys
+
+import click
+
+from nbayes.spam.score import METHODS, ScoreSettings
+from nbayes.spam.store import StoreError, TokenStore
+
+_DEFAULTS = ScoreSettings()
+
+db_option = click.option(
+    "--db",
+    required=True,
+    type=click.Path(dir_okay=False),
+    envvar="NBAYES_SPAM_DB",
+    help="Token database (SQLite); also $NBAYES_SPAM_DB.",
+)
+exclude_option = click.option(
+    "--exclude", multiple=True, metavar="GLOB", help="Skip files whose name matches (repeatable)."
+)
+
+
+def scoring_options(command):
+    """Add the scoring options and pass them on as one ``settings`` argument."""
+    options = [
+        click.option(
+            "--method",
+            type=click.Choice(METHODS),
+            default=_DEFAULTS.method,
+            show_default=True,
+            help="How token probabilities are combined.",
+        ),
+        click.option(
+            "--strength",
+            type=float,
+            default=_DEFAULTS.strength,
+            show_default=True,
+            help="Robinson's s: weight of the background for rare tokens.",
+        ),
+        click.option(
+            "--background",
+            type=float,
+            default=_DEFAULTS.background,
+            show_default=True,
+            help="Robinson's x: the probability of an unseen token.",
+        ),
+        click.option(
+            "--min-dev",
+            type=float,
+            default=_DEFAULTS.min_dev,
+            show_default=True,
+            help="Ignore tokens with |f(w) - 0.5| below this.",
+        ),
+        click.option(
+            "--ham-cutoff",
+            type=float,
+            default=_DEFAULTS.ham_cutoff,
+            show_default=True,
+            help="Scores at or below are Ham.",
+        ),
+        click.option(
+            "--spam-cutoff",
+            type=float,
+            default=_DEFAULTS.spam_cutoff,
+            show_default=True,
+            help="Scores at or above are Spam.",
+        ),
+    ]
+
+    @functools.wraps(command)
+    def wrapper(*args, method, strength, background, min_dev, ham_cutoff, spam_cutoff, **kw):
+        try:
+            settings = ScoreSettings(method, strength, background, min_dev, ham_cutoff, spam_cutoff)
+        except ValueError as error:
+            raise click.BadParameter(str(error)) from None
+        return command(*args, settings=settings, **kw)
+
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return wrapper
+
+
+def open_store(path: str, create: bool = False) -> TokenStore:
+    """The token store at ``path``, or a click error naming the problem."""
+    try:
+        return TokenStore(path, create=create)
+    except (StoreError, OSError) as error:
+        raise click.ClickException(str(error)) from None
+    except Exception as error:  # sqlite3.DatabaseError: not a database
+        raise click.ClickException(f"{path}: cannot open token database: {error}") from None
+
+
+def report(name: str, problem: str) -> None:
+    click.echo(f"nbayes: {name}: {problem}", err=True)
+
+
+def progress_bar(label: str):
+    """A click progress bar of unknown length (it counts messages) on stderr, shown
+    only when stderr is a terminal; advance it with ``bar.update(n)``."""
+    return click.progressbar(
+        itertools.repeat(None), label=label, file=sys.stderr, hidden=not sys.stderr.isatty()
+    )

@@ -1,0 +1,112 @@
+"""``nbayes spam score`` and ``nbayes spam classify``."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import click
+
+from nbayes.cli.spam.options import db_option, exclude_option, open_store, report, scoring_options
+from nbayes.spam.parse import MailParseError
+from nbayes.spam.score import ScoreSettings, score_tokens
+from nbayes.spam.sources import iter_mail
+from nbayes.spam.tokens import tokenize
+from nbayes.spam.train import batched
+
+HEADER = "X-Nbayes-Spam"
+EXIT = {"Spam": 0, "Ham": 1, "Unsure": 2}
+EXIT_ERROR = 3
+
+
+@click.command()
+@db_option
+@exclude_option
+@click.option(
+    "--batch-size",
+    type=click.IntRange(min=1),
+    default=500,
+    show_default=True,
+    help="Messages scored together.",
+)
+@scoring_options
+@click.argument("sources", nargs=-1, required=True)
+def score(db, exclude, batch_size, settings, sources) -> None:
+    """Print path<TAB>score<TAB>Spam|Ham|Unsure for every message in SOURCES."""
+    with open_store(db) as store:
+        parsed = _tokenized(iter_mail(sources, exclude=exclude, on_error=report))
+        for batch in batched(parsed, batch_size):
+            scores = score_tokens(store, [tokens for _, tokens, _ in batch], settings)
+            for (name, _, _), value in zip(batch, scores, strict=True):
+                click.echo(f"{name}\t{value:.6f}\t{settings.verdict(value)}")
+
+
+def _tokenized(items):
+    for item in items:
+        try:
+            yield item.name, tokenize(item.raw), None
+        except MailParseError as error:
+            report(item.name, f"skipped: {error}")
+
+
+class _ErrorExit3(click.Command):
+    """Usage errors exit with status 3, not click's 2 (which means Unsure here)."""
+
+    def make_context(self, *args, **kwargs):
+        try:
+            return super().make_context(*args, **kwargs)
+        except click.UsageError as error:
+            error.show()
+            sys.exit(EXIT_ERROR)
+
+
+@click.command(cls=_ErrorExit3)
+@db_option
+@click.option(
+    "--passthrough",
+    "-p",
+    is_flag=True,
+    help=f"Write the message to stdout with an {HEADER} header added.",
+)
+@scoring_options
+def classify(db, passthrough, settings) -> None:
+    """Classify one message from stdin: exit 0 spam, 1 ham, 2 unsure, 3 error."""
+    raw = sys.stdin.buffer.read()
+    try:
+        value = _score_one(db, raw, settings)
+    except (click.ClickException, MailParseError) as error:
+        click.echo(
+            f"nbayes: {error if isinstance(error, MailParseError) else error.message}", err=True
+        )
+        if passthrough:
+            sys.stdout.buffer.write(raw)
+        sys.exit(EXIT_ERROR)
+    verdict = settings.verdict(value)
+    if passthrough:
+        sys.stdout.buffer.write(add_header(raw, verdict, value))
+    else:
+        click.echo(f"{verdict}\t{value:.6f}")
+    sys.exit(EXIT[verdict])
+
+
+def _score_one(db: str, raw: bytes, settings: ScoreSettings) -> float:
+    tokens = tokenize(raw)
+    with open_store(db) as store:
+        return float(score_tokens(store, [tokens], settings)[0])
+
+
+_HEADER_END = re.compile(rb"\r?\n\r?\n")
+
+
+def add_header(raw: bytes, verdict: str, value: float) -> bytes:
+    """The message with ``X-Nbayes-Spam: <verdict>, score=<value>`` as its last header
+    (in the message's own line ending)."""
+    newline = b"\r\n" if b"\r\n" in raw[:4096] else b"\n"
+    line = f"{HEADER}: {verdict}, score={value:.4f}".encode() + newline
+    if raw.startswith((b"\n", b"\r\n")):  # no headers at all
+        return line + raw
+    end = _HEADER_END.search(raw)
+    if end is None:  # headers only
+        return raw + (b"" if raw.endswith(b"\n") else newline) + line
+    cut = end.start() + (2 if raw[end.start()] == ord("\r") else 1)
+    return raw[:cut] + line + raw[cut:]

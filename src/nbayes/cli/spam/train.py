@@ -1,0 +1,107 @@
+"""``nbayes spam train`` and ``nbayes spam unlearn``."""
+
+from __future__ import annotations
+
+import click
+
+from nbayes.cli.spam.options import (
+    db_option,
+    exclude_option,
+    open_store,
+    progress_bar,
+    report,
+    scoring_options,
+)
+from nbayes.spam.sources import iter_mail
+from nbayes.spam.store import StoreError
+from nbayes.spam.train import MODES, batched, interleave, tokenized
+from nbayes.spam.train import train as train_store
+
+sources = [
+    click.option(
+        "--spam",
+        "spam_sources",
+        multiple=True,
+        metavar="SRC",
+        help="Spam: a file, directory, mbox or maildir (repeatable).",
+    ),
+    click.option(
+        "--ham",
+        "ham_sources",
+        multiple=True,
+        metavar="SRC",
+        help="Ham: a file, directory, mbox or maildir (repeatable).",
+    ),
+]
+
+
+def _with_sources(command):
+    for option in reversed(sources):
+        command = option(command)
+    return command
+
+
+@click.command()
+@db_option
+@_with_sources
+@exclude_option
+@click.option(
+    "--mode",
+    type=click.Choice(MODES),
+    default="everything",
+    show_default=True,
+    help="Learn everything, only errors, or until mature.",
+)
+@click.option(
+    "--batch-size",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="Messages per transaction.",
+)
+@scoring_options
+def train(db, spam_sources, ham_sources, exclude, mode, batch_size, settings) -> None:
+    """Learn spam and ham messages into the token database DB."""
+    if not spam_sources and not ham_sources:
+        raise click.UsageError("give at least one --spam or --ham source")
+    with open_store(db, create=True) as store:
+        spam = iter_mail(spam_sources, exclude=exclude, on_error=report)
+        ham = iter_mail(ham_sources, exclude=exclude, on_error=report)
+        with progress_bar("training") as bar:
+            result = train_store(
+                store,
+                interleave(spam, ham),
+                mode=mode,
+                settings=settings,
+                batch_size=batch_size,
+                on_error=report,
+                progress=bar.update,
+            )
+    click.echo(
+        f"learnt {result.learnt['spam']} spam and {result.learnt['ham']} ham "
+        f"({result.seen} read, {result.skipped} skipped, {result.passes} pass(es))"
+    )
+
+
+@click.command()
+@db_option
+@_with_sources
+@exclude_option
+def unlearn(db, spam_sources, ham_sources, exclude) -> None:
+    """Reverse the training of these messages exactly (all or nothing)."""
+    if not spam_sources and not ham_sources:
+        raise click.UsageError("give at least one --spam or --ham source")
+    with open_store(db) as store:
+        spam = iter_mail(spam_sources, exclude=exclude, on_error=report)
+        ham = iter_mail(ham_sources, exclude=exclude, on_error=report)
+        messages = list(tokenized(interleave(spam, ham), on_error=report))
+        try:
+            with store.transaction():
+                for batch in batched(messages, 1000):
+                    store.check_trained(batch)
+                    store.add(batch, sign=-1)
+                store.remove_empty()
+        except StoreError as error:
+            raise click.ClickException(f"nothing unlearnt: {error}") from None
+    n_spam = sum(label == "spam" for _, _, label in messages)
+    click.echo(f"unlearnt {n_spam} spam and {len(messages) - n_spam} ham")

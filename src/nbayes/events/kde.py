@@ -1,0 +1,308 @@
+"""Kernel density event model (John & Langley, 1995): each feature's class-conditional
+density is a Gaussian kernel density estimate,
+
+``P(x_j | c) = 1 / (n_cj h_cj sqrt(2 pi)) sum_i w_ic exp(-(x_j - x_ij)^2 / (2 h_cj^2))``,
+
+computed in log space with ``logsumexp``, where ``w_ic`` are the class weights of the
+training rows (sample weight times label), ``n_cj = sum_i w_ic`` over rows where
+feature ``j`` is observed.
+
+Bandwidth, per class and feature, computed at estimate time from the summed moments
+(never per batch, so fit == partial_fit == merge):
+``h_cj = sigma_cj * n_cj ** (-1/5)`` ("scott") or ``sigma_cj * (3 n_cj / 4) ** (-1/5)``
+("silverman"), scipy.stats.gaussian_kde's one-dimensional rules, with ``sigma_cj``
+the weighted standard deviation ``sqrt(M2_cj / (n_cj - 1))`` (frequency weights, so
+an integer weight equals a repeated row; scipy uses an effective sample size
+instead). Where a class has at most one value or a constant feature, ``sigma_cj``
+falls back to the feature's standard deviation over all classes; a feature constant
+over all rows has no bandwidth: :class:`ConstantColumnError`. A float (or one per
+feature) is the bandwidth ``h`` itself.
+
+Exact or binned (the Stats)
+---------------------------
+- exact: the training rows themselves. Prediction costs ``O(n_test * n_train * d)``
+  kernel evaluations and memory grows with the training set.
+- binned: the rows replaced by per-class weighted counts and sums on a fixed grid of
+  at most ``max_bins`` bins per feature (:mod:`nbayes.events.grid`): one kernel per
+  class and occupied bin, at the class's mean value in the bin, weighted by its
+  count (each value moves by less than the bin width; a bin holding one value keeps
+  it exactly, so isolated points and the tails stay exact). Prediction costs
+  ``O(n_test * k * max_bins * d)`` whatever the training size; the statistics add,
+  merge and stream exactly, and the grid is the same whatever the order or split of
+  the batches.
+- ``max_exact`` rows: keep the rows while the statistics hold at most this many (0:
+  always binned; None: always exact), then switch to the grid for good. The switch
+  depends only on the total number of rows, so it too is order-independent.
+
+Missing values: NaN entries add nothing and leave their term out of the likelihood.
+Where ``n_cj = 0`` there is no density and the term is left out too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+from scipy.interpolate import CubicSpline
+from scipy.special import logsumexp
+
+from nbayes._validate import ClassWeights
+from nbayes.events import grid, moments
+
+_CELLS_PER_CHUNK = 1 << 20  # bounds the (rows x kernel centres) array in log_likelihood
+_HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
+
+
+class ConstantColumnError(ValueError):
+    """A feature with one value only: no bandwidth rule applies. ``column`` is its index."""
+
+    def __init__(self, column: int) -> None:
+        self.column = column
+        super().__init__(
+            f"Feature {column} is constant (or has one sample only): its kernel bandwidth "
+            "would be 0. Drop the column, or give a bandwidth as a number."
+        )
+
+
+@dataclass(frozen=True)
+class KDEStats:
+    """Moments (for the bandwidth) plus either the rows or their grid histogram.
+
+    Attributes
+    ----------
+    moments : MomentStats
+    values : ndarray (n_rows, n_features) or None
+        The training rows (exact mode), NaN = missing.
+    weights : sparse CSR (n_rows, n_classes) or None
+        Their class weights.
+    grid : GridStats or None
+        The binned rows (binned mode).
+    max_exact : int or None
+        Rows kept before switching to the grid (None: never switch).
+    max_bins : int
+    """
+
+    moments: moments.MomentStats
+    values: NDArray[np.float64] | None
+    weights: sp.csr_matrix | None
+    grid: grid.GridStats | None
+    max_exact: int | None
+    max_bins: int
+
+    @property
+    def class_count(self) -> NDArray[np.float64]:
+        return self.moments.class_count
+
+    @classmethod
+    def zero(
+        cls, n_classes: int, n_features: int, max_exact: int | None = None, max_bins: int = 512
+    ) -> KDEStats:
+        empty = ClassWeights(sp.csr_matrix((0, n_classes)), np.zeros(0, np.intp))
+        return _from_rows(
+            np.zeros((0, n_features)),
+            empty,
+            moments.MomentStats.zero(n_classes, n_features),
+            max_exact,
+            max_bins,
+        )
+
+    def _as_grid(self) -> grid.GridStats:
+        if self.grid is not None:
+            return self.grid
+        W = ClassWeights(self.weights, None)
+        return grid.summarize(self.values, _dense(W), self.max_bins)
+
+    def __add__(self, other: KDEStats) -> KDEStats:
+        total = self.moments + other.moments
+        if self.grid is None and other.grid is None:
+            rows = self.values.shape[0] + other.values.shape[0]
+            if self.max_exact is None or rows <= self.max_exact:
+                values = np.vstack([self.values, other.values])
+                weights = sp.vstack([self.weights, other.weights], format="csr")
+                return KDEStats(total, values, weights, None, self.max_exact, self.max_bins)
+        binned = self._as_grid() + other._as_grid()
+        return KDEStats(total, None, None, binned, self.max_exact, self.max_bins)
+
+    def take_classes(self, index: NDArray[np.intp], n_classes: int) -> KDEStats:
+        """These statistics with class ``c`` moved to ``index[c]`` of ``n_classes``."""
+        total = self.moments.take_classes(index, n_classes)
+        if self.grid is not None:
+            binned = self.grid.take_classes(index, n_classes)
+            return KDEStats(total, None, None, binned, self.max_exact, self.max_bins)
+        k = self.weights.shape[1]
+        move = sp.csr_matrix((np.ones(k), (np.arange(k), index)), shape=(k, n_classes))
+        weights = sp.csr_matrix(self.weights @ move)
+        return KDEStats(total, self.values, weights, None, self.max_exact, self.max_bins)
+
+
+def _dense(W: ClassWeights) -> ClassWeights:
+    """W as a soft (dense) weight matrix."""
+    matrix = W.matrix.toarray() if sp.issparse(W.matrix) else W.matrix
+    return ClassWeights(np.asarray(matrix, dtype=np.float64), None)
+
+
+def _from_rows(X, W: ClassWeights, total, max_exact, max_bins) -> KDEStats:
+    if max_exact is None or X.shape[0] <= max_exact:
+        weights = sp.csr_matrix(W.matrix, dtype=np.float64)
+        return KDEStats(total, X, weights, None, max_exact, max_bins)
+    return KDEStats(total, None, None, grid.summarize(X, W, max_bins), max_exact, max_bins)
+
+
+def summarize(
+    X: NDArray[np.float64], W: ClassWeights, max_exact: int | None = None, max_bins: int = 512
+) -> KDEStats:
+    """One batch's statistics: moments, and the rows or their grid (see module doc)."""
+    return _from_rows(np.asarray(X, np.float64), W, moments.summarize(X, W), max_exact, max_bins)
+
+
+@dataclass(frozen=True)
+class KDEParams:
+    """Kernel centres and bandwidths.
+
+    Attributes
+    ----------
+    centres : list (n_features) of lists (n_classes) of (points, log_weights)
+        The kernel centres of class ``c``, feature ``j`` and their log weights.
+    bandwidth : ndarray of shape (n_classes, n_features)
+    log_norm : ndarray of shape (n_classes, n_features)
+        ``-log(n_cj h_cj sqrt(2 pi))``.
+    """
+
+    centres: list[list[tuple[NDArray[np.float64], NDArray[np.float64]]]]
+    bandwidth: NDArray[np.float64]
+    log_norm: NDArray[np.float64]
+    curves: list[list[CubicSpline | None]] | None = None
+
+
+def bandwidth(stats: moments.MomentStats, rule: str | float | NDArray) -> NDArray[np.float64]:
+    """``h_cj`` of shape (n_classes, n_features) by the rule named, or as given."""
+    shape = stats.count.shape
+    if not isinstance(rule, str):
+        return np.broadcast_to(np.asarray(rule, dtype=np.float64), shape).copy()
+    sigma = np.sqrt(stats.variance())
+    overall = np.sqrt(stats.total_variance())
+    for j in np.flatnonzero(~(overall > 0)):
+        if np.any(stats.count[:, j] > 0):
+            raise ConstantColumnError(int(j))
+    sigma = np.where(sigma > 0, sigma, overall)
+    n = np.maximum(stats.count, 1.0)
+    factor = n ** (-0.2) if rule == "scott" else (0.75 * n) ** (-0.2)
+    return sigma * factor
+
+
+def estimate(stats: KDEStats, bandwidth_rule: str | float | NDArray = "scott") -> KDEParams:
+    """Bandwidths (see module doc) and kernel centres: the rows or bin centres."""
+    h = bandwidth(stats.moments, bandwidth_rule)
+    n_classes, n_features = h.shape
+    count = stats.moments.count
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_norm = -(np.log(count) + np.log(h) + _HALF_LOG_2PI)
+    centres = []
+    for j in range(n_features):
+        if stats.grid is not None:
+            bins = stats.grid.occupied(j)
+            weights = stats.grid.counts[:, j, bins]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                points = stats.grid.sums[:, j, bins] / weights  # class means per bin
+        else:
+            column = stats.values[:, j]
+            keep = ~np.isnan(column)
+            weights = stats.weights[keep].T.toarray()
+            points = np.broadcast_to(column[keep], weights.shape)
+        per_class = []
+        for c in range(n_classes):
+            positive = weights[c] > 0
+            per_class.append((points[c, positive], np.log(weights[c, positive])))
+        centres.append(per_class)
+    curves = None
+    if stats.grid is not None:  # binned: tabulate each density once (see log_likelihood)
+        curves = [
+            [
+                _tabulate(points, log_weights, h[c, j])
+                for c, (points, log_weights) in enumerate(per_class)
+            ]
+            for j, per_class in enumerate(centres)
+        ]
+    return KDEParams(centres, h, log_norm, curves)
+
+
+# Binned densities are tabulated at STEPS_PER_BANDWIDTH points per bandwidth (at most
+# MAX_TABLE points) and read back through a cubic spline: the interpolation error of
+# log-density is about (1 / STEPS_PER_BANDWIDTH)^4, far below the binning error itself;
+# values beyond TABLE_MARGIN bandwidths of the outermost centres are computed exactly.
+STEPS_PER_BANDWIDTH = 16
+MAX_TABLE = 4096
+TABLE_MARGIN = 6.0
+
+
+def _tabulate(points: NDArray, log_weights: NDArray, h: float) -> CubicSpline | None:
+    """A cubic spline of ``log sum_i w_i exp(-(x - p_i)^2 / 2h^2)`` over the centres'
+    range plus margins, or None where there is nothing to tabulate."""
+    if points.shape[0] == 0 or not np.isfinite(h) or h <= 0:
+        return None
+    low, high = points.min() - TABLE_MARGIN * h, points.max() + TABLE_MARGIN * h
+    size = int(np.clip((high - low) / h * STEPS_PER_BANDWIDTH, 16, MAX_TABLE))
+    if (high - low) / (size - 1) > h / 4:  # too wide a range to tabulate finely
+        return None
+    grid_x = np.linspace(low, high, size)
+    if not np.all(np.diff(grid_x) > 0):  # a bandwidth below the float spacing of x
+        return None
+    return CubicSpline(grid_x, log_density(grid_x, points, log_weights, h))
+
+
+def log_density(x: NDArray, points: NDArray, log_weights: NDArray, h: float) -> NDArray:
+    """``log sum_i exp(log_w_i - (x - p_i)^2 / (2 h^2))`` for x (n,), chunked: (n,)."""
+    out = np.empty(x.shape[0])
+    step = max(1, _CELLS_PER_CHUNK // max(points.shape[0], 1))
+    for start in range(0, x.shape[0], step):
+        with np.errstate(over="ignore"):  # a far outlier: exp(-inf) = 0, as it should
+            z = (x[start : start + step, None] - points[None, :]) / h
+            out[start : start + step] = logsumexp(log_weights - 0.5 * z * z, axis=1)
+    return out
+
+
+def log_likelihood(params: KDEParams, X: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``sum_j log P(x_j | c)`` for X (n_samples, n_features), NaN = missing →
+    (n_samples, n_classes)."""
+    n_classes = params.bandwidth.shape[0]
+    out = np.zeros((X.shape[0], n_classes))
+    for j, per_class in enumerate(params.centres):
+        column = X[:, j]
+        keep = ~np.isnan(column)
+        x = column[keep]
+        for c in range(n_classes):
+            points, log_weights = per_class[c]
+            if points.shape[0] == 0:
+                continue  # no data for this class and feature: term left out
+            curve = params.curves[j][c] if params.curves is not None else None
+            if curve is None:
+                density = log_density(x, points, log_weights, params.bandwidth[c, j])
+            else:
+                low, high = curve.x[0], curve.x[-1]
+                inside = (x >= low) & (x <= high)
+                density = np.empty(x.shape[0])
+                density[inside] = curve(x[inside])
+                density[~inside] = log_density(
+                    x[~inside], points, log_weights, params.bandwidth[c, j]
+                )
+            out[keep, c] += density + params.log_norm[c, j]
+    return out
+
+
+def sample(
+    params: KDEParams, class_index: NDArray[np.intp], rng: np.random.Generator
+) -> NDArray[np.float64]:
+    """Draw from each class's kernel density: pick a kernel centre by its weight, then
+    add Gaussian noise of the bandwidth, feature by feature: (n, n_features)."""
+    out = np.empty((class_index.shape[0], len(params.centres)))
+    for j, per_class in enumerate(params.centres):
+        for c, (points, log_weights) in enumerate(per_class):
+            rows = np.flatnonzero(class_index == c)
+            if rows.size == 0:
+                continue
+            weights = np.exp(log_weights - log_weights.max())
+            chosen = rng.choice(points.shape[0], size=rows.size, p=weights / weights.sum())
+            out[rows, j] = rng.normal(points[chosen], params.bandwidth[c, j])
+    return out

@@ -1,0 +1,174 @@
+"""Mail parsing with the standard library's :mod:`email` package, bytes-tolerant.
+
+``parse_mail(raw)`` turns the bytes of one RFC 822 message into a :class:`Mail`:
+its headers (RFC 2047 encoded words decoded), the text of every ``text/*`` part
+(MIME multipart walked, base64 and quoted-printable decoded, any charset, HTML
+turned into text with its URLs kept), and the name and type of every attachment.
+The ``compat32`` policy is used because it never raises on broken mail; what it
+finds wrong is kept as ``defects`` (names of :mod:`email.errors` defect classes).
+
+Only input that is not mail at all (empty, or mostly binary bytes) raises
+:class:`MailParseError`; truncated MIME, bad base64, unknown charsets and NUL
+bytes are decoded as far as they go.
+"""
+
+from __future__ import annotations
+
+import codecs
+import html
+import re
+from dataclasses import dataclass, field
+from email import message_from_bytes
+from email.header import decode_header
+from email.message import Message
+
+#: Decoded text taken from one MIME part at most (characters); the rest is ignored,
+#: so a huge part costs bounded time.
+MAX_PART_CHARS = 256 * 1024
+#: A message whose first 4 KiB hold more than this fraction of control bytes is binary.
+MAX_CONTROL_FRACTION = 0.10
+_SURROGATES = re.compile("[\udc80-\udcff]")
+_CONTROL = bytes(b for b in range(32) if b not in (9, 10, 12, 13))
+
+
+class MailParseError(ValueError):
+    """The input is not a mail message (empty, or binary data)."""
+
+
+@dataclass
+class Mail:
+    """One parsed message.
+
+    headers : (lower-cased name, decoded value) in order, all parts' top level only.
+    texts : decoded text of each ``text/plain`` part, and of each HTML part with tags removed.
+    urls : URLs found in HTML attributes (``href``, ``src``, ``action``).
+    html_tags : names of the HTML tags used.
+    parts : (content type, charset or "", transfer encoding or "") of every leaf part.
+    attachments : (file name or "", content type) of every non-text or named part.
+    defects : names of the parse defects the ``email`` package recorded.
+    """
+
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    urls: list[str] = field(default_factory=list)
+    html_tags: set[str] = field(default_factory=set)
+    parts: list[tuple[str, str, str]] = field(default_factory=list)
+    attachments: list[tuple[str, str]] = field(default_factory=list)
+    defects: set[str] = field(default_factory=set)
+
+
+def check_is_mail(raw: bytes) -> None:
+    """Raise :class:`MailParseError` for empty or binary (non-mail) input."""
+    if not raw.strip():
+        raise MailParseError("empty message")
+    head = raw[:4096]
+    controls = sum(head.count(c) for c in _CONTROL)
+    if controls > MAX_CONTROL_FRACTION * len(head):
+        raise MailParseError(
+            f"binary data, not a mail message ({controls} control bytes in the first {len(head)})"
+        )
+
+
+def parse_mail(raw: bytes) -> Mail:
+    """Parse the bytes of one message (see the module docstring)."""
+    check_is_mail(raw)
+    if b"\x00" in raw:
+        raw = raw.replace(b"\x00", b"")
+    if raw.startswith(b"From "):  # an mbox envelope line, not a header
+        raw = raw.split(b"\n", 1)[1] if b"\n" in raw else b""
+    message = message_from_bytes(raw)
+    mail = Mail()
+    for name, value in message.raw_items():
+        mail.headers.append((name.lower(), decode_header_value(value)))
+    for part in message.walk():
+        mail.defects.update(type(d).__name__ for d in part.defects)
+        if part.is_multipart():
+            continue
+        _read_part(part, mail)
+    return mail
+
+
+def decode_header_value(value) -> str:
+    """A header value with RFC 2047 encoded words decoded, never raising."""
+    if not isinstance(value, str):  # compat32 gives Header objects for 8-bit values
+        value = str(value)
+    if _SURROGATES.search(value):  # raw 8-bit header bytes, kept as surrogate escapes
+        value = decode_bytes(value.encode("ascii", "surrogateescape"), None)
+    if "=?" not in value:
+        return value
+    try:
+        pieces = decode_header(value)
+    except Exception:  # a malformed encoded word: keep the raw text
+        return value
+    return "".join(
+        decode_bytes(text, charset) if isinstance(text, bytes) else text for text, charset in pieces
+    )
+
+
+def decode_bytes(data: bytes, charset: str | None) -> str:
+    """Bytes to text in the declared charset; undeclared or ASCII means UTF-8 if
+    valid, else Windows-1252; an unknown charset falls back to UTF-8 with
+    replacement characters. Never raises."""
+    if charset is None or charset.lower() in ("us-ascii", "ascii", "unknown-8bit"):
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            return data.decode("cp1252", errors="replace")
+    try:
+        codecs.lookup(charset)
+    except LookupError:
+        return data.decode("utf-8", errors="replace")
+    try:
+        return data.decode(charset, errors="replace")
+    except Exception:  # codecs such as idna raise on bad input despite errors=
+        return data.decode("utf-8", errors="replace")
+
+
+def _read_part(part: Message, mail: Mail) -> None:
+    content_type = part.get_content_type()
+    charset = part.get_content_charset() or ""
+    encoding = str(part.get("content-transfer-encoding", "")).strip().lower()
+    mail.parts.append((content_type, charset, encoding))
+    try:
+        filename = part.get_filename() or ""
+    except Exception:
+        filename = ""
+    if filename:
+        filename = decode_header_value(filename)
+    maintype = part.get_content_maintype()
+    if filename or maintype not in ("text", "message"):
+        mail.attachments.append((filename, content_type))
+        if maintype != "text":
+            return
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, bytes):
+        return
+    text = decode_bytes(payload[: 4 * MAX_PART_CHARS], charset or None)[:MAX_PART_CHARS]
+    if content_type == "text/html" or (content_type == "text/plain" and _looks_like_html(text)):
+        text, urls, tags = html_to_text(text)
+        mail.urls.extend(urls)
+        mail.html_tags.update(tags)
+    mail.texts.append(text)
+
+
+def _looks_like_html(text: str) -> bool:
+    head = text[:2048].lower()
+    return "<html" in head or "<body" in head
+
+
+_HTML_DROP = re.compile(r"<!--.*?-->|<(script|style)\b.*?</\1\s*>", re.S | re.I)
+_HTML_URL = re.compile(r"""\b(?:href|src|action)\s*=\s*["']?([^"'\s>]+)""", re.I)
+_HTML_TAG = re.compile(r"<\s*/?\s*([a-zA-Z][a-zA-Z0-9]*)[^>]*>")
+
+
+def html_to_text(markup: str) -> tuple[str, list[str], set[str]]:
+    """HTML to (visible text, URLs in href/src/action attributes, tag names).
+
+    Comments, scripts and styles are dropped, tags become spaces, and character
+    references are unescaped.
+    """
+    markup = _HTML_DROP.sub(" ", markup)
+    urls = [html.unescape(u) for u in _HTML_URL.findall(markup)]
+    tags = {t.lower() for t in _HTML_TAG.findall(markup)}
+    text = html.unescape(_HTML_TAG.sub(" ", markup))
+    return text, urls, tags

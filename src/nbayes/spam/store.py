@@ -1,0 +1,255 @@
+"""The token store: SQLite, in WAL mode, with a versioned schema.
+
+Tables (schema version :data:`SCHEMA_VERSION`, kept in ``PRAGMA user_version``)::
+
+    tokens(token TEXT PRIMARY KEY, ham INTEGER, spam INTEGER)   -- messages holding the token
+    totals(label TEXT PRIMARY KEY, messages INTEGER, tokens INTEGER)
+    trained(digest TEXT PRIMARY KEY, ham INTEGER, spam INTEGER) -- SHA-256 of trained messages
+
+``tokens`` counts, per class, the trained messages that contain each token;
+``totals`` holds the number of messages per class and the sum of their token-set
+sizes (the multinomial's ``N_c.``). Every training batch is one ``BEGIN IMMEDIATE``
+transaction, so a killed writer leaves exactly the committed batches; WAL lets
+readers score while a writer trains. ``unlearn`` subtracts a message's tokens
+again (tokens whose counts both reach zero are deleted), so learning then unlearning
+a batch restores the database exactly; it refuses messages never trained as that class.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+SCHEMA_VERSION = 1
+LABELS = ("ham", "spam")
+_QUERY_CHUNK = 900  # below SQLite's default limit on bound parameters
+
+
+_SCHEMA = (
+    "CREATE TABLE tokens(token TEXT PRIMARY KEY, ham INTEGER NOT NULL, spam INTEGER NOT NULL)"
+    " WITHOUT ROWID",
+    "CREATE TABLE totals(label TEXT PRIMARY KEY, messages INTEGER NOT NULL,"
+    " tokens INTEGER NOT NULL)",
+    "CREATE TABLE trained(digest TEXT PRIMARY KEY, ham INTEGER NOT NULL, spam INTEGER NOT NULL)"
+    " WITHOUT ROWID",
+    "INSERT INTO totals VALUES ('ham', 0, 0), ('spam', 0, 0)",
+)
+
+
+#: One message to learn: its token set, its raw bytes (for the digest) and its label.
+Message = tuple[set[str], bytes, str]
+
+
+class StoreError(RuntimeError):
+    """The database cannot be used (wrong schema version, not an nbayes store) or an
+    ``unlearn`` asked for messages that were never trained."""
+
+
+@dataclass(frozen=True)
+class Totals:
+    """Message counts ``(ham, spam)``, token-set size sums ``(ham, spam)``, vocabulary size."""
+
+    messages: tuple[int, int]
+    tokens: tuple[int, int]
+    vocabulary: int
+
+
+def digest(raw: bytes) -> str:
+    """The SHA-256 of a message's bytes, the key of the ``trained`` table."""
+    return hashlib.sha256(raw).hexdigest()
+
+
+class TokenStore:
+    """A SQLite token database; ``TokenStore(path)`` creates it if missing.
+
+    Use as a context manager, or call :meth:`close`.
+    """
+
+    def __init__(self, path: str | Path, *, timeout: float = 60.0, create: bool = True) -> None:
+        path = Path(path)
+        if not create and not path.exists():
+            raise StoreError(f"no token database at {path}")
+        self.path = path
+        self.db = sqlite3.connect(path, timeout=timeout, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self._check_schema()
+
+    def _check_schema(self) -> None:
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version == SCHEMA_VERSION:
+            return
+        if version != 0:
+            raise StoreError(
+                f"{self.path}: schema version {version}, this nbayes reads {SCHEMA_VERSION}"
+            )
+        tables = self.db.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall()
+        if tables:
+            raise StoreError(f"{self.path} is a SQLite database but not an nbayes token store")
+        with self.transaction():
+            for statement in _SCHEMA:
+                self.db.execute(statement)
+            self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    # ------------------------------------------------------------ transactions
+    def transaction(self):
+        """A context manager: ``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on error)."""
+        return _Transaction(self.db)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> TokenStore:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ writing
+    def learn(self, batch: Sequence[Message]) -> int:
+        """Add a batch of (token set, raw bytes, label) messages in one transaction."""
+        with self.transaction():
+            self.add(batch)
+        return len(batch)
+
+    def unlearn(self, batch: Sequence[Message]) -> int:
+        """Reverse :meth:`learn` exactly, in one transaction; :class:`StoreError` (and
+        nothing changed) if any message was not trained with that label."""
+        with self.transaction():
+            self.check_trained(batch)
+            self.add(batch, sign=-1)
+            self.remove_empty()
+        return len(batch)
+
+    def remove_empty(self) -> None:
+        """Delete tokens and digests whose counts are all zero (after an unlearn)."""
+        self.db.execute("DELETE FROM tokens WHERE ham = 0 AND spam = 0")
+        self.db.execute("DELETE FROM trained WHERE ham = 0 AND spam = 0")
+
+    def add(self, batch: Sequence[Message], sign: int = 1) -> None:
+        """Add (``sign=1``) or subtract (``sign=-1``) a batch's counts inside the
+        caller's transaction (see :meth:`transaction`)."""
+        for label in LABELS:
+            messages = [(tokens, raw) for tokens, raw, lab in batch if _column(lab) == label]
+            if messages:
+                self._add_class(messages, label, sign)
+
+    def _add_class(self, messages: list[tuple[set[str], bytes]], column: str, sign: int) -> None:
+        counts: Counter[str] = Counter()
+        digests: Counter[str] = Counter()
+        for tokens, raw in messages:
+            counts.update(tokens)
+            digests[digest(raw)] += 1
+        n_tokens = sum(len(tokens) for tokens, _ in messages)
+        self.db.executemany(
+            f"INSERT INTO trained(digest, ham, spam) VALUES (?, ?, ?) "
+            f"ON CONFLICT(digest) DO UPDATE SET {column} = {column} + excluded.{column}",
+            [(d, *_pair(column, sign * n)) for d, n in digests.items()],
+        )
+        self.db.executemany(
+            f"INSERT INTO tokens(token, ham, spam) VALUES (?, ?, ?) "
+            f"ON CONFLICT(token) DO UPDATE SET {column} = {column} + excluded.{column}",
+            [(t, *_pair(column, sign * n)) for t, n in counts.items()],
+        )
+        self.db.execute(
+            "UPDATE totals SET messages = messages + ?, tokens = tokens + ? WHERE label = ?",
+            (sign * len(messages), sign * n_tokens, column),
+        )
+
+    def check_trained(self, batch: Sequence[Message]) -> None:
+        """Raise :class:`StoreError` unless every message was trained with its label."""
+        wanted: Counter[tuple[str, str]] = Counter(
+            (digest(raw), _column(lab)) for _, raw, lab in batch
+        )
+        missing = 0
+        for (d, column), n in wanted.items():
+            row = self.db.execute(f"SELECT {column} FROM trained WHERE digest = ?", (d,)).fetchone()
+            if row is None or row[0] < n:
+                missing += n - (row[0] if row else 0)
+        if missing:
+            raise StoreError(f"{missing} message(s) were never trained with the label given")
+
+    # ------------------------------------------------------------ reading
+    def totals(self) -> Totals:
+        rows = dict(
+            (label, (m, t))
+            for label, m, t in self.db.execute("SELECT label, messages, tokens FROM totals")
+        )
+        vocabulary = self.db.execute("SELECT COUNT(*) FROM tokens").fetchone()[0]
+        return Totals(
+            (rows["ham"][0], rows["spam"][0]), (rows["ham"][1], rows["spam"][1]), vocabulary
+        )
+
+    def counts(self, tokens: Iterable[str]) -> dict[str, tuple[int, int]]:
+        """``{token: (ham, spam)}`` for those of ``tokens`` in the store."""
+        tokens = list(tokens)
+        out: dict[str, tuple[int, int]] = {}
+        for start in range(0, len(tokens), _QUERY_CHUNK):
+            chunk = tokens[start : start + _QUERY_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            for token, ham, spam in self.db.execute(
+                f"SELECT token, ham, spam FROM tokens WHERE token IN ({marks})", chunk
+            ):
+                out[token] = (ham, spam)
+        return out
+
+    def lookup(self, tokens: Sequence[str]) -> NDArray[np.int64]:
+        """Counts of each of ``tokens`` (0 where absent), shape (len(tokens), 2): ham, spam."""
+        found = self.counts(tokens)
+        out = np.zeros((len(tokens), 2), dtype=np.int64)
+        for i, token in enumerate(tokens):
+            pair = found.get(token)
+            if pair is not None:
+                out[i] = pair
+        return out
+
+    def all_counts(self) -> tuple[list[str], NDArray[np.int64]]:
+        """Every token and its counts, shape (n_tokens, 2), in token order."""
+        rows = self.db.execute("SELECT token, ham, spam FROM tokens ORDER BY token").fetchall()
+        counts = np.array([(h, s) for _, h, s in rows], dtype=np.int64).reshape(-1, 2)
+        return [t for t, _, _ in rows], counts
+
+    def snapshot(self):
+        """A read transaction: every read inside sees one committed state."""
+        return _Snapshot(self.db)
+
+
+def _column(label: str) -> str:
+    if label not in LABELS:
+        raise ValueError(f"label must be 'ham' or 'spam', got {label!r}")
+    return label
+
+
+def _pair(column: str, n: int) -> tuple[int, int]:
+    return (n, 0) if column == "ham" else (0, n)
+
+
+class _Transaction:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type, *_) -> None:
+        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+class _Snapshot(_Transaction):
+    """A read transaction, or nothing inside a transaction already open."""
+
+    def __enter__(self) -> None:
+        self.nested = self.db.in_transaction
+        if not self.nested:
+            self.db.execute("BEGIN DEFERRED")
+
+    def __exit__(self, *_) -> None:
+        if not self.nested:
+            self.db.execute("COMMIT")

@@ -1,0 +1,103 @@
+"""The mail tokenizer: a small set of regular expressions over a parsed :class:`Mail`.
+
+A message becomes a **set** of tokens (presence, not counts, as in Graham's and
+Robinson's filters):
+
+- body words: letters, digits and ``' . - $`` inside, 2 to ``MAX_WORD`` characters,
+  case-folded; longer runs become ``skip:<first char>:<length rounded to 10>``;
+  URLs give ``url:<host>``, ``url:<parent domains>`` and ``url:<path words>``;
+  e-mail addresses ``email:<address>`` and ``email:<domain>``;
+- headers: ``<name>:<word>`` for each word of each header value (``subject:free``,
+  ``received:mail.example.com``, ``from:joe@example.com``; words cut at
+  ``2 * MAX_WORD``), and ``hdr:<name>`` for each header present; headers another
+  filter added (``X-Spam-*``, ``X-Bogosity``, ``X-Nbayes-Spam``) and ``Date``
+  are left out;
+- MIME: ``ctype:<type>``, ``charset:<charset>``, ``cte:<encoding>``, ``attach:type:<t>``,
+  ``attach:name:<file name>``, ``attach:ext:<extension>``, ``htmltag:<tag>``,
+  ``defect:<parse defect>``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from nbayes.spam.parse import Mail, parse_mail
+
+MAX_WORD = 40
+MAX_HEADER_CHARS = 2000
+IGNORED_HEADERS = re.compile(r"x-spam|x-bogosity|x-nbayes|x-spambayes|date$|x-dspam")
+
+_WORD = re.compile(r"[$€£]?[^\W_][\w'.\-$@]*[^\W_]")
+_URL = re.compile(r"(?:https?|ftp)://[^\s<>\"']+|www\.[^\s<>\"']+", re.I)
+_EMAIL = re.compile(r"[\w.+\-]+@([\w\-]+(?:\.[\w\-]+)+)")
+_URL_PART = re.compile(r"[^\W_]+")
+
+
+def tokenize(raw: bytes) -> set[str]:
+    """The token set of one raw message; raises ``MailParseError`` if it is not mail."""
+    return mail_tokens(parse_mail(raw))
+
+
+def mail_tokens(mail: Mail) -> set[str]:
+    """The token set of a parsed message (see the module docstring)."""
+    tokens: set[str] = set()
+    for name, value in mail.headers:
+        if IGNORED_HEADERS.match(name):
+            continue
+        tokens.add("hdr:" + name)
+        prefix = name + ":"
+        words = _WORD.findall(value[:MAX_HEADER_CHARS].lower())
+        tokens.update(prefix + w[: 2 * MAX_WORD] for w in words)
+    for text in mail.texts:
+        tokens.update(text_tokens(text))
+    for url in mail.urls:
+        tokens.update(url_tokens(url))
+    for content_type, charset, encoding in mail.parts:
+        tokens.add("ctype:" + content_type)
+        if charset:
+            tokens.add("charset:" + charset)
+        if encoding:
+            tokens.add("cte:" + encoding)
+    for filename, content_type in mail.attachments:
+        tokens.add("attach:type:" + content_type)
+        if filename:
+            name = filename.lower()
+            tokens.add("attach:name:" + name[:MAX_WORD])
+            if "." in name:
+                tokens.add("attach:ext:" + name.rsplit(".", 1)[1][:10])
+    tokens.update("htmltag:" + tag for tag in mail.html_tags)
+    tokens.update("defect:" + name for name in mail.defects)
+    return tokens
+
+
+def text_tokens(text: str, fold_case: bool = True) -> set[str]:
+    """Words, URL pieces and e-mail addresses of a text, as a set."""
+    if fold_case:
+        text = text.lower()
+    tokens = set(_WORD.findall(text))
+    long_words = [w for w in tokens if len(w) > MAX_WORD]
+    if long_words:
+        tokens.difference_update(long_words)
+        tokens.update(f"skip:{w[0]}:{len(w) // 10 * 10}" for w in long_words)
+    if "@" in text:
+        for match in _EMAIL.finditer(text):
+            tokens.add("email:" + match.group(0)[: 2 * MAX_WORD])
+            tokens.add("email:" + match.group(1)[:MAX_WORD])
+    if "://" in text or "www." in text:
+        for url in _URL.findall(text):
+            tokens.update(url_tokens(url))
+    return tokens
+
+
+def url_tokens(url: str) -> set[str]:
+    """``url:<host>``, ``url:<each parent domain>`` and ``url:<path word>``."""
+    url = url.lower()
+    rest = url.split("://", 1)[1] if "://" in url else url
+    host, _, path = rest.partition("/")
+    host = host.rsplit("@", 1)[-1].split(":", 1)[0][: 2 * MAX_WORD]
+    tokens = {"url:" + host} if host else set()
+    labels = host.split(".")
+    for i in range(1, len(labels) - 1):
+        tokens.add("url:" + ".".join(labels[i:]))
+    tokens.update("url:" + w for w in _URL_PART.findall(path) if 2 <= len(w) <= MAX_WORD)
+    return tokens

@@ -1,0 +1,136 @@
+"""Training the token store from labelled mail, in batches, in three modes.
+
+- ``everything``: learn every message;
+- ``on-error``: score each message against the store as it stands (including the
+  messages of this batch learnt before it) and learn it only if its verdict is not
+  its label (Unsure counts as an error);
+- ``until-mature``: repeat ``on-error`` passes over all messages with the stricter
+  test "spam must score ``>= spam_cutoff + margin``, ham ``<= ham_cutoff - margin``"
+  until a pass learns nothing or ``max_passes`` is reached (as bogominitrain does);
+  a message may be learnt once per pass.
+
+Each batch of ``batch_size`` messages is one transaction, so an interrupted
+training keeps every completed batch. Messages that are not mail are reported and
+skipped.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+from nbayes.spam.parse import MailParseError
+from nbayes.spam.score import ScoreSettings, score_tokens
+from nbayes.spam.sources import MailItem, report_to_stderr
+from nbayes.spam.store import Message, TokenStore
+from nbayes.spam.tokens import tokenize
+
+MODES = ("everything", "on-error", "until-mature")
+
+
+@dataclass
+class TrainReport:
+    """What a training run did: messages learnt per label, seen, and skipped."""
+
+    learnt: dict[str, int] = field(default_factory=lambda: {"ham": 0, "spam": 0})
+    seen: int = 0
+    skipped: int = 0
+    passes: int = 0
+
+
+def tokenized(
+    labelled: Iterable[tuple[MailItem, str]],
+    on_error: Callable[[str, str], None] = report_to_stderr,
+    report: TrainReport | None = None,
+) -> Iterator[Message]:
+    """(token set, raw, label) for each parseable message; the others are reported."""
+    for item, label in labelled:
+        try:
+            tokens = tokenize(item.raw)
+        except MailParseError as error:
+            on_error(item.name, f"skipped: {error}")
+            if report is not None:
+                report.skipped += 1
+            continue
+        if report is not None:
+            report.seen += 1
+        yield tokens, item.raw, label
+
+
+def interleave(spam: Iterable[MailItem], ham: Iterable[MailItem]) -> Iterator[tuple[MailItem, str]]:
+    """Spam and ham alternately, the rest of the longer source at the end."""
+    pairs = itertools.zip_longest(((m, "spam") for m in spam), ((m, "ham") for m in ham))
+    for pair in pairs:
+        yield from (p for p in pair if p is not None)
+
+
+def batched(messages: Iterable[Message], size: int) -> Iterator[list[Message]]:
+    iterator = iter(messages)
+    while batch := list(itertools.islice(iterator, size)):
+        yield batch
+
+
+def train(
+    store: TokenStore,
+    labelled: Iterable[tuple[MailItem, str]],
+    *,
+    mode: str = "everything",
+    settings: ScoreSettings | None = None,
+    batch_size: int = 1000,
+    margin: float = 0.05,
+    max_passes: int = 5,
+    on_error: Callable[[str, str], None] = report_to_stderr,
+    progress: Callable[[int], None] | None = None,
+) -> TrainReport:
+    """Train ``store`` on (message, ``"spam"|"ham"``) pairs; see the module docstring.
+
+    ``progress(n)`` is called after each batch with the number of messages done.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    settings = settings or ScoreSettings()
+    report = TrainReport()
+    messages = tokenized(labelled, on_error, report)
+    if mode == "until-mature":
+        messages = list(messages)
+    passes = max_passes if mode == "until-mature" else 1
+    strict = margin if mode == "until-mature" else 0.0
+    for _ in range(passes):
+        report.passes += 1
+        learnt_in_pass = 0
+        for batch in batched(messages, batch_size):
+            with store.transaction():
+                if mode == "everything":
+                    chosen = batch
+                    store.add(chosen)
+                else:
+                    chosen = _learn_errors(store, batch, settings, strict)
+            for _, _, label in chosen:
+                report.learnt[label] += 1
+            learnt_in_pass += len(chosen)
+            if progress is not None:
+                progress(len(batch))
+        if mode != "until-mature" or learnt_in_pass == 0:
+            break
+    return report
+
+
+def _learn_errors(
+    store: TokenStore, batch: list[Message], settings: ScoreSettings, margin: float
+) -> list[Message]:
+    """Learn, one by one inside the open transaction, the messages scored wrongly."""
+    chosen = []
+    for message in batch:
+        tokens, _, label = message
+        score = float(score_tokens(store, [tokens], settings)[0])
+        if label == "spam":
+            wrong = score < min(settings.spam_cutoff + margin, 1.0)
+        else:
+            wrong = score > max(settings.ham_cutoff - margin, 0.0)
+        if wrong:
+            store.add([message])
+            chosen.append(message)
+    return chosen

@@ -1,0 +1,23 @@
+"""Text for naive Bayes: a compiled tokenizer, scikit-learn-compatible vectorizers,
+and Rennie et al.'s (2003) corrections.
+
+- :class:`Tokenizer`: Unicode words, numbers, URLs, e-mail addresses and host names,
+  case folding, length bounds, English stop words, word n-grams.
+- :class:`CountVectorizer`, :class:`HashingVectorizer`: scikit-learn's, the same
+  numbers, compiled with numba (``pip install 'nbayes[text]'``).
+- :class:`RennieTransformer`, :func:`make_twcnb`: log-TF, IDF, length and weight
+  normalisation (TWCNB).
+"""
+
+from nbayes.text.tokenize import ENGLISH_STOP_WORDS, Tokenizer
+from nbayes.text.transforms import RennieTransformer, make_twcnb
+from nbayes.text.vectorizers import CountVectorizer, HashingVectorizer
+
+__all__ = [
+    "ENGLISH_STOP_WORDS",
+    "CountVectorizer",
+    "HashingVectorizer",
+    "RennieTransformer",
+    "Tokenizer",
+    "make_twcnb",
+]

@@ -1,0 +1,75 @@
+"""Per-code-point tables taken from Python's own Unicode database.
+
+The compiled tokenizer classifies and case-folds characters by table look-up, so it
+agrees with Python's ``re`` (``\\w``, ``\\d``) and ``str.lower`` character by
+character, for whatever Unicode version this Python ships.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import numpy as np
+from numpy.typing import NDArray
+
+N_CODE_POINTS = 0x110000
+
+WORD = 1  # matches Python's ``\w`` (str.isalnum() or "_")
+DIGIT = 2  # matches Python's ``\d`` (decimal digits, category Nd)
+LETTER = 4  # a word character that is neither a digit nor "_"
+SPACE = 8  # matches Python's ``\s``
+
+# The only characters whose ``str.lower`` is not one code point for one code point:
+# U+0130 (İ -> "i̇", two code points) and U+03A3 (Σ -> σ or final ς, by context).
+# Documents holding them are lower-cased by Python itself before the fast path.
+CONTEXT_LOWER = ("\u0130", "\u03a3")
+
+
+def _all_code_points() -> str:
+    return "".join(map(chr, range(N_CODE_POINTS)))
+
+
+def _mask(pattern: str, text: str) -> NDArray[np.bool_]:
+    """True where the one-character ``pattern`` matches, for every code point."""
+    marked = re.sub(pattern, "\x01", text.replace("\x01", "\x00"))
+    marked = re.sub("[^\x01]", "\x00", marked)
+    return np.frombuffer(marked.encode("latin-1"), dtype=np.uint8).astype(bool)
+
+
+@functools.cache
+def char_classes() -> NDArray[np.uint8]:
+    """Bit flags (WORD, DIGIT, LETTER, SPACE) per code point, shape (0x110000,)."""
+    text = _all_code_points()
+    word = _mask(r"\w", text)
+    digit = _mask(r"\d", text)
+    space = _mask(r"\s", text)
+    letter = word & ~digit
+    letter[ord("_")] = False
+    return (
+        word * np.uint8(WORD)
+        + digit * np.uint8(DIGIT)
+        + letter * np.uint8(LETTER)
+        + space * np.uint8(SPACE)
+    ).astype(np.uint8)
+
+
+@functools.cache
+def lower_map() -> NDArray[np.int32]:
+    """``ord(chr(c).lower())`` per code point c, shape (0x110000,).
+
+    U+0130 maps to itself: its lower case is two code points, and documents that
+    hold it are lower-cased by Python before reaching the table.
+    """
+    text = _all_code_points()
+    text = text[:0x130] + "I" + text[0x131:]
+    lowered = text.lower()
+    if len(lowered) != N_CODE_POINTS:  # a future Unicode with another 1:n mapping
+        return np.array(
+            [ord(ch.lower()) if len(ch.lower()) == 1 else c for c, ch in enumerate(text)],
+            dtype=np.int32,
+        )
+    table = np.frombuffer(lowered.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    table = table.astype(np.int32)
+    table[0x130] = 0x130
+    return table

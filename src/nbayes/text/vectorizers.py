@@ -1,0 +1,422 @@
+"""Drop-in, compiled replacements for scikit-learn's CountVectorizer and
+HashingVectorizer: the same parameters, methods, attributes and output (a CSR
+matrix of shape (n_documents, n_features)), equal entry for entry.
+
+The word analyzer with the default ``token_pattern`` (or an
+:class:`nbayes.text.Tokenizer` as ``tokenizer``) runs compiled; any other option
+(``analyzer="char"``, a callable preprocessor or tokenizer, ``strip_accents``, a
+custom ``token_pattern``) runs scikit-learn's own code, so results never differ,
+only speed does.
+"""
+
+from __future__ import annotations
+
+import itertools
+from numbers import Integral
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+from sklearn.base import BaseEstimator
+from sklearn.feature_extraction import text as sk_text
+from sklearn.preprocessing import normalize
+from sklearn.utils.validation import check_is_fitted
+
+from nbayes.text import _engine
+from nbayes.text.tokenize import Tokenizer, check_ngram_range, stop_word_set
+
+__all__ = ["CountVectorizer", "HashingVectorizer"]
+
+DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+_PATTERN_MIN_LEN = {DEFAULT_TOKEN_PATTERN: 2, r"(?u)\b\w+\b": 1}
+
+
+def _as_scipy(matrix):
+    """scikit-learn's choice of sparse interface (sparray or spmatrix)."""
+    try:
+        from sklearn.utils._sparse import _align_api_if_sparse
+    except ImportError:  # older scikit-learn: spmatrix
+        return sp.csr_matrix(matrix)
+    return _align_api_if_sparse(matrix)
+
+
+def _csr(indptr, indices, data, shape, dtype):
+    index_dtype = np.int32 if max(shape[1], len(indices)) < 2**31 else np.int64
+    return sp.csr_array(
+        (data.astype(dtype, copy=False), indices.astype(index_dtype), indptr.astype(index_dtype)),
+        shape=shape,
+    )
+
+
+def _drop_negative(indptr, columns, data):
+    """CSR rows without the entries whose column is negative."""
+    keep = columns >= 0
+    if keep.all():
+        return indptr, columns, data
+    rows = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))[keep]
+    new_indptr = np.zeros_like(indptr)
+    np.cumsum(np.bincount(rows, minlength=len(indptr) - 1), out=new_indptr[1:])
+    return new_indptr, columns[keep], data[keep]
+
+
+class _Compiled:
+    """What both vectorizers share: the fast-path test and the compiled analysis."""
+
+    def _fast_rules(self) -> _engine.Rules | None:
+        """The compiled tokenizer's settings, or None where scikit-learn's code runs."""
+        if self.analyzer != "word" or self.preprocessor is not None or self.strip_accents:
+            return None
+        ngram_range = check_ngram_range(self.ngram_range)
+        tokenizer = self.tokenizer
+        if tokenizer is None:
+            if self.token_pattern not in _PATTERN_MIN_LEN:
+                return None
+            return _engine.Rules(
+                lowercase=bool(self.lowercase),
+                min_len=_PATTERN_MIN_LEN[self.token_pattern],
+                ngram_range=ngram_range,
+            )
+        if not isinstance(tokenizer, Tokenizer):
+            return None
+        # scikit-learn applies the tokenizer's n-grams and stop words first, then its own
+        own_ngrams = tokenizer.ngram_range != (1, 1)
+        if own_ngrams and (ngram_range != (1, 1) or self.stop_words is not None):
+            return None
+        return tokenizer.rules(
+            lowercase=bool(self.lowercase) or tokenizer.lowercase,
+            ngram_range=tokenizer.ngram_range if own_ngrams else ngram_range,
+        )
+
+    def _stop_words(self) -> frozenset[str]:
+        words = stop_word_set(self.stop_words)
+        if isinstance(self.tokenizer, Tokenizer):
+            words = words | stop_word_set(self.tokenizer.stop_words)
+        return words
+
+    def _encode(self, raw_documents):
+        docs = _engine.read_documents(raw_documents, self.input)
+        return _engine.encode_documents(
+            docs, self.encoding, self.decode_error, lowercase=self._rules.lowercase
+        )
+
+    def _sklearn(self):
+        """scikit-learn's own vectorizer with the same parameters (the slow path)."""
+        return getattr(sk_text, type(self).__name__)(**self.get_params())
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.two_d_array = False
+        return tags
+
+
+class CountVectorizer(_Compiled, BaseEstimator):
+    """Documents -> matrix of token counts, as ``sklearn.feature_extraction.text.
+    CountVectorizer`` (same parameters and defaults), compiled.
+
+    ``X[i, j]`` is the number of times feature j (``get_feature_names_out()[j]``,
+    in sorted order) occurs in document i; ``binary=True`` makes it 0/1. Features
+    in more than ``max_df`` or fewer than ``min_df`` documents (counts, or
+    fractions when float) are dropped, then all but the ``max_features`` most
+    frequent over the corpus.
+
+    Attributes
+    ----------
+    vocabulary_ : dict, term -> column index
+    fixed_vocabulary_ : bool
+    """
+
+    def __init__(
+        self,
+        *,
+        input="content",
+        encoding="utf-8",
+        decode_error="strict",
+        strip_accents=None,
+        lowercase=True,
+        preprocessor=None,
+        tokenizer=None,
+        stop_words=None,
+        token_pattern=DEFAULT_TOKEN_PATTERN,
+        ngram_range=(1, 1),
+        analyzer="word",
+        max_df=1.0,
+        min_df=1,
+        max_features=None,
+        vocabulary=None,
+        binary=False,
+        dtype=np.int64,
+    ):
+        self.input = input
+        self.encoding = encoding
+        self.decode_error = decode_error
+        self.strip_accents = strip_accents
+        self.lowercase = lowercase
+        self.preprocessor = preprocessor
+        self.tokenizer = tokenizer
+        self.stop_words = stop_words
+        self.token_pattern = token_pattern
+        self.ngram_range = ngram_range
+        self.analyzer = analyzer
+        self.max_df = max_df
+        self.min_df = min_df
+        self.max_features = max_features
+        self.vocabulary = vocabulary
+        self.binary = binary
+        self.dtype = dtype
+
+    # ------------------------------------------------------------ fitting
+    def fit(self, raw_documents, y=None):
+        """Learn the vocabulary of ``raw_documents`` (iterable of str/bytes/...)."""
+        self.fit_transform(raw_documents)
+        return self
+
+    def fit_transform(self, raw_documents, y=None):
+        """Learn the vocabulary and return the count matrix, (n_documents, n_features)."""
+        self._check_params()
+        self._rules = self._fast_rules()
+        self._fallback = None
+        self.__dict__.pop("_vocabulary_cache", None)
+        if self._rules is None:
+            self._fallback = self._sklearn()
+            X = self._fallback.fit_transform(raw_documents)
+            self.fixed_vocabulary_ = self._fallback.fixed_vocabulary_
+            return X
+        self._vocab = _engine.Vocabulary(self._rules)
+        self._vocab.add_stop_words(self._stop_words())
+        buf, offsets, is_ascii = self._encode(raw_documents)
+        self.fixed_vocabulary_ = self.vocabulary is not None
+        if self.fixed_vocabulary_:
+            self._set_fixed_vocabulary()
+            return self._transform(buf, offsets, is_ascii)
+        indptr, entries, counts = self._vocab.analyze(buf, offsets, is_ascii, True, tally=True)
+        features = self._vocab.feature_index(entries)
+        if self.binary:
+            counts[:] = 1
+        self._features = self._select_features(features, counts, len(offsets) - 1)
+        self._column = np.full(self._vocab.n_features, -1, np.int64)
+        self._column[self._features] = np.arange(len(self._features))
+        indptr, columns, counts = _drop_negative(indptr, self._column[features], counts)
+        return self._finish(indptr, columns, counts, len(offsets) - 1)
+
+    def _check_params(self) -> None:
+        check_ngram_range(self.ngram_range)
+        for name in ("max_df", "min_df"):
+            value = getattr(self, name)
+            if isinstance(value, Integral) and not isinstance(value, bool):
+                if value < 0:
+                    raise ValueError(f"{name} must be >= 0; got {value!r}")
+            elif not (isinstance(value, float) and 0.0 <= value <= 1.0):
+                raise ValueError(f"{name} must be an int >= 0 or a float in [0, 1]; got {value!r}")
+        if self.max_features is not None and not (
+            isinstance(self.max_features, Integral) and self.max_features >= 0
+        ):
+            raise ValueError(f"max_features must be None or an int >= 0; got {self.max_features!r}")
+
+    def _select_features(self, features, counts, n_docs) -> NDArray[np.int64]:
+        """Feature indices kept, in column order (scikit-learn's rules, exactly)."""
+        n = self._vocab.n_features
+        df = np.bincount(features, minlength=n)
+        order = self._vocab.sorted_order()
+        order = order[df[order] > 0]  # seen as a feature (not only as a stop word)
+        if len(order) == 0:
+            raise ValueError("empty vocabulary; perhaps the documents only contain stop words")
+        max_df, min_df = self.max_df, self.min_df
+        high = max_df if isinstance(max_df, Integral) else max_df * n_docs
+        low = min_df if isinstance(min_df, Integral) else min_df * n_docs
+        if high < low:
+            raise ValueError("max_df corresponds to < documents than min_df")
+        dfs = df[order]
+        mask = (dfs <= high) & (dfs >= low)
+        limit = self.max_features
+        if limit is not None and mask.sum() > limit:
+            tfs = np.bincount(features, weights=counts, minlength=n)[order]
+            mask_inds = (-tfs[mask]).argsort()[:limit]
+            new_mask = np.zeros(len(dfs), dtype=bool)
+            new_mask[np.where(mask)[0][mask_inds]] = True
+            mask = new_mask
+        if not mask.any():
+            raise ValueError(
+                "After pruning, no terms remain. Try a lower min_df or a higher max_df."
+            )
+        return order[mask]
+
+    def _set_fixed_vocabulary(self) -> None:
+        vocabulary = self.vocabulary
+        if isinstance(vocabulary, set):
+            vocabulary = sorted(vocabulary)
+        if not hasattr(vocabulary, "items"):
+            mapping: dict[str, int] = {}
+            for i, term in enumerate(vocabulary):
+                if mapping.setdefault(term, i) != i:
+                    raise ValueError(f"Duplicate term in vocabulary: {term!r}")
+            vocabulary = mapping
+        indices = sorted(vocabulary.values())
+        if indices != list(range(len(indices))):
+            raise ValueError("Vocabulary indices must be 0 .. len(vocabulary) - 1, each once.")
+        if not vocabulary:
+            raise ValueError("empty vocabulary passed to fit")
+        terms = sorted(vocabulary, key=vocabulary.get)
+        index = self._vocab.add_features(terms)
+        self._column = np.full(self._vocab.n_features, -1, np.int64)
+        self._column[index] = np.arange(len(terms))
+        self._features = index
+        self._vocabulary_cache = dict(vocabulary)
+
+    def _finish(self, indptr, columns, counts, n_docs):
+        if self.binary:
+            counts = np.ones_like(counts)
+        X = _csr(indptr, columns, counts, (n_docs, len(self._features)), self.dtype)
+        return _as_scipy(X)
+
+    # ------------------------------------------------------------ transform
+    def transform(self, raw_documents):
+        """Count matrix of new documents on the fitted vocabulary."""
+        if self.vocabulary is not None and not hasattr(self, "_column"):
+            return self.fit_transform(raw_documents)  # a given vocabulary needs no fit
+        check_is_fitted(self, "fixed_vocabulary_")
+        if self._fallback is not None:
+            return self._fallback.transform(raw_documents)
+        return self._transform(*self._encode(raw_documents))
+
+    def _transform(self, buf, offsets, is_ascii):
+        indptr, entries, counts = self._vocab.analyze(buf, offsets, is_ascii, False, tally=True)
+        columns = self._column[self._vocab.feature_index(entries)]
+        indptr, columns, counts = _drop_negative(indptr, columns, counts)
+        return self._finish(indptr, columns, counts, len(offsets) - 1)
+
+    # ------------------------------------------------------------ vocabulary
+    @property
+    def vocabulary_(self) -> dict[str, int]:
+        """Term -> column index (built on first use)."""
+        check_is_fitted(self, "fixed_vocabulary_")
+        if self._fallback is not None:
+            return self._fallback.vocabulary_
+        if "_vocabulary_cache" not in self.__dict__:
+            names = self._vocab.names()
+            self._vocabulary_cache = {names[f]: j for j, f in enumerate(self._features)}
+        return self._vocabulary_cache
+
+    def get_feature_names_out(self, input_features=None) -> NDArray[np.object_]:
+        """Feature names, one per column, shape (n_features,)."""
+        if self.vocabulary is not None and not hasattr(self, "fixed_vocabulary_"):
+            self.fit([])
+        check_is_fitted(self, "fixed_vocabulary_")
+        if self._fallback is not None:
+            return self._fallback.get_feature_names_out(input_features)
+        vocabulary = self.vocabulary_
+        return np.asarray(sorted(vocabulary, key=vocabulary.get), dtype=object)
+
+    def build_analyzer(self):
+        """A callable: one document -> its list of features (scikit-learn's analyzer)."""
+        return self._sklearn().build_analyzer()
+
+    def inverse_transform(self, X) -> list[NDArray[np.object_]]:
+        """The features present (nonzero) in each row of X."""
+        names = self.get_feature_names_out()
+        X = sp.csr_array(X)
+        return [names[X.indices[a:b]] for a, b in itertools.pairwise(X.indptr)]
+
+
+class HashingVectorizer(_Compiled, BaseEstimator):
+    """Documents -> hashed token counts, as scikit-learn's HashingVectorizer
+    (same parameters and defaults), compiled and stateless.
+
+    Feature f goes to column ``|h(f)| mod n_features`` with sign ``sign(h(f))``
+    when ``alternate_sign``, h being scikit-learn's signed 32-bit MurmurHash3 of the
+    feature's UTF-8 bytes (seed 0); colliding features add up. Rows are then
+    normalised (``norm="l2"``, ``"l1"`` or None).
+    """
+
+    def __init__(
+        self,
+        *,
+        input="content",
+        encoding="utf-8",
+        decode_error="strict",
+        strip_accents=None,
+        lowercase=True,
+        preprocessor=None,
+        tokenizer=None,
+        stop_words=None,
+        token_pattern=DEFAULT_TOKEN_PATTERN,
+        ngram_range=(1, 1),
+        analyzer="word",
+        n_features=2**20,
+        binary=False,
+        norm="l2",
+        alternate_sign=True,
+        dtype=np.float64,
+    ):
+        self.input = input
+        self.encoding = encoding
+        self.decode_error = decode_error
+        self.strip_accents = strip_accents
+        self.lowercase = lowercase
+        self.preprocessor = preprocessor
+        self.tokenizer = tokenizer
+        self.stop_words = stop_words
+        self.token_pattern = token_pattern
+        self.ngram_range = ngram_range
+        self.analyzer = analyzer
+        self.n_features = n_features
+        self.binary = binary
+        self.norm = norm
+        self.alternate_sign = alternate_sign
+        self.dtype = dtype
+
+    def _check_params(self) -> None:
+        check_ngram_range(self.ngram_range)
+        if not (isinstance(self.n_features, Integral) and 1 <= self.n_features < 2**31):
+            raise ValueError(f"n_features must be an int in [1, 2**31); got {self.n_features!r}")
+        if self.norm not in ("l1", "l2", None):
+            raise ValueError(f"norm must be 'l1', 'l2' or None; got {self.norm!r}")
+
+    def fit(self, X=None, y=None):
+        """Check the parameters (there is nothing to learn)."""
+        self._check_params()
+        return self
+
+    def partial_fit(self, X=None, y=None):
+        """Check the parameters (there is nothing to learn)."""
+        return self.fit(X, y)
+
+    def fit_transform(self, X, y=None):
+        return self.fit(X, y).transform(X)
+
+    def transform(self, X):
+        """Hashed feature matrix, shape (n_documents, n_features)."""
+        self._check_params()
+        self._rules = self._fast_rules()
+        if self._rules is None:
+            return self._sklearn().transform(X)
+        buf, offsets, is_ascii = self._encode(X)
+        vocab = _engine.Vocabulary(self._rules)
+        vocab.add_stop_words(self._stop_words())
+        indptr, entries, counts = vocab.analyze(buf, offsets, is_ascii, True, tally=True)
+        features = vocab.feature_index(entries)
+        h = vocab.murmur3()
+        n = self.n_features
+        column = np.where(h == -(2**31), (2**31 - 1 - (n - 1)) % n, np.abs(h) % n)
+        values = counts
+        if self.alternate_sign:
+            values = counts * np.where(h >= 0, 1.0, -1.0)[features]
+        X = sp.csr_matrix(
+            (values.astype(self.dtype), column[features], indptr),
+            shape=(len(offsets) - 1, n),
+        )
+        X.sum_duplicates()
+        if self.binary:
+            X.data.fill(1)
+        if self.norm is not None:
+            X = normalize(X, norm=self.norm, copy=False)
+        return _as_scipy(X)
+
+    def build_analyzer(self):
+        """A callable: one document -> its list of features (scikit-learn's analyzer)."""
+        return self._sklearn().build_analyzer()
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.requires_fit = False
+        return tags

@@ -1,0 +1,117 @@
+"""The ``nbayes spam`` command line, on synthetic mail and a SpamAssassin sample."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+from conftest import DATA, require_path
+from spam_mail import corpus
+
+from nbayes.cli import main
+
+
+@pytest.fixture
+def mail_dirs(tmp_path):
+    messages, labels = corpus(30, 30)
+    for label in ("spam", "ham"):
+        (tmp_path / label).mkdir()
+    for i, (raw, label) in enumerate(zip(messages, labels, strict=True)):
+        (tmp_path / label / f"{i:03d}.eml").write_bytes(raw)
+    return tmp_path
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(main, ["spam", *map(str, args)], input=input)
+
+
+def test_train_score_classify_unlearn(mail_dirs):
+    db = mail_dirs / "t.db"
+    result = run("train", "--db", db, "--spam", mail_dirs / "spam", "--ham", mail_dirs / "ham")
+    assert result.exit_code == 0, result.output
+    assert "learnt 30 spam and 30 ham" in result.output
+    stats = run("stats", "--db", db).output
+    assert "spam messages\t30" in stats and "ham messages\t30" in stats
+
+    new_spam, new_ham = corpus(40, 0)[0][-1], corpus(0, 40)[0][-1]
+    (mail_dirs / "new").mkdir()
+    (mail_dirs / "new" / "a").write_bytes(new_spam)
+    (mail_dirs / "new" / "b").write_bytes(new_ham)
+    (mail_dirs / "new" / "c").write_bytes(bytes(range(256)) * 20)
+    lines = run("score", "--db", db, mail_dirs / "new").output.splitlines()
+    rows = [line.split("\t") for line in lines if "\t" in line]
+    assert [(r[0].rsplit("/", 1)[1], r[2]) for r in rows] == [("a", "Spam"), ("b", "Ham")]
+    assert all(0 <= float(r[1]) <= 1 for r in rows)
+    assert any("c: skipped: binary data" in line for line in lines)
+
+    assert run("classify", "--db", db, input=new_spam).exit_code == 0
+    assert run("classify", "--db", db, input=new_ham).exit_code == 1
+    passthrough = run("classify", "--db", db, "--passthrough", input=new_ham)
+    assert passthrough.exit_code == 1
+    head, _, body = passthrough.stdout_bytes.partition(b"\n\n")
+    assert head.startswith(new_ham.partition(b"\n\n")[0])
+    assert head.splitlines()[-1].startswith(b"X-Nbayes-Spam: Ham, score=0.")
+    assert body == new_ham.partition(b"\n\n")[2]
+
+    dump_before = run("dump", "--db", db).output
+    run("train", "--db", db, "--spam", mail_dirs / "new" / "a")
+    assert run("dump", "--db", db).output != dump_before
+    result = run("unlearn", "--db", db, "--spam", mail_dirs / "new" / "a")
+    assert result.exit_code == 0 and "unlearnt 1 spam" in result.output
+    assert run("dump", "--db", db).output == dump_before
+    result = run("unlearn", "--db", db, "--ham", mail_dirs / "new" / "a")
+    assert result.exit_code == 1 and "never trained" in result.output
+
+
+def test_classify_errors_exit_3(mail_dirs):
+    db = mail_dirs / "t.db"
+    run("train", "--db", db, "--spam", mail_dirs / "spam", "--ham", mail_dirs / "ham")
+    assert run("classify", "--db", db, input=b"").exit_code == 3
+    assert run("classify", "--db", db, input=b"\x00\x01\x02" * 500).exit_code == 3
+    assert (
+        run("classify", "--db", mail_dirs / "missing.db", input=b"Subject: x\n\nhi\n").exit_code
+        == 3
+    )
+    assert run("classify", "--bogus-option").exit_code == 3
+    binary = run("classify", "--db", db, "--passthrough", input=b"\x00\x01" * 800)
+    assert binary.exit_code == 3 and binary.stdout_bytes == b"\x00\x01" * 800
+    (mail_dirs / "junk.db").write_bytes(b"not sqlite at all" * 100)
+    result = run("stats", "--db", mail_dirs / "junk.db")
+    assert result.exit_code == 1 and "cannot open token database" in result.output
+
+
+def test_evaluate_prints_the_trec_measures(mail_dirs):
+    result = run(
+        "evaluate", "--spam", mail_dirs / "spam", "--ham", mail_dirs / "ham", "--folds", "3"
+    )
+    assert result.exit_code == 0, result.output
+    out = result.output
+    for text in ("ROC AUC\t", "1-ROCA %\t", "spam caught at 0.1% FPR", "spam caught at 1% FPR"):
+        assert text in out
+    confusion = {
+        line.split("\t")[0]: line.split("\t")[1:]
+        for line in out.splitlines()
+        if line.startswith(("spam\t", "ham\t"))
+    }
+    assert sum(map(int, confusion["spam"])) == 30 and sum(map(int, confusion["ham"])) == 30
+
+
+def test_spamassassin_sample_end_to_end(tmp_path):
+    root = require_path(DATA / "spamassassin")
+    pick = {
+        d: [f for f in sorted((root / d).iterdir()) if f.name != "cmds"][:40]
+        for d in ("spam", "easy_ham")
+    }
+    db = tmp_path / "sa.db"
+    args = ["train", "--db", db]
+    for f in pick["spam"][:30]:
+        args += ["--spam", f]
+    for f in pick["easy_ham"][:30]:
+        args += ["--ham", f]
+    assert run(*args).exit_code == 0
+    held_out = pick["spam"][30:] + pick["easy_ham"][30:]
+    rows = [line.split("\t") for line in run("score", "--db", db, *held_out).output.splitlines()]
+    assert len(rows) == 20
+    scores = {r[0]: float(r[1]) for r in rows}
+    spam_scores = [scores[str(f)] for f in pick["spam"][30:]]
+    ham_scores = [scores[str(f)] for f in pick["easy_ham"][30:]]
+    assert sum(s > h for s in spam_scores for h in ham_scores) >= 0.9 * 100  # AUC >= 0.9

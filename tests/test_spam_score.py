@@ -1,0 +1,186 @@
+"""Scoring (Robinson f(w), Fisher, Graham, naive Bayes), training modes and evaluation."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import chi2
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
+from spam_mail import corpus
+
+from nbayes.spam.evaluate import cross_val_scores, evaluate_scores, fold_indices
+from nbayes.spam.score import ScoreSettings, robinson_f, score_tokens
+from nbayes.spam.sources import MailItem
+from nbayes.spam.store import TokenStore, Totals
+from nbayes.spam.tokens import tokenize
+from nbayes.spam.train import train
+
+
+@pytest.fixture
+def trained(tmp_path):
+    messages, labels = corpus(30, 40)
+    batch = [(tokenize(r), r, lab) for r, lab in zip(messages, labels, strict=True)]
+    store = TokenStore(tmp_path / "t.db")
+    store.learn(batch)
+    yield store, batch
+    store.close()
+
+
+def test_robinson_f_matches_the_formula():
+    settings = ScoreSettings(strength=0.45, background=0.4)
+    totals = Totals(messages=(40, 10), tokens=(0, 0), vocabulary=3)
+    counts = np.array([[4, 5], [0, 0], [40, 0]])
+    f = robinson_f(counts, totals, settings)
+    for (ham, spam), value in zip(counts.tolist(), f, strict=True):
+        n = ham + spam
+        b, g = spam / 10, ham / 40
+        p = b / (b + g) if n else 0.4
+        assert value == pytest.approx((0.45 * 0.4 + n * p) / (0.45 + n), rel=1e-12)
+
+
+def _f_by_hand(store, tokens, settings):
+    ham_msgs, spam_msgs = store.totals().messages
+    out = {}
+    for token, (ham, spam) in store.counts(tokens).items():
+        n = ham + spam
+        p = (spam / spam_msgs) / (spam / spam_msgs + ham / ham_msgs)
+        f = (settings.strength * settings.background + n * p) / (settings.strength + n)
+        if abs(f - 0.5) >= settings.min_dev:
+            out[token] = f
+    unseen = settings.background
+    n_unseen = sum(token not in store.counts(tokens) for token in tokens)
+    return list(out.values()) + (
+        [unseen] * n_unseen if abs(unseen - 0.5) >= settings.min_dev else []
+    )
+
+
+def test_fisher_is_robinsons_chi_square_combining(trained):
+    store, _ = trained
+    settings = ScoreSettings(min_dev=0.2, background=0.45)
+    messages = [tokenize(r) for r in corpus(3, 3)[0]] + [{"never-seen-token"}]
+    scores = score_tokens(store, messages, settings)
+    for tokens, score in zip(messages, scores, strict=True):
+        fs = _f_by_hand(store, tokens, settings)
+        if not fs:
+            assert score == 0.5
+            continue
+        h = chi2.sf(-2 * sum(math.log(f) for f in fs), 2 * len(fs))
+        s = chi2.sf(-2 * sum(math.log(1 - f) for f in fs), 2 * len(fs))
+        assert score == pytest.approx((1 + h - s) / 2, rel=1e-9, abs=1e-12)
+
+
+def test_graham_combines_the_top_tokens(trained):
+    store, _ = trained
+    settings = ScoreSettings(method="graham", top=5, min_dev=0.0)
+    messages = [tokenize(r) for r in corpus(2, 2)[0]]
+    for tokens, score in zip(messages, score_tokens(store, messages, settings), strict=True):
+        fs = sorted(_f_by_hand(store, tokens, settings), key=lambda f: -abs(f - 0.5))[:5]
+        spam, ham = math.prod(fs), math.prod(1 - f for f in fs)
+        assert score == pytest.approx(spam / (spam + ham), rel=1e-9)
+
+
+def test_naive_bayes_is_scikit_learns_multinomial_on_token_sets(trained):
+    store, batch = trained
+    docs = [" ".join(tokens) for tokens, _, _ in batch]
+    y = [label == "spam" for _, _, label in batch]
+    vectorizer = CountVectorizer(
+        binary=True, tokenizer=str.split, lowercase=False, token_pattern=None
+    )
+    X = vectorizer.fit_transform(docs)
+    n_ham, n_spam = store.totals().messages
+    prior = np.array([n_ham + 1, n_spam + 1]) / (n_ham + n_spam + 2)  # Laplace-smoothed
+    reference = SkMultinomialNB(alpha=1.0, class_prior=prior).fit(X, y)
+    test = [tokenize(r) | {"unseen-token"} for r in corpus(35, 45)[0][-10:]]
+    X_test = vectorizer.transform([" ".join(t) for t in test])
+    expected = reference.predict_proba(X_test)[:, 1]
+    got = score_tokens(store, test, ScoreSettings(method="naive-bayes"))
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+
+
+def test_scores_separate_the_classes(trained):
+    store, _ = trained
+    messages, labels = corpus(45, 55)
+    fresh = [tokenize(r) for r in messages[30:45] + messages[85:]]
+    truth = np.array(labels[30:45] + labels[85:]) == "spam"
+    for method in ("fisher", "graham", "naive-bayes"):
+        scores = score_tokens(store, fresh, ScoreSettings(method=method))
+        assert np.all((scores >= 0) & (scores <= 1)) and not np.isnan(scores).any()
+        assert scores[truth].min() > scores[~truth].max(), method
+
+
+def test_verdict_and_settings_checks():
+    settings = ScoreSettings(ham_cutoff=0.3, spam_cutoff=0.8)
+    assert [settings.verdict(s) for s in (0.3, 0.31, 0.79, 0.8)] == [
+        "Ham",
+        "Unsure",
+        "Unsure",
+        "Spam",
+    ]
+    for bad in (
+        {"method": "bogus"},
+        {"strength": 0},
+        {"background": 1.0},
+        {"min_dev": 0.5},
+        {"ham_cutoff": 0.9, "spam_cutoff": 0.1},
+    ):
+        with pytest.raises(ValueError, match=next(iter(bad)).split("_")[0]):
+            ScoreSettings(**bad)
+
+
+@pytest.mark.parametrize("mode", ["on-error", "until-mature"])
+def test_training_modes_learn_fewer_messages(tmp_path, mode):
+    messages, labels = corpus(40, 40)
+    items = [
+        (MailItem(str(i), r), lab) for i, (r, lab) in enumerate(zip(messages, labels, strict=True))
+    ]
+    items = items[::2] + items[1::2]  # mixed order
+    settings = ScoreSettings()
+    with TokenStore(tmp_path / "t.db") as store:
+        report = train(store, items, mode=mode, settings=settings, batch_size=16)
+        learnt = sum(report.learnt.values())
+        assert 0 < learnt < len(items)
+        assert store.totals().messages == (report.learnt["ham"], report.learnt["spam"])
+        if mode == "until-mature" and report.passes < 5:
+            scores = score_tokens(store, [tokenize(m.raw) for m, _ in items], settings)
+            spam = np.array([lab == "spam" for _, lab in items])
+            assert scores[spam].min() >= settings.spam_cutoff + 0.05
+            assert scores[~spam].max() <= settings.ham_cutoff - 0.05
+
+
+def test_cross_validation_matches_a_store_trained_per_fold(tmp_path):
+    messages, labels = corpus(25, 25)
+    token_sets = [tokenize(r) for r in messages]
+    y = np.array([lab == "spam" for lab in labels], dtype=int)
+    folds = fold_indices(y, 5, seed=1)
+    for method in ("fisher", "naive-bayes"):
+        settings = ScoreSettings(method=method)
+        scores = cross_val_scores(token_sets, y, settings, folds)
+        test = folds[2]
+        train_idx = np.setdiff1d(np.arange(len(y)), test)
+        with TokenStore(tmp_path / f"{method}.db") as store:
+            store.learn([(token_sets[i], messages[i], labels[i]) for i in train_idx])
+            direct = score_tokens(store, [token_sets[i] for i in test], settings)
+        np.testing.assert_allclose(scores[test], direct, rtol=1e-12)
+
+
+def test_evaluate_scores_by_brute_force():
+    rng = np.random.default_rng(0)
+    y = np.array([0] * 2000 + [1] * 500)
+    scores = np.concatenate([rng.beta(1, 8, 2000), rng.beta(8, 1, 500)])
+    settings = ScoreSettings()
+    result = evaluate_scores(y, scores, settings)
+    ham, spam = scores[y == 0], scores[y == 1]
+    pairs = (spam[:, None] > ham[None, :]).mean() + 0.5 * (spam[:, None] == ham[None, :]).mean()
+    assert result.roc_auc == pytest.approx(pairs, rel=1e-12)
+    for fpr, caught in ((0.001, result.caught_at_01), (0.01, result.caught_at_1)):
+        # the best threshold t keeping (ham >= t).mean() <= fpr
+        best = max(
+            (spam >= t).mean() for t in np.append(scores, np.inf) if (ham >= t).mean() <= fpr
+        )
+        assert caught == pytest.approx(best)
+    assert sum(result.confusion.values()) == len(y)
+    assert result.confusion[("spam", "Spam")] == int((spam >= 0.9).sum())
+    assert result.confusion[("ham", "Ham")] == int((ham <= 0.2).sum())

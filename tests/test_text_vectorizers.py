@@ -1,0 +1,175 @@
+"""nbayes.text.CountVectorizer / HashingVectorizer: the same matrices, vocabularies
+and errors as scikit-learn's, option by option, on hand-made and real text."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.feature_extraction import text as sk
+from sklearn.pipeline import make_pipeline
+
+pytest.importorskip("numba")
+
+from conftest import DATA, require_path
+
+from nbayes import MultinomialNB
+from nbayes.text import CountVectorizer, HashingVectorizer, Tokenizer
+
+DOCS = [
+    "Hello World, hello again! The end.",
+    "hello the",
+    "The quick brown fox; the LAZY dog. Über straße ÉCOLE",
+    "Visit http://example.com/path?q=1 or mail jane.doe@mail.example.org, pi is 3.14",
+    "",
+    "ΟΔΟΣ ΣΟΦΟΣ İstanbul the end the end",
+    "__init__ x_1 1993 1993 1993",
+]
+UNSEEN = ["brand new words", "hello world the end", "the quick fox"]
+
+
+def assert_same_matrix(ours, theirs):
+    assert ours.shape == theirs.shape
+    assert ours.dtype == theirs.dtype
+    assert type(ours) is type(theirs)
+    a, b = sp.csr_array(ours), sp.csr_array(theirs)
+    a.sort_indices()
+    b.sort_indices()
+    assert np.array_equal(a.indptr, b.indptr)
+    assert np.array_equal(a.indices, b.indices)
+    np.testing.assert_array_equal(a.data, b.data)
+
+
+COUNT_SETTINGS = [
+    {},
+    {"lowercase": False},
+    {"ngram_range": (1, 3)},
+    {"ngram_range": (2, 2), "stop_words": "english"},
+    {"stop_words": ["hello", "the"]},
+    {"binary": True},
+    {"dtype": np.float32},
+    {"max_features": 4},
+    {"max_features": 6, "ngram_range": (1, 2)},
+    {"min_df": 2},
+    {"max_df": 0.3},
+    {"min_df": 0.2, "max_df": 3},
+    {"token_pattern": r"(?u)\b\w+\b"},
+    {"vocabulary": ["hello", "the end", "zzz", "world"], "ngram_range": (1, 2)},
+    {"vocabulary": {"end": 1, "hello": 0}},
+    {"analyzer": "char", "ngram_range": (2, 3)},  # scikit-learn's own code path
+    {"strip_accents": "unicode"},
+    {"token_pattern": r"\S+"},
+]
+
+
+@pytest.mark.parametrize("settings", COUNT_SETTINGS, ids=repr)
+def test_count_vectorizer_equals_scikit_learn(settings):
+    ours, theirs = CountVectorizer(**settings), sk.CountVectorizer(**settings)
+    assert_same_matrix(ours.fit_transform(DOCS), theirs.fit_transform(DOCS))
+    assert ours.vocabulary_ == theirs.vocabulary_
+    assert list(ours.get_feature_names_out()) == list(theirs.get_feature_names_out())
+    assert_same_matrix(ours.transform(UNSEEN), theirs.transform(UNSEEN))
+    assert ours.fixed_vocabulary_ == theirs.fixed_vocabulary_
+
+
+def test_fit_then_transform_equals_fit_transform():
+    X = CountVectorizer(ngram_range=(1, 2)).fit_transform(DOCS)
+    Y = CountVectorizer(ngram_range=(1, 2)).fit(DOCS).transform(DOCS)
+    assert_same_matrix(X, Y)
+
+
+def test_bytes_encodings_and_input_modes(tmp_path):
+    raw = [d.encode("utf-8") for d in DOCS] + ["café".encode("latin-1")]
+    for settings in ({"encoding": "latin-1"}, {"decode_error": "replace"}):
+        ours, theirs = CountVectorizer(**settings), sk.CountVectorizer(**settings)
+        assert_same_matrix(ours.fit_transform(raw), theirs.fit_transform(raw))
+        assert ours.vocabulary_ == theirs.vocabulary_
+    with pytest.raises(UnicodeDecodeError):
+        CountVectorizer().fit(raw)
+    paths = []
+    for i, doc in enumerate(raw):
+        paths.append(tmp_path / f"{i}.txt")
+        paths[-1].write_bytes(doc)
+    by_name = CountVectorizer(input="filename", encoding="latin-1").fit_transform(paths)
+    by_content = CountVectorizer(encoding="latin-1").fit_transform(raw)
+    assert_same_matrix(by_name, by_content)
+    handles = [open(p, "rb") for p in paths]
+    try:
+        by_file = CountVectorizer(input="file", encoding="latin-1").fit_transform(handles)
+    finally:
+        for handle in handles:
+            handle.close()
+    assert_same_matrix(by_file, by_content)
+
+
+def test_nbayes_tokenizer_runs_compiled_and_equals_scikit_learn_calling_it():
+    tokenizer = Tokenizer(min_len=2)
+    for settings in ({"binary": True, "min_df": 2}, {"ngram_range": (1, 2)}, {}):
+        ours = CountVectorizer(tokenizer=tokenizer, **settings)
+        theirs = sk.CountVectorizer(tokenizer=tokenizer, token_pattern=None, **settings)
+        assert_same_matrix(ours.fit_transform(DOCS), theirs.fit_transform(DOCS))
+        assert ours.vocabulary_ == theirs.vocabulary_
+        assert ours._fallback is None  # the compiled path ran
+    assert "jane.doe@mail.example.org" in ours.vocabulary_
+
+
+def test_hashing_vectorizer_equals_scikit_learn():
+    for settings in (
+        {},
+        {"ngram_range": (1, 2), "n_features": 16},  # many collisions
+        {"binary": True, "n_features": 8, "norm": None},
+        {"alternate_sign": False, "norm": "l1", "stop_words": "english"},
+        {"analyzer": "char_wb", "n_features": 64},
+    ):
+        ours = HashingVectorizer(**settings).fit_transform(DOCS)
+        theirs = sk.HashingVectorizer(**settings).fit_transform(DOCS)
+        assert ours.shape == theirs.shape and type(ours) is type(theirs)
+        diff = sp.csr_array(ours - theirs)
+        assert diff.nnz == 0 or np.abs(diff.data).max() < 1e-12
+
+
+def test_drops_into_a_pipeline_and_clones():
+    train = ["good great fine", "bad awful poor", "great good", "poor bad"]
+    labels = ["pos", "neg", "pos", "neg"]
+    model = make_pipeline(CountVectorizer(ngram_range=(1, 2)), MultinomialNB()).fit(train, labels)
+    assert list(model.predict(["good fine", "awful"])) == ["pos", "neg"]
+    copy = clone(CountVectorizer(min_df=2, stop_words="english"))
+    assert copy.get_params()["min_df"] == 2
+    assert HashingVectorizer().fit([]).transform(["x y"]).shape == (1, 2**20)
+
+
+def test_errors_are_clear():
+    with pytest.raises(ValueError, match="string object received"):
+        CountVectorizer().fit("one document")
+    with pytest.raises(ValueError, match=r"np\.nan is an invalid document"):
+        CountVectorizer().fit(["fine", np.nan])
+    with pytest.raises(TypeError, match="document 1 is a int"):
+        CountVectorizer().fit(["fine", 3])
+    with pytest.raises(ValueError, match="empty vocabulary"):
+        CountVectorizer(stop_words="english").fit(["the and of", "a"])
+    with pytest.raises(ValueError, match="max_df corresponds to < documents than min_df"):
+        CountVectorizer(min_df=3, max_df=1).fit(DOCS)
+    with pytest.raises(ValueError, match="ngram_range"):
+        CountVectorizer(ngram_range=(2, 1)).fit(DOCS)
+    with pytest.raises(ValueError, match="unknown encoding"):
+        CountVectorizer(encoding="no-such-codec").fit([b"x"])
+    with pytest.raises(ValueError, match="Duplicate term"):
+        CountVectorizer(vocabulary=["a", "a"]).fit(DOCS)
+    with pytest.raises(ValueError, match="norm"):
+        HashingVectorizer(norm="l3").transform(DOCS)
+
+
+def test_twenty_newsgroups_sample_equals_scikit_learn():
+    root = require_path(DATA / "20newsgroups_bydate" / "20news-bydate-train")
+    files = sorted(root.glob("*/*"))[::40]  # ~280 posts, every group
+    raw = [path.read_bytes() for path in files]
+    for settings in ({"encoding": "latin-1"}, {"encoding": "latin-1", "ngram_range": (1, 2),
+                                               "stop_words": "english", "min_df": 2}):  # fmt: skip
+        ours, theirs = CountVectorizer(**settings), sk.CountVectorizer(**settings)
+        assert_same_matrix(ours.fit_transform(raw[::2]), theirs.fit_transform(raw[::2]))
+        assert ours.vocabulary_ == theirs.vocabulary_
+        assert_same_matrix(ours.transform(raw[1::2]), theirs.transform(raw[1::2]))
+    ours = HashingVectorizer(encoding="latin-1").transform(raw)
+    theirs = sk.HashingVectorizer(encoding="latin-1").transform(raw)
+    assert abs(ours - theirs).max() < 1e-12
