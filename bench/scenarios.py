@@ -281,11 +281,14 @@ def streaming(quick: bool) -> Iterator[Dataset]:
 
 
 # ---------------------------------------------------------------- D, F, G: hooks
-def _needs(module: str, issue: str) -> Callable[[], str | None]:
+def _needs(module: str, feature: str, measured_by: str) -> Callable[[], str | None]:
     def missing() -> str | None:
         if importlib.util.find_spec(module) is None:
-            return f"`{module}` is not on main yet ({issue}); add its build here when it lands."
-        return f"`{module}` exists but its scenario is not written yet."
+            return f"`{module}` is not on main yet ({feature}); add its build here when it lands."
+        return (
+            f"`{module}` is on main and measured by {measured_by}; its build in this "
+            "registry (one table with the others) is still to be written."
+        )
 
     return missing
 
@@ -294,17 +297,17 @@ SCENARIOS["D"] = Scenario(
     "D",
     "Text end-to-end (vectorize + fit + predict): BBC and 20 Newsgroups",
     None,
-    _needs("nbayes.text", "text feature"),
+    _needs("nbayes.text", "text feature", "`bench/text_vectorize.py` (bench/RESULTS_text.md)"),
 )
 SCENARIOS["F"] = Scenario(
     "F",
     "Mixed NaiveBayes on UCI adult against a scikit-learn pipeline",
     None,
-    _needs("nbayes.mixed", "mixed-columns feature"),
+    _needs("nbayes.mixed", "mixed-columns feature", "`bench/real_data.py` (accuracy only)"),
 )
 SCENARIOS["G"] = Scenario(
     "G",
     "Spam training and scoring throughput against bogofilter",
     None,
-    _needs("nbayes.spam", "spam filter feature"),
+    _needs("nbayes.spam", "spam filter feature", "`bench/spam_vs_bogofilter.py`"),
 )

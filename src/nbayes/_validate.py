@@ -83,7 +83,7 @@ def row_blocks(n_rows: int, width: int, block_bytes: int = BLOCK_BYTES) -> list[
     return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
 
 
-_NONZEROS_PER_BLOCK = 1 << 22
+_NONZEROS_PER_BLOCK = 1 << 21  # 32 MiB of (cell, value) pairs a block
 
 
 def _scatter_add(weights: ClassWeights, X: sp.csr_matrix) -> NDArray[np.float64]:
