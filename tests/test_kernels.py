@@ -182,3 +182,24 @@ def test_gaussian_still_rejects_non_finite_input():
     X[5, 3] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         nbayes.GaussianNB().fit(X, y)
+
+
+@pytest.mark.usefixtures("small_blocks")
+@pytest.mark.parametrize("soft", [False, True])
+def test_blocked_gaussian_summary_equals_one_block(soft):
+    """Pooling row blocks gives the one-block statistics, missing values and
+    within-class constant features (exact mean, M2 = 0) included."""
+    X, y = gaussian_data()
+    X[:, 2] = 1e9 + 0.5  # constant feature: its mean must stay exact
+    observed = np.random.default_rng(10).random(X.shape) > 0.1
+    X[~observed] = np.nan
+    weights = np.random.default_rng(11).uniform(0.5, 2, X.shape[0])
+    W = _validate.hard_class_weights(y, 7, weights)
+    if soft:
+        W = _validate.soft_class_weights(W.matrix.toarray())
+    blocked = gaussian.summarize(X, W, observed)
+    whole = gaussian.summarize_block(X, W, observed)
+    assert len(_validate.row_blocks(X.shape[0], X.shape[1])) > 1
+    for name in ("class_count", "mean", "m2"):
+        np.testing.assert_allclose(getattr(blocked, name), getattr(whole, name), rtol=1e-11)
+    assert np.all(blocked.mean[:, 2] == 1e9 + 0.5) and np.all(blocked.m2[:, 2] == 0)

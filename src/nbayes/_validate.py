@@ -46,6 +46,11 @@ class ClassWeights:
         """Row sums of ``W``: each sample's total weight, shape (n_samples,)."""
         return np.asarray(self.matrix.sum(axis=1), dtype=np.float64).ravel()
 
+    def rows(self, rows: slice) -> ClassWeights:
+        """The class weights of the rows ``rows`` only."""
+        labels = None if self.labels is None else self.labels[rows]
+        return ClassWeights(matrix=self.matrix[rows], labels=labels)
+
     def dense_block(self, rows: slice) -> NDArray[np.float64]:
         """The rows ``rows`` of ``W`` as a dense array of shape (len(rows), n_classes)."""
         if self.labels is None:

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes._validate import ClassWeights
+from nbayes._parallel import map_blocks
+from nbayes._validate import ClassWeights, row_blocks
 
 
 def chan_merge(
@@ -157,6 +158,29 @@ def _weighted_moments(
 
 
 def summarize(
+    X: NDArray[np.float64], W: ClassWeights, observed: NDArray[np.bool_] | None = None
+) -> GaussianStats:
+    """Per-class and overall weighted moments of X (n_samples, n_features): those of
+    cache-sized row blocks (:func:`summarize_block`), pooled exactly with
+    :func:`chan_merge` (``GaussianStats.__add__``), so X is read from memory once and
+    the temporaries stay small. A feature constant within a class stays exact (every
+    block gives its value as mean and ``M2 = 0``; pooling adds ``delta = 0``)."""
+    blocks = row_blocks(X.shape[0], X.shape[1])
+    if len(blocks) <= 1:
+        return summarize_block(X, W, observed)
+
+    def block_stats(rows: slice) -> GaussianStats:
+        part = None if observed is None else observed[rows]
+        return summarize_block(X[rows], W.rows(rows), part)
+
+    parts = map_blocks(block_stats, blocks)
+    stats = parts[0]
+    for part in parts[1:]:
+        stats = stats + part
+    return stats
+
+
+def summarize_block(
     X: NDArray[np.float64], W: ClassWeights, observed: NDArray[np.bool_] | None = None
 ) -> GaussianStats:
     """Per-class and overall weighted moments of X (n_samples, n_features).
