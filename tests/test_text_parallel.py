@@ -92,3 +92,8 @@ def test_thread_count_setting(monkeypatch):
     assert _parallel.n_threads() == 1
     monkeypatch.setenv("NBAYES_TEXT_THREADS", "2")
     assert _parallel.n_threads() == 2
+    monkeypatch.setenv("NBAYES_TEXT_THREADS", "two")
+    with pytest.raises(ValueError, match="NBAYES_TEXT_THREADS"):
+        _parallel.n_threads()
+    monkeypatch.delenv("NBAYES_TEXT_THREADS")
+    assert _parallel.n_threads() == 1  # off by default

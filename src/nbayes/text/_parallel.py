@@ -23,13 +23,17 @@ MIN_BYTES = 4_000_000
 
 
 def n_threads() -> int:
-    """CPUs this process may run on (``NBAYES_TEXT_THREADS`` overrides; 1 disables)."""
-    if "NBAYES_TEXT_THREADS" in os.environ:
-        return max(1, int(os.environ["NBAYES_TEXT_THREADS"]))
+    """Threads for the compiled pass: ``NBAYES_TEXT_THREADS`` (1 or 2; default 1).
+
+    Off by default: on the shared, loaded 2-core development machine the second
+    thread waited for a core and a 20 Newsgroups fit took longer (0.66 s vs 0.46 s
+    wall, bench/RESULTS_text.md); turn it on where a core is free.
+    """
+    value = os.environ.get("NBAYES_TEXT_THREADS", "1")
     try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not on Linux
-        return os.cpu_count() or 1
+        return max(1, int(value))
+    except ValueError:
+        raise ValueError(f"NBAYES_TEXT_THREADS must be an integer; got {value!r}") from None
 
 
 def worth_splitting(buf: NDArray[np.uint8], offsets: NDArray[np.int64]) -> bool:
