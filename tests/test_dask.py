@@ -188,7 +188,28 @@ def test_dataframe_with_string_labels_and_empty_partitions(client):
     )
 
 
-@pytest.mark.skipif(not hasattr(nbayes, "NaiveBayes"), reason="nbayes.NaiveBayes not here yet")
+def test_aode_and_tan_on_a_dataframe(client):
+    """Pairwise statistics with per-partition vocabularies tree-reduce like the rest."""
+    rng = np.random.default_rng(8)
+    a = rng.choice(["x", "y", "z"], N_ROWS)
+    frame = pd.DataFrame(
+        {
+            "a": a,
+            "b": np.where(rng.random(N_ROWS) < 0.8, a, "w"),
+            "c": rng.choice(["p", "q"], N_ROWS),
+        }
+    )
+    frame["label"] = np.where(rng.random(N_ROWS) < 0.7, frame["a"] == "x", rng.random(N_ROWS) < 0.5)
+    lazy = dd.from_pandas(frame, npartitions=4)
+    columns = ["a", "b", "c"]
+    for Model in (nbayes.AODE, nbayes.TAN):
+        model = nbd.fit(Model(), lazy[columns], lazy["label"])
+        expected = Model().fit(frame[columns], frame["label"])
+        np.testing.assert_allclose(
+            model.predict_proba(frame[columns]), expected.predict_proba(frame[columns]), atol=1e-12
+        )
+
+
 def test_mixed_naive_bayes_on_a_dataframe(client):
     rng = np.random.default_rng(7)
     frame = pd.DataFrame(
