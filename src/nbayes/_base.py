@@ -14,19 +14,23 @@ from numbers import Integral
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from nbayes import posterior
+from nbayes._parallel import map_blocks
 from nbayes._validate import (
     ClassWeights,
     check_class_prior,
     check_sample_weight,
+    check_targets,
+    encode_labels,
     hard_class_weights,
     label_index,
+    row_blocks,
     soft_class_weights,
 )
 
@@ -77,10 +81,10 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         X, y = self._check_X_y(X, y, reset=True)
-        check_classification_targets(y)
-        self.classes_ = np.unique(y)
+        check_targets(y)
+        self.classes_, index = encode_labels(y)
         self._stats = self._zero_stats(len(self.classes_), X.shape[1])
-        return self._learn(X, y, sample_weight)
+        return self._learn(X, y, sample_weight, index)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add one batch to the statistics.
@@ -94,7 +98,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         if first_call and classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit.")
         X, y = self._check_X_y(X, y, reset=first_call)
-        check_classification_targets(y)
+        check_targets(y)
         if classes is not None:
             declared = np.unique(classes)
             if not first_call and not np.array_equal(self.classes_, declared):
@@ -107,13 +111,16 @@ class BaseNB(ClassifierMixin, BaseEstimator):
                 self._stats = self._zero_stats(len(declared), X.shape[1])
         return self._learn(X, y, sample_weight)
 
-    def _learn(self, X, y, sample_weight) -> BaseNB:
+    def _learn(self, X, y, sample_weight, index=None) -> BaseNB:
+        """Learn from X and labels y; ``index`` (y's class indices) if already known."""
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         if X.shape[0] != y.shape[0]:
             raise ValueError(
                 f"X.shape[0]={X.shape[0]} and y.shape[0]={y.shape[0]} are incompatible."
             )
-        W = hard_class_weights(label_index(y, self.classes_), len(self.classes_), sample_weight)
+        if index is None:
+            index = label_index(y, self.classes_)
+        W = hard_class_weights(index, len(self.classes_), sample_weight)
         return self._learn_weighted(X, W)
 
     def _learn_weighted(self, X, W: ClassWeights) -> BaseNB:
@@ -179,8 +186,8 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         return self._stats.class_count.copy()
 
     # ------------------------------------------------------------ prediction
-    def _joint_log_likelihood(self, X) -> NDArray[np.float64]:
-        fitted = self._fitted
+    def _joint_log_likelihood(self, X, fitted: Fitted | None = None) -> NDArray[np.float64]:
+        fitted = self._fitted if fitted is None else fitted
         return posterior.joint_log_likelihood(
             self._log_likelihood(fitted.params, X), self._jll_prior(fitted.log_prior)
         )
@@ -188,6 +195,31 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     def _jll_prior(self, log_prior: NDArray[np.float64]) -> NDArray[np.float64]:
         """The prior term added to the log-likelihood (complement NB omits it)."""
         return log_prior
+
+    def _row_blocks(self, X) -> list[slice]:
+        """Prediction works on cache-sized row blocks of dense X (which also bounds the
+        temporaries' memory); sparse X is taken whole."""
+        if sp.issparse(X):
+            return [slice(0, X.shape[0])]
+        return row_blocks(X.shape[0], max(X.shape[1], len(self.classes_)))
+
+    def _blockwise(self, X, per_block, dtype=np.float64) -> NDArray:
+        """``per_block(jll)`` for the joint log-likelihood of each row block of X,
+        stacked into one array of n_samples rows."""
+        X = self._check_X(X)
+        blocks = self._row_blocks(X)
+        if len(blocks) == 1:
+            return per_block(self._joint_log_likelihood(X))
+        fitted = self._fitted  # estimated once, before the threads start
+        first = per_block(self._joint_log_likelihood(X[blocks[0]]))
+        out = np.empty((X.shape[0], *first.shape[1:]), dtype=dtype)
+        out[blocks[0]] = first
+
+        def fill(rows: slice) -> None:
+            out[rows] = per_block(self._joint_log_likelihood(X[rows], fitted))
+
+        map_blocks(fill, blocks[1:])
+        return out
 
     def _log_likelihood_terms(self, params, X) -> NDArray[np.float64]:
         return self._event.log_likelihood_terms(params, X)
@@ -219,23 +251,28 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         Columns follow ``classes_``.
         """
         check_is_fitted(self)
-        return self._joint_log_likelihood(self._check_X(X))
+        return self._blockwise(X, lambda jll: jll)
 
     def predict(self, X) -> NDArray:
         """The MAP class ``argmax_y log P(y) + log P(x | y)``, shape (n_samples,)."""
         check_is_fitted(self)
-        jll = self._joint_log_likelihood(self._check_X(X))
-        return self.classes_[posterior.predict_index(jll, self._fitted.log_prior)]
+        log_prior = self._fitted.log_prior
+        index = self._blockwise(
+            X, lambda jll: posterior.predict_index(jll, log_prior), dtype=np.intp
+        )
+        return self.classes_[index]
 
     def predict_log_proba(self, X) -> NDArray[np.float64]:
         """``log P(y | x)`` by log-sum-exp normalisation, shape (n_samples, n_classes)."""
         check_is_fitted(self)
-        jll = self._joint_log_likelihood(self._check_X(X))
-        return posterior.log_posterior(jll, self._fitted.log_prior)
+        log_prior = self._fitted.log_prior
+        return self._blockwise(X, lambda jll: posterior.log_posterior(jll, log_prior))
 
     def predict_proba(self, X) -> NDArray[np.float64]:
         """``P(y | x)``, shape (n_samples, n_classes); rows sum to 1."""
-        return np.exp(self.predict_log_proba(X))
+        check_is_fitted(self)
+        log_prior = self._fitted.log_prior
+        return self._blockwise(X, lambda jll: posterior.posterior_proba(jll, log_prior))
 
     # ------------------------------------------------------------ generation
     def sample(self, n_samples: int, y=None, random_state=None, **options):

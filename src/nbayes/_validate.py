@@ -15,6 +15,7 @@ from numbers import Real
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
+from sklearn.utils.multiclass import check_classification_targets
 
 
 @dataclass(frozen=True)
@@ -45,12 +46,74 @@ class ClassWeights:
         """Row sums of ``W``: each sample's total weight, shape (n_samples,)."""
         return np.asarray(self.matrix.sum(axis=1), dtype=np.float64).ravel()
 
+    def rows(self, rows: slice) -> ClassWeights:
+        """The class weights of the rows ``rows`` only."""
+        labels = None if self.labels is None else self.labels[rows]
+        return ClassWeights(matrix=self.matrix[rows], labels=labels)
+
+    def dense_block(self, rows: slice) -> NDArray[np.float64]:
+        """The rows ``rows`` of ``W`` as a dense array of shape (len(rows), n_classes)."""
+        if self.labels is None:
+            return self.matrix[rows]
+        labels = self.labels[rows]
+        out = np.zeros((labels.shape[0], self.n_classes))
+        out[np.arange(labels.shape[0]), labels] = self.matrix.data[rows]
+        return out
+
+    def block_labels(self, rows: slice) -> NDArray[np.intp] | None:
+        """The class index of the rows ``rows`` (hard labels), else None."""
+        return None if self.labels is None else self.labels[rows]
+
     def transpose_dot(self, X) -> NDArray[np.float64]:
-        """``W.T @ X`` as a dense array of shape (n_classes, n_features)."""
+        """``W.T @ X`` as a dense array of shape (n_classes, n_features).
+
+        Hard labels with sparse X: one weighted ``bincount`` scatter-add of every
+        nonzero into its (class, feature) cell, in blocks of rows.
+        """
+        if self.labels is not None and sp.issparse(X) and X.format == "csr":
+            return _scatter_add(self, X)
         product = self.matrix.T @ X
         if sp.issparse(product):
             product = product.toarray()
         return np.asarray(product, dtype=np.float64)
+
+
+BLOCK_BYTES = 1 << 21  # 2 MiB: a block of rows and its temporaries stay in cache
+
+
+def row_blocks(n_rows: int, width: int, block_bytes: int = BLOCK_BYTES) -> list[slice]:
+    """Consecutive row slices covering ``range(n_rows)``, each about ``block_bytes`` of
+    float64 at ``width`` values per row (at least 64 rows a block)."""
+    step = max(64, block_bytes // (8 * max(width, 1)))
+    return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
+
+
+_NONZEROS_PER_BLOCK = 1 << 21  # 32 MiB of (cell, value) pairs a block
+
+
+def _scatter_add(weights: ClassWeights, X: sp.csr_matrix) -> NDArray[np.float64]:
+    """``W.T @ X`` for hard labels and CSR X: ``out[label_i, j] += w_i x_ij``."""
+    n_classes, n_features = weights.n_classes, X.shape[1]
+    size = n_classes * n_features
+    out = np.zeros(size)
+    row_weights = weights.matrix.data
+    unit = bool(np.all(row_weights == 1.0))
+    per_block = max(_NONZEROS_PER_BLOCK, size)  # amortise each block's output
+    indptr = X.indptr
+    start = 0
+    while start < X.shape[0]:
+        stop = int(np.searchsorted(indptr, indptr[start] + per_block, "right")) - 1
+        stop = min(max(stop, start + 1), X.shape[0])
+        lengths = np.diff(indptr[start : stop + 1])
+        nonzeros = slice(indptr[start], indptr[stop])
+        cells = np.repeat(weights.labels[start:stop] * n_features, lengths)
+        cells += X.indices[nonzeros]
+        values = X.data[nonzeros]
+        if not unit:
+            values = values * np.repeat(row_weights[start:stop], lengths)
+        out += np.bincount(cells, values, minlength=size)
+        start = stop
+    return out.reshape(n_classes, n_features)
 
 
 def hard_class_weights(
@@ -107,6 +170,51 @@ def check_sample_weight(sample_weight, n_samples: int) -> NDArray[np.float64] | 
     return weights
 
 
+def check_targets(y: NDArray) -> None:
+    """scikit-learn's classification-target check, skipped for 1-D integer or bool
+    labels (always 'binary' or 'multiclass'), where it would cost a sort."""
+    if y.ndim == 1 and y.dtype.kind in "iub":
+        return
+    check_classification_targets(y)
+
+
+def _small_int_range(values: NDArray) -> tuple[int, int] | None:
+    """``(min, max)`` of integer ``values`` whose range is small enough for a lookup
+    table (at most ``max(2 n, 65536)`` entries), else None."""
+    if values.dtype.kind not in "iu" or values.size == 0:
+        return None
+    low, high = int(values.min()), int(values.max())
+    return (low, high) if high - low < max(2 * values.size, 1 << 16) else None
+
+
+def _offsets(values: NDArray, low: int) -> NDArray[np.intp]:
+    """``values - low`` as indices, without overflow in narrow integer types."""
+    if values.dtype.kind == "i" or values.dtype.itemsize < 8:
+        values = values.astype(np.int64, copy=False)
+    return (values - values.dtype.type(low)).astype(np.intp, copy=False)
+
+
+def encode_labels(y: NDArray) -> tuple[NDArray, NDArray[np.intp]]:
+    """The sorted distinct labels of ``y`` and the index of each label among them.
+
+    Small-range integer labels are counted in O(n) with a lookup table; anything
+    else goes through :func:`numpy.unique` (a sort).
+    """
+    bounds = _small_int_range(y)
+    if bounds is None:
+        classes, index = np.unique(y, return_inverse=True)
+        return classes, index.reshape(-1).astype(np.intp, copy=False)
+    offsets = _offsets(y, bounds[0])
+    present = np.flatnonzero(np.bincount(offsets, minlength=bounds[1] - bounds[0] + 1))
+    table = np.empty(bounds[1] - bounds[0] + 1, dtype=np.intp)
+    table[present] = np.arange(present.shape[0])
+    if y.dtype.kind == "u" and y.dtype.itemsize == 8:  # beyond int64: add in uint64
+        classes = present.astype(np.uint64) + np.uint64(bounds[0])
+    else:
+        classes = (present + bounds[0]).astype(y.dtype)
+    return classes, table[offsets]
+
+
 def label_index(y: NDArray, classes: NDArray) -> NDArray[np.intp]:
     """Index of each label of ``y`` in the sorted array ``classes``.
 
@@ -115,9 +223,17 @@ def label_index(y: NDArray, classes: NDArray) -> NDArray[np.intp]:
     ValueError
         If ``y`` holds a label that is not in ``classes``.
     """
-    index = np.searchsorted(classes, y)
-    index = np.clip(index, 0, len(classes) - 1)
-    unknown = classes[index] != y
+    bounds = _small_int_range(y) if classes.dtype.kind in "iu" else None
+    if bounds is not None and classes.size and classes[0] <= bounds[0] <= bounds[1] <= classes[-1]:
+        low = int(classes[0])
+        table = np.full(int(classes[-1]) - low + 1, -1, dtype=np.intp)
+        table[_offsets(classes, low)] = np.arange(classes.shape[0])
+        index = table[_offsets(y, low)]
+        unknown = index < 0
+    else:
+        index = np.searchsorted(classes, y)
+        index = np.clip(index, 0, len(classes) - 1)
+        unknown = classes[index] != y
     if np.any(unknown):
         raise ValueError(
             f"The target label(s) {np.unique(y[unknown])} in y do not exist in the "

@@ -83,10 +83,27 @@ def _normalise(jll: NDArray[np.float64], row_max: NDArray[np.float64]) -> NDArra
     Shifting first keeps the differences between classes exact: ``jll -
     logsumexp(jll)`` would round the normaliser to ``jll`` itself once ``|jll|``
     exceeds ~1e16 (an x far from every Gaussian mean), giving each tied class
-    probability 1.
+    probability 1. The shifted maximum is 0, so the sum of exponentials lies in
+    ``[1, n_classes]`` and needs no further guard.
     """
-    shifted = jll - row_max[:, None]
-    return shifted - logsumexp(shifted, axis=1, keepdims=True)
+    out = jll - row_max[:, None]
+    total = np.exp(out).sum(axis=1, keepdims=True)
+    out -= np.log(total)
+    return out
+
+
+def posterior_proba(
+    jll: NDArray[np.float64], log_prior: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """``P(y | x) = exp(jll - m) / sum exp(jll - m)`` row by row, ``m`` the row maximum:
+    ``exp(log_posterior(jll))`` in one exponential pass. Shape (n_samples, n_classes)."""
+    row_max = jll.max(axis=1) if jll.shape[0] else np.empty(0)
+    if not np.all(np.isfinite(row_max)):
+        return np.exp(log_posterior(jll, log_prior))
+    out = jll - row_max[:, None]
+    np.exp(out, out=out)
+    out /= out.sum(axis=1, keepdims=True)
+    return out
 
 
 def predict_index(jll: NDArray[np.float64], log_prior: NDArray[np.float64]) -> NDArray[np.intp]:

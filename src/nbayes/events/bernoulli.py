@@ -18,6 +18,7 @@ from nbayes.events.counts import (
     CountStats,
     dense_rows,
     dot_with_infinities,
+    product,
     summarize,
     weighted_terms,
 )
@@ -76,6 +77,9 @@ def log_likelihood(params: BernoulliParams, X) -> NDArray[np.float64]:
     (never ``0 * inf = nan``).
     """
     absent = params.absent_log_prob
+    if np.isfinite(absent).all() and np.isfinite(params.feature_log_prob).all():
+        # smoothed estimates: one product, x @ (log p - log(1-p)) + sum_j log(1 - p)
+        return product(X, params.feature_log_prob - absent) + absent.sum(axis=1)
     finite_absent = np.where(np.isfinite(absent), absent, 0.0)
     ll = dot_with_infinities(X, params.feature_log_prob)
     ll -= dot_with_infinities(X, finite_absent)

@@ -18,10 +18,9 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
+from nbayes import _validate
 from nbayes._validate import ClassWeights
 from nbayes.events.counts import dot_with_infinities
-
-_ROWS_PER_CHUNK = 1 << 16  # bounds the (rows x features) index array in summarize
 
 
 class UnknownCategoryError(ValueError, IndexError):
@@ -96,27 +95,43 @@ def summarize(
 
     ``n_categories`` (K_j) must cover every code in X. A negative code marks a
     missing value: it adds nothing, so ``N_cj.`` counts only the observed values.
+    Hard labels: one ``bincount`` per cache-sized block of rows over the cells
+    ``c * sum_j K_j + offset_j + x_ij`` (unweighted, in integers, when every sample
+    weight is 1).
     """
-    n_classes = W.n_classes
+    n_classes, n_features = W.n_classes, X.shape[1]
     offsets = offsets_of(n_categories)
     width = int(n_categories.sum())
-    counts = np.zeros((n_classes, width))
-    for start in range(0, X.shape[0], _ROWS_PER_CHUNK):
-        rows = slice(start, start + _ROWS_PER_CHUNK)
-        columns = X[rows] + offsets
-        observed = (X[rows] >= 0).ravel()
-        if W.labels is not None:
-            flat = (W.labels[rows, None] * width + columns).ravel()
-            weights = np.repeat(W.matrix.data[rows], X.shape[1])
-            counts += np.bincount(
-                flat[observed], weights[observed], minlength=n_classes * width
-            ).reshape(n_classes, width)
-        else:
+    size = n_classes * width
+    # at least as many codes per block as cells, so each bincount's output is amortised
+    rows_per_block = max(
+        _validate.BLOCK_BYTES // (8 * max(n_features, 1)), -(-size // max(n_features, 1))
+    )
+    blocks = _validate.row_blocks(X.shape[0], n_features, 8 * n_features * rows_per_block)
+    if W.labels is None:
+        counts = np.zeros((n_classes, width))
+        for rows in blocks:
+            columns = (X[rows] + offsets).ravel()
+            observed = (X[rows] >= 0).ravel()
             for c in range(n_classes):
-                weights = np.repeat(W.matrix[rows, c], X.shape[1])
-                counts[c] += np.bincount(
-                    columns.ravel()[observed], weights[observed], minlength=width
-                )
+                weights = np.repeat(W.matrix[rows, c], n_features)
+                counts[c] += np.bincount(columns[observed], weights[observed], minlength=width)
+        return CategoricalStats(W.class_totals(), n_categories.astype(np.intp), counts)
+    row_weights = W.matrix.data
+    unit = bool(np.all(row_weights == 1.0))
+    flat = np.zeros(size, dtype=np.int64 if unit else np.float64)
+    for rows in blocks:
+        block = X[rows]
+        cells = block + offsets
+        cells += (W.labels[rows] * width)[:, None]
+        cells = cells.ravel()
+        weights = None if unit else np.repeat(row_weights[rows], n_features)
+        if block.size and block.min() < 0:  # missing values add nothing
+            observed = block.ravel() >= 0
+            cells = cells[observed]
+            weights = None if weights is None else weights[observed]
+        flat += np.bincount(cells, weights, minlength=size)
+    counts = flat.reshape(n_classes, width).astype(np.float64)
     return CategoricalStats(W.class_totals(), n_categories.astype(np.intp), counts)
 
 

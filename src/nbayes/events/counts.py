@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.utils.extmath import safe_sparse_dot
 
@@ -82,11 +83,35 @@ def dot_with_infinities(X, weights: NDArray[np.float64]) -> NDArray[np.float64]:
     """
     finite = np.isfinite(weights)
     if finite.all():
-        return np.asarray(safe_sparse_dot(X, weights.T), dtype=np.float64)
-    out = np.asarray(safe_sparse_dot(X, np.where(finite, weights, 0.0).T), dtype=float)
+        return product(X, weights)
+    out = product(X, np.where(finite, weights, 0.0))
     for infinity in (-np.inf, np.inf):
-        hits = safe_sparse_dot(X, (weights == infinity).T.astype(np.float64))
-        out[np.asarray(hits) > 0] = infinity
+        hits = product(X, (weights == infinity).astype(np.float64))
+        out[hits > 0] = infinity
+    return out
+
+
+_PRODUCT_BLOCK_BYTES = 1 << 22  # 4 MiB of weights per sparse product: stays in cache
+
+
+def product(X, weights: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``X @ weights.T``, shape (n_samples, n_classes), for X dense or sparse.
+
+    A sparse product reads a random row of ``weights.T`` for every nonzero of X; with
+    many features those reads miss the cache. So the classes are taken a few at a
+    time, each block of ``weights.T`` (n_features, block) small enough to stay in
+    cache: more passes over X, far fewer cache misses.
+    """
+    if not sp.issparse(X):
+        return np.asarray(safe_sparse_dot(X, weights.T), dtype=np.float64)
+    n_classes, n_features = weights.shape
+    step = max(1, _PRODUCT_BLOCK_BYTES // (8 * max(n_features, 1)))
+    if step >= n_classes:
+        return np.asarray(X @ np.ascontiguousarray(weights.T), dtype=np.float64)
+    out = np.empty((X.shape[0], n_classes))
+    for start in range(0, n_classes, step):
+        block = np.ascontiguousarray(weights[start : start + step].T)
+        out[:, start : start + step] = X @ block
     return out
 
 

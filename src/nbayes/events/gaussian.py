@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes._validate import ClassWeights
+from nbayes._parallel import map_blocks
+from nbayes._validate import ClassWeights, row_blocks
 
 
 def chan_merge(
@@ -159,6 +160,29 @@ def _weighted_moments(
 def summarize(
     X: NDArray[np.float64], W: ClassWeights, observed: NDArray[np.bool_] | None = None
 ) -> GaussianStats:
+    """Per-class and overall weighted moments of X (n_samples, n_features): those of
+    cache-sized row blocks (:func:`summarize_block`), pooled exactly with
+    :func:`chan_merge` (``GaussianStats.__add__``), so X is read from memory once and
+    the temporaries stay small. A feature constant within a class stays exact (every
+    block gives its value as mean and ``M2 = 0``; pooling adds ``delta = 0``)."""
+    blocks = row_blocks(X.shape[0], X.shape[1])
+    if len(blocks) <= 1:
+        return summarize_block(X, W, observed)
+
+    def block_stats(rows: slice) -> GaussianStats:
+        part = None if observed is None else observed[rows]
+        return summarize_block(X[rows], W.rows(rows), part)
+
+    parts = map_blocks(block_stats, blocks)
+    stats = parts[0]
+    for part in parts[1:]:
+        stats = stats + part
+    return stats
+
+
+def summarize_block(
+    X: NDArray[np.float64], W: ClassWeights, observed: NDArray[np.bool_] | None = None
+) -> GaussianStats:
     """Per-class and overall weighted moments of X (n_samples, n_features).
 
     Two passes, so no sum of squares cancels: the means first, then the squared
@@ -285,6 +309,9 @@ def log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np
     recomputed directly as ``sum_j (x_j - theta_cj)^2 / var_cj``; so are the
     entries of classes that still compete for the posterior whose absolute error
     could exceed ``ABSOLUTE_TOLERANCE``.
+
+    The (n_samples, n_classes) temporaries are updated in place: callers that want
+    cache locality pass X in row blocks (as ``BaseNB`` prediction does).
     """
     theta, var = params.theta, params.var
     with np.errstate(divide="ignore", over="ignore"):
@@ -293,24 +320,37 @@ def log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np
     shift = 0.5 * theta.min(axis=0) + 0.5 * theta.max(axis=0)  # midrange: cannot overflow
     centred = X - shift
     centred_theta = theta - shift
+    # rounding(bound) = bound * eps * sqrt(d): compare bounds against scaled tolerances
+    unit = np.finfo(np.float64).eps * np.sqrt(max(X.shape[1], 1))
     with np.errstate(over="ignore", invalid="ignore"):
-        squares = (centred * centred) @ precision.T
         cross = centred @ (centred_theta * precision).T
+        np.square(centred, out=centred)
+        quadratic = centred @ precision.T  # A, then A - 2B + C
+        del centred
         means = (centred_theta * centred_theta * precision).sum(axis=1)
-        quadratic = squares - 2.0 * cross + means
-        rounding = (squares + 2.0 * np.abs(cross) + means) * (
-            np.finfo(np.float64).eps * np.sqrt(max(X.shape[1], 1))
-        )
-        inexact = ~(rounding <= RELATIVE_TOLERANCE * np.maximum(quadratic, 1.0))
-        log_likelihood = -0.5 * (log_norm + quadratic)
-        contender = log_likelihood >= (
-            np.fmax.reduce(log_likelihood, axis=1, keepdims=True) - POSTERIOR_RANGE
-        )
-        inexact |= contender & (rounding > ABSOLUTE_TOLERANCE)
+        bound = np.abs(cross)
+        bound *= 2.0
+        bound += quadratic
+        bound += means  # A + 2|B| + C
+        cross *= -2.0
+        quadratic += cross
+        quadratic += means
+        del cross
+        scale = np.maximum(quadratic, 1.0)
+        scale *= RELATIVE_TOLERANCE / unit
+        inexact = ~(bound <= scale)
+        del scale
+        out = quadratic + log_norm
+        out *= -0.5
+        suspect = bound > ABSOLUTE_TOLERANCE / unit
+        if suspect.any():
+            contender = out >= (np.fmax.reduce(out, axis=1, keepdims=True) - POSTERIOR_RANGE)
+            inexact |= contender & suspect
     if inexact.any():
         rows, classes = np.nonzero(inexact)
         quadratic[rows, classes] = _quadratic_direct(X, theta, var, rows, classes)
-    return -0.5 * (log_norm + quadratic)
+        out[rows, classes] = -0.5 * (log_norm[classes] + quadratic[rows, classes])
+    return out
 
 
 # Accuracy of the fast path (see log_likelihood): every entry to 1e-13 relative, and

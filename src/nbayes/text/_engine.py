@@ -271,15 +271,25 @@ class Vocabulary:
         with ``tally``, (indptr, entries, counts): CSR rows of distinct entries.
 
         Entries are token ids, or ``GRAM_BASE + n-gram id`` (see
-        :meth:`feature_index`).
+        :meth:`feature_index`). Large inputs run in two threads (the compiled pass
+        releases the GIL), each over half of the documents; see
+        :mod:`nbayes.text._parallel`. Either way the result is the same.
         """
+        from nbayes.text import _parallel
+
+        if _parallel.worth_splitting(buf, offsets):
+            return _parallel.analyze(self, buf, offsets, is_ascii, insert, tally)
+        return self.analyze_serial(buf, offsets, is_ascii, insert, tally)
+
+    def analyze_serial(self, buf, offsets, is_ascii, insert: bool, tally: bool = False):
+        """:meth:`analyze` in this thread (documents ``offsets`` index into ``buf``)."""
         kernels = _kernels()
         n_docs = len(offsets) - 1
         lo, hi = self.rules.ngram_range
         orders = hi - lo + 1
         gram_tokens = sum(range(max(lo, 2), hi + 1))
         opts = self.rules.opts(insert)
-        capacity = max(1024, len(buf) // 4 * orders)
+        capacity = max(1024, int(offsets[-1] - offsets[0]) // 4 * orders)
         stream = np.empty(capacity, np.int64)
         data = np.empty(capacity if tally else 0, np.float64)
         doc_off = np.zeros(n_docs + 1, np.int64)

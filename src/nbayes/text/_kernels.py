@@ -387,7 +387,21 @@ def _has_room(
     )
 
 
+_WORD_BIT, _DIGIT_BIT = _WORD << 8, _DIGIT << 8
+
+
 @nb.njit(cache=True)
+def _ascii_table(cls, lower, lowercase):
+    """Per byte c < 256 of an ASCII document: its (lower-cased) code point in the low
+    8 bits, and that code point's class bits shifted left by 8 (one load per byte)."""
+    tab = np.empty(256, np.int64)
+    for c in range(256):
+        low = lower[c] if lowercase else c
+        tab[c] = (low & 0xFF) | (np.int64(cls[low]) << 8)
+    return tab
+
+
+@nb.njit(cache=True, nogil=True)
 def analyze(
     buf, offsets, is_ascii, first_doc, cls, lower, opts, schemes,
     t_table, t_bytes, t_off, t_stop, g_table, g_toks, g_off, counts,
@@ -425,6 +439,7 @@ def analyze(
     cps = np.empty(longest, np.int32)
     toks = np.empty(longest, np.int64)
     key = np.empty(4 * longest + 4, np.uint8)
+    ascii_tab = _ascii_table(cls, lower, lowercase)
     for d in range(first_doc, n_docs):
         size = offsets[d + 1] - offsets[d]
         if insert and not _has_room(
@@ -438,33 +453,37 @@ def analyze(
             return d, n_stream
         n_toks = 0
         if is_ascii[d] and not rich:
-            # fast path: bytes are code points; no decoding, hash as we scan
+            # fast path: bytes are code points; no decoding; hash as we scan
             j, end = offsets[d], offsets[d + 1]
             while j < end:
-                c = buf[j]
-                if lowercase:
-                    c = lower[c]
-                if not cls[c] & _WORD:
+                x = ascii_tab[buf[j]]
+                if not x & _WORD_BIT:
                     j += 1
                     continue
                 length = 0
-                digits_only = True
+                digit_bits = _DIGIT_BIT
+                short = np.uint64(0)
+                fnv = _FNV_OFFSET
                 while True:
+                    c = x & 0xFF
                     key[length] = c
+                    if length < 7:
+                        short |= np.uint64(c) << np.uint64(8 * length)
+                    fnv = (fnv ^ np.uint64(c)) * _FNV_PRIME
+                    digit_bits &= x
                     length += 1
-                    if not cls[c] & _DIGIT:
-                        digits_only = False
                     j += 1
                     if j == end:
                         break
-                    c = buf[j]
-                    if lowercase:
-                        c = lower[c]
-                    if not cls[c] & _WORD:
+                    x = ascii_tab[buf[j]]
+                    if not x & _WORD_BIT:
                         break
-                if length < min_len or length > max_len or (digits_only and not numbers):
+                if length < min_len or length > max_len or (digit_bits and not numbers):
                     continue
-                h = _token_hash(key, length)
+                if length <= 7:
+                    h = _finish((np.uint64(length) << np.uint64(56)) | short)
+                else:
+                    h = _finish(fnv)
                 tid, slot = _find_token(t_table, t_bytes, t_off, key, length, h)
                 if tid < 0 and insert:
                     tid = _add_token(t_table, t_bytes, t_off, t_stop, counts, key, length, h, slot)

@@ -1,0 +1,313 @@
+"""The benchmark's scenarios, in a registry keyed by letter.
+
+A scenario yields :class:`Dataset` s one at a time (so only one data set is in memory
+at once); each holds :class:`Case` s: the same task done by nbayes, by scikit-learn and
+by the floor, the cheapest computation of the same shape (one read pass, a GEMM or
+sparse product, one bincount). Scenarios for features not built yet (D text, F mixed,
+G spam) are registered with an availability check, so they run as soon as their
+modules land on main: add their ``build`` here.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn import naive_bayes as sk
+
+import nbayes
+from bench import data
+
+
+@dataclass
+class Case:
+    """One task, three ways; targets are the largest acceptable time ratios."""
+
+    task: str
+    nbayes: Callable[[], object]
+    sklearn: Callable[[], object] | None
+    floor: Callable[[], object] | None = None
+    floor_name: str = ""
+    max_vs_sklearn: float | None = None
+    max_vs_floor: float | None = None
+
+
+@dataclass
+class Dataset:
+    label: str
+    read_pass: Callable[[], object]
+    cases: list[Case] = field(default_factory=list)
+
+
+@dataclass
+class Scenario:
+    key: str
+    title: str
+    build: Callable[[bool], Iterator[Dataset]] | None
+    missing: Callable[[], str | None] = lambda: None  # why it cannot run, or None
+
+
+SCENARIOS: dict[str, Scenario] = {}
+
+
+def register(key: str, title: str, missing: Callable[[], str | None] = lambda: None):
+    def decorator(build):
+        SCENARIOS[key] = Scenario(key, title, build, missing)
+        return build
+
+    return decorator
+
+
+def _one_hot(y: np.ndarray, k: int) -> np.ndarray:
+    out = np.zeros((y.shape[0], k))
+    out[np.arange(y.shape[0]), y] = 1.0
+    return out
+
+
+def _chunks(n: int, parts: int) -> list[slice]:
+    bounds = np.linspace(0, n, parts + 1).astype(int)
+    return [slice(a, b) for a, b in itertools.pairwise(bounds)]
+
+
+# ---------------------------------------------------------------- A: Gaussian
+@register("A", "Gaussian: fit, predict, predict_proba")
+def gaussian(quick: bool) -> Iterator[Dataset]:
+    shapes = (
+        [(3_000, 20, 10), (2_000, 20, 100)]
+        if quick
+        else [
+            (1_000_000, 50, 10),
+            (100_000, 50, 100),
+        ]
+    )
+    for n, d, k in shapes:
+        X, y = data.gaussian(n, d, k)
+        onehot = _one_hot(y, k)
+        rng = np.random.default_rng(3)
+        A, B = rng.random((d, k)), rng.random((d, k))
+        ours, theirs = nbayes.GaussianNB().fit(X, y), sk.GaussianNB().fit(X, y)
+        vs_sklearn = 0.1 if k <= 10 else 0.05
+
+        def two_gemms(X=X, A=A, B=B):
+            return (X * X) @ A + X @ B
+
+        yield Dataset(
+            f"GaussianNB {n:,}x{d}, {k} classes",
+            X.sum,
+            [
+                Case(
+                    "fit",
+                    lambda X=X, y=y: nbayes.GaussianNB().fit(X, y),
+                    lambda X=X, y=y: sk.GaussianNB().fit(X, y),
+                    lambda X=X, W=onehot: W.T @ X,
+                    "one-hot GEMM W.T@X",
+                    None,
+                    1.5,
+                ),
+                Case(
+                    "predict",
+                    lambda X=X, m=ours: m.predict(X),
+                    lambda X=X, m=theirs: m.predict(X),
+                    two_gemms,
+                    "two GEMMs (X*X)@A + X@B",
+                    vs_sklearn,
+                    1.5,
+                ),
+                Case(
+                    "predict_proba",
+                    lambda X=X, m=ours: m.predict_proba(X),
+                    lambda X=X, m=theirs: m.predict_proba(X),
+                    two_gemms,
+                    "two GEMMs (X*X)@A + X@B",
+                    vs_sklearn,
+                    1.5,
+                ),
+            ],
+        )
+
+
+# ---------------------------------------------------------------- B: sparse counts
+_SPARSE_MODELS = [
+    ("MultinomialNB", nbayes.MultinomialNB, sk.MultinomialNB),
+    ("ComplementNB", nbayes.ComplementNB, sk.ComplementNB),
+    ("BernoulliNB", nbayes.BernoulliNB, sk.BernoulliNB),
+]
+
+
+def _bincount_floor(X: sp.csr_matrix, y: np.ndarray, k: int) -> Callable[[], object]:
+    """One weighted bincount scatter-add of every nonzero into its (class, feature) bin."""
+    flat = np.repeat(y, np.diff(X.indptr)) * X.shape[1] + X.indices
+    size = k * X.shape[1]
+    return lambda: np.bincount(flat, X.data, minlength=size)
+
+
+def _product_floor(X, k: int) -> Callable[[], object]:
+    """One sparse (or dense) product X @ M, M of shape (n_features, n_classes)."""
+    M = np.random.default_rng(4).random((X.shape[1], k))
+    return lambda: X @ M
+
+
+@register("B", "Sparse counts: multinomial, complement, Bernoulli; fit and predict")
+def sparse_counts(quick: bool) -> Iterator[Dataset]:
+    n, d, per_row, k = (4_000, 2_000, 20, 20) if quick else (200_000, 100_000, 100, 20)
+    X, y = data.sparse_counts(n, d, per_row, k)
+    cases = []
+    fit_floor, predict_floor = _bincount_floor(X, y, k), _product_floor(X, k)
+    for name, ours_cls, theirs_cls in _SPARSE_MODELS:
+        ours, theirs = ours_cls().fit(X, y), theirs_cls().fit(X, y)
+        cases += [
+            Case(
+                f"{name} fit",
+                lambda c=ours_cls: c().fit(X, y),
+                lambda c=theirs_cls: c().fit(X, y),
+                fit_floor,
+                "one bincount",
+                1 / 1.5,
+                None,
+            ),
+            Case(
+                f"{name} predict",
+                lambda m=ours: m.predict(X),
+                lambda m=theirs: m.predict(X),
+                predict_floor,
+                "one sparse product X@M (scipy, 1 thread)",
+                1 / 1.5,
+                None,
+            ),
+        ]
+    yield Dataset(f"CSR {n:,}x{d:,}, {X.nnz:,} nonzeros, {k} classes", X.data.sum, cases)
+
+
+# ---------------------------------------------------------------- C: categorical
+@register("C", "Categorical: fit and predict")
+def categorical(quick: bool) -> Iterator[Dataset]:
+    n, d, k = (5_000, 20, 5) if quick else (500_000, 200, 5)
+    X, y, n_categories = data.categorical(n, d, k)
+    offsets = np.concatenate(([0], np.cumsum(n_categories)[:-1]))
+    width = int(n_categories.sum())
+    codes = X + offsets
+    flat = (codes + (y * width)[:, None]).ravel()
+    onehot = sp.csr_matrix(
+        (np.ones(codes.size), codes.ravel().astype(np.int32), np.arange(0, codes.size + 1, d)),
+        shape=(n, width),
+    )
+    del codes
+    M = np.random.default_rng(5).random((width, k))
+    ours, theirs = nbayes.CategoricalNB().fit(X, y), sk.CategoricalNB().fit(X, y)
+    yield Dataset(
+        f"CategoricalNB {n:,}x{d}, 5-20 categories, {k} classes",
+        X.sum,
+        [
+            Case(
+                "fit",
+                lambda: nbayes.CategoricalNB().fit(X, y),
+                lambda: sk.CategoricalNB().fit(X, y),
+                lambda: np.bincount(flat, minlength=k * width),
+                "one bincount of (class, feature, category) codes",
+                0.1,
+                None,
+            ),
+            Case(
+                "predict",
+                lambda: ours.predict(X),
+                lambda: theirs.predict(X),
+                lambda: onehot @ M,
+                "one-hot sparse product (scipy, 1 thread)",
+                0.1,
+                None,
+            ),
+        ],
+    )
+
+
+# ---------------------------------------------------------------- E: partial_fit
+def _chunked(model_cls, X, y, classes, parts: list[slice]):
+    def run():
+        model = model_cls()
+        for part in parts:
+            model.partial_fit(X[part], y[part], classes=classes)
+        return model
+
+    return run
+
+
+@register("E", "partial_fit over 100 chunks against one fit")
+def streaming(quick: bool) -> Iterator[Dataset]:
+    scale = 100 if quick else 1
+    problems = [
+        (
+            "GaussianNB",
+            nbayes.GaussianNB,
+            sk.GaussianNB,
+            *data.gaussian(1_000_000 // scale, 50 // (5 if quick else 1), 10),
+        ),
+        (
+            "MultinomialNB (CSR)",
+            nbayes.MultinomialNB,
+            sk.MultinomialNB,
+            *data.sparse_counts(200_000 // scale, 100_000 // scale, 100 // (5 if quick else 1), 20),
+        ),
+        (
+            "CategoricalNB",
+            nbayes.CategoricalNB,
+            sk.CategoricalNB,
+            *data.categorical(500_000 // scale, 200 // (10 if quick else 1), 5)[:2],
+        ),
+    ]
+    n_chunks = 10 if quick else 100
+    for name, ours_cls, theirs_cls, X, y in problems:
+        parts = _chunks(X.shape[0], n_chunks)
+        classes = np.unique(y)
+        read = X.data.sum if sp.issparse(X) else X.sum
+        yield Dataset(
+            f"{name} {X.shape[0]:,}x{X.shape[1]:,} in {n_chunks} chunks",
+            read,
+            [
+                Case(
+                    f"partial_fit x{n_chunks}",
+                    _chunked(ours_cls, X, y, classes, parts),
+                    _chunked(theirs_cls, X, y, classes, parts),
+                    lambda c=ours_cls, X=X, y=y: c().fit(X, y),
+                    "nbayes one fit",
+                    None,
+                    1.2,
+                ),
+            ],
+        )
+
+
+# ---------------------------------------------------------------- D, F, G: hooks
+def _needs(module: str, feature: str, measured_by: str) -> Callable[[], str | None]:
+    def missing() -> str | None:
+        if importlib.util.find_spec(module) is None:
+            return f"`{module}` is not on main yet ({feature}); add its build here when it lands."
+        return (
+            f"`{module}` is on main and measured by {measured_by}; its build in this "
+            "registry (one table with the others) is still to be written."
+        )
+
+    return missing
+
+
+SCENARIOS["D"] = Scenario(
+    "D",
+    "Text end-to-end (vectorize + fit + predict): BBC and 20 Newsgroups",
+    None,
+    _needs("nbayes.text", "text feature", "`bench/text_vectorize.py` (bench/RESULTS_text.md)"),
+)
+SCENARIOS["F"] = Scenario(
+    "F",
+    "Mixed NaiveBayes on UCI adult against a scikit-learn pipeline",
+    None,
+    _needs("nbayes.mixed", "mixed-columns feature", "`bench/real_data.py` (accuracy only)"),
+)
+SCENARIOS["G"] = Scenario(
+    "G",
+    "Spam training and scoring throughput against bogofilter",
+    None,
+    _needs("nbayes.spam", "spam filter feature", "`bench/spam_vs_bogofilter.py`"),
+)

@@ -1,0 +1,63 @@
+"""Row-block parallelism for the dense kernels.
+
+The dense kernels work on cache-sized row blocks (``nbayes._validate.row_blocks``).
+Their matrix products are small, and a multi-threaded BLAS that wakes its threads
+for every small product wastes time, and on a busy machine (more runnable threads
+than cores) its spinning threads slow everything down many times over. So the blocks
+are spread over a few Python threads (NumPy releases the GIL in its loops and BLAS
+calls), each calling a single-threaded BLAS: as many threads as BLAS would have
+used, never more than the blocks.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+T = TypeVar("T")
+B = TypeVar("B")
+
+_controller = None
+_pool: ThreadPoolExecutor | None = None
+
+
+def _executor(workers: int) -> ThreadPoolExecutor:
+    """A thread pool kept between calls (starting threads costs more than a small
+    ``partial_fit`` batch), replaced when the wanted size changes."""
+    global _pool
+    if _pool is None or _pool._max_workers != workers:
+        if _pool is not None:
+            _pool.shutdown(wait=False)
+        _pool = ThreadPoolExecutor(workers, thread_name_prefix="nbayes")
+    return _pool
+
+
+def _blas():
+    """The process's threadpool controller, created once (it scans loaded libraries)."""
+    global _controller
+    if _controller is None:
+        from threadpoolctl import ThreadpoolController
+
+        _controller = ThreadpoolController()
+    return _controller
+
+
+def n_workers() -> int:
+    """Threads for block loops: the BLAS thread count (at least 1, at most the CPUs)."""
+    counts = [lib.num_threads for lib in _blas().lib_controllers if lib.user_api == "blas"]
+    return max(1, min(max(counts, default=1), os.cpu_count() or 1))
+
+
+def map_blocks(fn: Callable[[B], T], blocks: Sequence[B]) -> list[T]:
+    """``[fn(block) for block in blocks]``, in order, on up to :func:`n_workers`
+    threads, with BLAS single-threaded meanwhile. ``fn`` must be thread-safe (write
+    only to its own rows)."""
+    if len(blocks) <= 1:
+        return [fn(block) for block in blocks]
+    workers = min(n_workers(), len(blocks))
+    with _blas().limit(limits=1, user_api="blas"):
+        if workers == 1:
+            return [fn(block) for block in blocks]
+        return list(_executor(workers).map(fn, blocks))

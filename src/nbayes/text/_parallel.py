@@ -1,0 +1,119 @@
+"""Two threads for the compiled pass: split the documents in two halves (by bytes),
+analyze each half with its own tables, then fold the second half's new tokens and
+n-grams into the first's and renumber its stream.
+
+Ids stay in order of first appearance over all documents (the first half's come
+first, then the second's new ones, in their own order of appearance), and the
+renumbering is one-to-one, so the stream, its CSR rows and their counts are exactly
+what one serial pass gives. With ``insert=False`` the tables are only read, and
+each thread gets its own row-position arrays.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from numpy.typing import NDArray
+
+# below this many bytes a second thread costs more than it saves
+MIN_BYTES = 4_000_000
+
+
+def n_threads() -> int:
+    """Threads for the compiled pass: ``NBAYES_TEXT_THREADS`` (1 or 2; default 1).
+
+    Off by default: on the shared, loaded 2-core development machine the second
+    thread waited for a core and a 20 Newsgroups fit took longer (0.66 s vs 0.46 s
+    wall, bench/RESULTS_text.md); turn it on where a core is free.
+    """
+    value = os.environ.get("NBAYES_TEXT_THREADS", "1")
+    try:
+        return max(1, int(value))
+    except ValueError:
+        raise ValueError(f"NBAYES_TEXT_THREADS must be an integer; got {value!r}") from None
+
+
+def worth_splitting(buf: NDArray[np.uint8], offsets: NDArray[np.int64]) -> bool:
+    return len(offsets) > 2 and int(offsets[-1] - offsets[0]) >= MIN_BYTES and n_threads() > 1
+
+
+def _clone(vocab, insert: bool):
+    """A vocabulary for the second thread: a deep copy (it inserts), or the same
+    tables with its own row-position arrays (it only reads)."""
+    other = copy.copy(vocab)
+    if insert:
+        for name, value in vars(vocab).items():
+            if isinstance(value, np.ndarray):
+                setattr(other, name, value.copy())
+    else:
+        other.t_where = np.full_like(vocab.t_where, -1)
+        other.g_where = np.full_like(vocab.g_where, -1)
+    return other
+
+
+def _fold(vocab, other, n_tok0: int, n_gram0: int):
+    """Intern ``other``'s tokens and n-grams added after (n_tok0, n_gram0) into
+    ``vocab``; returns (token map, n-gram map) from ``other``'s ids to ``vocab``'s."""
+    from nbayes.text._engine import _kernels
+
+    kernels = _kernels()
+    n_tok, n_gram = other.n_tokens, other.n_grams
+    tok_map = np.arange(n_tok, dtype=np.int64)
+    gram_map = np.arange(n_gram, dtype=np.int64)
+    t_lo, t_hi = other.t_off[n_tok0], other.t_off[n_tok]
+    g_lo, g_hi = other.g_off[n_gram0], other.g_off[n_gram]
+    vocab.reserve(n_tok - n_tok0, int(t_hi - t_lo), n_gram - n_gram0, int(g_hi - g_lo))
+    if n_tok > n_tok0:
+        tok_map[n_tok0:] = kernels.intern_tokens(
+            other.t_bytes[t_lo:t_hi], other.t_off[n_tok0 : n_tok + 1] - t_lo,
+            *vocab._tokens(), vocab.counts,
+        )  # fmt: skip
+    if n_gram > n_gram0:
+        gram_map[n_gram0:] = kernels.intern_grams(
+            tok_map[other.g_toks[g_lo:g_hi]], other.g_off[n_gram0 : n_gram + 1] - g_lo,
+            *vocab._grams(), vocab.counts,
+        )  # fmt: skip
+    return tok_map, gram_map
+
+
+def _renumber(stream: NDArray[np.int64], tok_map, gram_map) -> NDArray[np.int64]:
+    from nbayes.text._engine import _kernels
+
+    base = _kernels().GRAM_BASE
+    grams = stream >= base
+    out = np.empty_like(stream)
+    out[~grams] = tok_map[stream[~grams]]
+    out[grams] = base + gram_map[stream[grams] - base]
+    return out
+
+
+def analyze(vocab, buf, offsets, is_ascii, insert: bool, tally: bool):
+    """:meth:`Vocabulary.analyze` over two halves of the documents in two threads."""
+    half = int(offsets[0] + offsets[-1]) // 2
+    cut = int(np.clip(np.searchsorted(offsets, half), 1, len(offsets) - 2))
+    n_tok0, n_gram0 = vocab.n_tokens, vocab.n_grams
+    other = _clone(vocab, insert)
+    jobs = [
+        (vocab, offsets[: cut + 1], is_ascii[:cut]),
+        (other, offsets[cut:], is_ascii[cut:]),
+    ]
+    with ThreadPoolExecutor(2) as pool:
+        first, second = pool.map(
+            lambda job: job[0].analyze_serial(buf, job[1], job[2], insert, tally), jobs
+        )
+    if insert:
+        tok_map, gram_map = _fold(vocab, other, n_tok0, n_gram0)
+    if tally:
+        (off_a, stream_a, data_a), (off_b, stream_b, data_b) = first, second
+    else:
+        (stream_a, off_a), (stream_b, off_b) = first, second
+    if insert:
+        stream_b = _renumber(stream_b, tok_map, gram_map)
+    doc_off = np.concatenate([off_a, off_b[1:] + off_a[-1]])
+    stream = np.concatenate([stream_a, stream_b])
+    if tally:
+        return doc_off, stream, np.concatenate([data_a, data_b])
+    return stream, doc_off

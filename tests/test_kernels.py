@@ -1,0 +1,205 @@
+"""Parity of the fast kernels (bench/ measures their speed) with scikit-learn and with
+the direct computations they replace: row blocks, bincount scatter-add, column-blocked
+sparse products, label encoding, the one-pass posterior."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.special import logsumexp
+from sklearn import naive_bayes as sk
+
+import nbayes
+from nbayes import _validate, posterior
+from nbayes.events import counts, gaussian
+
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    """Blocks of a few rows / nonzeros / columns, so every multi-block path runs."""
+    monkeypatch.setattr(_validate, "BLOCK_BYTES", 8 * 64 * 8)
+    monkeypatch.setattr(_validate, "_NONZEROS_PER_BLOCK", 97)
+    monkeypatch.setattr(counts, "_PRODUCT_BLOCK_BYTES", 8 * 3 * 40)
+    monkeypatch.setattr(_validate.row_blocks, "__defaults__", (8 * 64 * 8,))
+
+
+def gaussian_data(n=1500, d=8, k=7, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, n)
+    X = rng.normal(size=(k, d))[y] * 3 + rng.normal(size=(n, d)) * rng.uniform(0.2, 2, (k, d))[y]
+    return X, y
+
+
+def test_row_blocks_cover_the_rows_in_order():
+    blocks = _validate.row_blocks(1000, 7, block_bytes=8 * 7 * 100)
+    assert [b.start for b in blocks] == list(range(0, 1000, 100))
+    assert np.array_equal(np.arange(1000)[np.r_[tuple(blocks)]], np.arange(1000))
+    assert _validate.row_blocks(0, 5) == []
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_blocked_gaussian_matches_scikit_learn():
+    X, y = gaussian_data()
+    weights = np.random.default_rng(1).uniform(0.1, 3, X.shape[0])
+    ours = nbayes.GaussianNB().fit(X, y, sample_weight=weights)
+    theirs = sk.GaussianNB().fit(X, y, sample_weight=weights)
+    np.testing.assert_allclose(ours.theta_, theirs.theta_, rtol=1e-12, atol=1e-12)
+    # the variance floor differs on purpose with weights (README): compare without it
+    np.testing.assert_allclose(ours.var_ - ours.epsilon_, theirs.var_ - theirs.epsilon_, rtol=1e-11)
+    np.testing.assert_allclose(ours.class_count_, theirs.class_count_, rtol=1e-13)
+    ours, theirs = nbayes.GaussianNB().fit(X, y), sk.GaussianNB().fit(X, y)
+    np.testing.assert_allclose(ours.var_, theirs.var_, rtol=1e-11)
+    X_test = gaussian_data(seed=2)[0]
+    np.testing.assert_allclose(
+        ours.predict_proba(X_test), theirs.predict_proba(X_test), rtol=1e-10, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        ours.predict_log_proba(X_test), theirs.predict_log_proba(X_test), rtol=1e-10, atol=1e-10
+    )
+    np.testing.assert_array_equal(ours.predict(X_test), theirs.predict(X_test))
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_gaussian_overall_moments_pooled_from_classes_equal_the_direct_ones():
+    X, y = gaussian_data()
+    weights = np.random.default_rng(3).uniform(0, 2, X.shape[0])
+    W = _validate.hard_class_weights(y, 7, weights)
+    stats = gaussian.summarize(X, W)
+    count, mean, m2 = gaussian._weighted_moments(weights, X)
+    assert stats.total_count == pytest.approx(count, rel=1e-13)
+    np.testing.assert_allclose(stats.total_mean, mean, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(stats.total_m2, m2, rtol=1e-11)
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_gaussian_soft_weights_equal_hard_weights_when_one_hot():
+    X, y = gaussian_data()
+    weights = np.random.default_rng(4).uniform(0.5, 2, X.shape[0])
+    hard = gaussian.summarize(X, _validate.hard_class_weights(y, 7, weights))
+    one_hot = np.zeros((X.shape[0], 7))
+    one_hot[np.arange(X.shape[0]), y] = weights
+    soft = gaussian.summarize(X, _validate.soft_class_weights(one_hot))
+    for name in ("class_count", "mean", "m2", "total_mean", "total_m2"):
+        np.testing.assert_allclose(getattr(soft, name), getattr(hard, name), rtol=1e-11)
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_blocked_prediction_equals_row_by_row_prediction():
+    X, y = gaussian_data()
+    model = nbayes.GaussianNB().fit(X, y)
+    whole = model.predict_joint_log_proba(X)
+    pieces = np.vstack([model.predict_joint_log_proba(X[i : i + 1]) for i in range(0, 300)])
+    np.testing.assert_allclose(whole[:300], pieces, rtol=1e-12)  # BLAS rounding only
+
+
+def count_data(n=400, d=50, k=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.2, format="csr", random_state=seed)
+    X.data = np.ceil(X.data * 4)
+    return X, rng.integers(0, k, n)
+
+
+@pytest.mark.usefixtures("small_blocks")
+@pytest.mark.parametrize("weighted", [False, True])
+def test_scatter_add_equals_the_sparse_product(weighted):
+    X, y = count_data()
+    weights = np.random.default_rng(5).uniform(0, 3, X.shape[0]) if weighted else None
+    W = _validate.hard_class_weights(y, 5, weights)
+    expected = (W.matrix.T @ X.toarray()).astype(float)
+    np.testing.assert_allclose(W.transpose_dot(X), expected, rtol=1e-13)
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_column_blocked_sparse_product_equals_the_dense_product():
+    X, _ = count_data()
+    weights = np.random.default_rng(6).normal(size=(9, X.shape[1]))
+    np.testing.assert_allclose(counts.product(X, weights), X.toarray() @ weights.T, rtol=1e-12)
+
+
+@pytest.mark.usefixtures("small_blocks")
+@pytest.mark.parametrize(
+    ("ours", "theirs"),
+    [
+        (nbayes.MultinomialNB, sk.MultinomialNB),
+        (nbayes.ComplementNB, sk.ComplementNB),
+        (nbayes.BernoulliNB, sk.BernoulliNB),
+    ],
+)
+def test_sparse_count_models_match_scikit_learn(ours, theirs):
+    X, y = count_data()
+    weights = np.random.default_rng(7).uniform(0.5, 2, X.shape[0])
+    a, b = ours().fit(X, y, sample_weight=weights), theirs().fit(X, y, sample_weight=weights)
+    np.testing.assert_allclose(a.feature_count_, b.feature_count_, rtol=1e-13)
+    X_test = count_data(seed=8)[0]
+    np.testing.assert_allclose(
+        a.predict_log_proba(X_test), b.predict_log_proba(X_test), rtol=1e-10, atol=1e-10
+    )
+    np.testing.assert_array_equal(a.predict(X_test), b.predict(X_test))
+
+
+@pytest.mark.parametrize(
+    "y",
+    [
+        np.array([3, -2, 3, 7, -2], dtype=np.int8),
+        np.array([-128, 127, 0], dtype=np.int8),
+        np.array([2**63 + 5, 2**63 + 1, 2**63 + 5], dtype=np.uint64),
+        np.array([10**12, 5, 10**12]),
+        np.array(["b", "a", "b"]),
+        np.array([1.5, 0.5, 1.5]),
+    ],
+)
+def test_encode_labels_equals_numpy_unique(y):
+    classes, index = _validate.encode_labels(y)
+    expected_classes, expected_index = np.unique(y, return_inverse=True)
+    np.testing.assert_array_equal(classes, expected_classes)
+    assert classes.dtype == expected_classes.dtype
+    np.testing.assert_array_equal(index, expected_index)
+    np.testing.assert_array_equal(_validate.label_index(y, classes), expected_index)
+
+
+def test_label_index_names_unknown_labels():
+    with pytest.raises(ValueError, match=r"\[9\] in y do not exist"):
+        _validate.label_index(np.array([1, 9, 1]), np.array([0, 1, 2]))
+    with pytest.raises(ValueError, match=r"\[-1\] in y do not exist"):
+        _validate.label_index(np.array([-1, 1]), np.array([0, 1, 2]))
+
+
+def test_one_pass_posterior_equals_exp_of_log_posterior():
+    rng = np.random.default_rng(9)
+    jll = rng.normal(scale=50, size=(200, 6))
+    jll[3] = -np.inf  # impossible under every class: the prior
+    jll[4, 2] = np.inf  # certain class
+    log_prior = np.log(np.full(6, 1 / 6))
+    proba = posterior.posterior_proba(jll, log_prior)
+    np.testing.assert_allclose(proba, np.exp(posterior.log_posterior(jll, log_prior)), rtol=1e-13)
+    np.testing.assert_allclose(proba[5:], np.exp(jll[5:] - logsumexp(jll[5:], axis=1)[:, None]))
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+
+
+def test_gaussian_still_rejects_non_finite_input():
+    X, y = gaussian_data(n=100)
+    X[5, 3] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        nbayes.GaussianNB().fit(X, y)
+
+
+@pytest.mark.usefixtures("small_blocks")
+@pytest.mark.parametrize("soft", [False, True])
+def test_blocked_gaussian_summary_equals_one_block(soft):
+    """Pooling row blocks gives the one-block statistics, missing values and
+    within-class constant features (exact mean, M2 = 0) included."""
+    X, y = gaussian_data()
+    X[:, 2] = 1e9 + 0.5  # constant feature: its mean must stay exact
+    observed = np.random.default_rng(10).random(X.shape) > 0.1
+    X[~observed] = np.nan
+    weights = np.random.default_rng(11).uniform(0.5, 2, X.shape[0])
+    W = _validate.hard_class_weights(y, 7, weights)
+    if soft:
+        W = _validate.soft_class_weights(W.matrix.toarray())
+    blocked = gaussian.summarize(X, W, observed)
+    whole = gaussian.summarize_block(X, W, observed)
+    assert len(_validate.row_blocks(X.shape[0], X.shape[1])) > 1
+    for name in ("class_count", "mean", "m2"):
+        np.testing.assert_allclose(getattr(blocked, name), getattr(whole, name), rtol=1e-11)
+    assert np.all(blocked.mean[:, 2] == 1e9 + 0.5) and np.all(blocked.m2[:, 2] == 0)
