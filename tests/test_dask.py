@@ -364,6 +364,7 @@ def _exit_on_worker(block):
 
 
 def test_worker_killed_mid_fit_completes_by_retry(client):
+    client.wait_for_workers(2, timeout=60)  # a clean cluster, whatever ran before
     X, y, _ = _data("gaussian", seed=4)
     dX = da.from_array(X, chunks=(40, 5)).map_blocks(_slowly, meta=np.empty((0, 0)))
     dy = da.from_array(y, chunks=40)
@@ -391,6 +392,7 @@ def test_worker_killed_mid_fit_completes_by_retry(client):
 
 
 def test_worker_that_always_dies_gives_a_clear_error(client):
+    client.wait_for_workers(2, timeout=60)
     X, y, _ = _data("gaussian", seed=5)
     dX = da.from_array(X, chunks=(200, 5)).map_blocks(_exit_on_worker, meta=np.empty((0, 0)))
     dy = da.from_array(y, chunks=200)
