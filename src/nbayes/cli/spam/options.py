@@ -23,6 +23,13 @@ db_option = click.option(
 exclude_option = click.option(
     "--exclude", multiple=True, metavar="GLOB", help="Skip files whose name matches (repeatable)."
 )
+jobs_option = click.option(
+    "--jobs",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Processes parsing and tokenizing mail (0: one per CPU).",
+)
 
 
 def scoring_options(command):
