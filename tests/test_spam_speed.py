@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -23,6 +24,7 @@ from hypothesis import strategies as st
 from spam_mail import corpus
 
 from nbayes.cli import main
+from nbayes.spam import parallel
 from nbayes.spam.parallel import resolve_jobs, tokenize_items
 from nbayes.spam.parse import MailParseError, decode_header_value, parse_mail, read_message
 from nbayes.spam.sources import MailItem
@@ -163,7 +165,8 @@ def mixed_items(n: int) -> list[MailItem]:
 def test_workers_give_the_serial_results_in_order():
     items = mixed_items(60)
     serial = list(tokenize_items(items, jobs=1))
-    parallel = list(tokenize_items(items, jobs=2, chunk_size=4))
+    parallel = list(tokenize_items(items, jobs=2, chunk_size=4, pool_threshold=0))
+    assert multiprocessing.active_children() == []  # the pool was shut down
     assert [item for item, _ in parallel] == items
     assert [t for _, t in parallel if not isinstance(t, MailParseError)] == [
         t for _, t in serial if not isinstance(t, MailParseError)
@@ -171,6 +174,15 @@ def test_workers_give_the_serial_results_in_order():
     errors = {item.name: str(t) for item, t in parallel if isinstance(t, MailParseError)}
     assert errors == {item.name: str(t) for item, t in serial if isinstance(t, MailParseError)}
     assert set(errors) == {"binary", "empty"}
+
+
+@pytest.mark.parametrize("threshold, pooled", [(None, False), (0.0, True)])
+def test_a_pool_only_where_tokenizing_costs_more_than_shipping(threshold, pooled):
+    items = mixed_items(100)  # short messages: far below POOL_THRESHOLD each
+    results = tokenize_items(items, jobs=2, chunk_size=4, pool_threshold=threshold)
+    first = [next(results) for _ in range(20)]  # the head (8), then pooled or not
+    assert bool(multiprocessing.active_children()) == pooled
+    assert [item for item, _ in first + list(results)] == items
 
 
 def test_jobs_are_checked():
@@ -188,8 +200,9 @@ def cli(*args):
     return result.output
 
 
-def test_cli_with_workers_trains_and_scores_as_one_process(tmp_path):
-    messages, labels = corpus(50, 50)  # >= 64 messages: the pool is used
+def test_cli_with_workers_trains_and_scores_as_one_process(tmp_path, monkeypatch):
+    monkeypatch.setattr(parallel, "POOL_THRESHOLD", 0.0)  # a pool even for short mail
+    messages, labels = corpus(50, 50)  # > 64 messages: the pool is used
     for label in ("spam", "ham"):
         (tmp_path / label).mkdir()
     for i, (raw, label) in enumerate(zip(messages, labels, strict=True)):
@@ -213,8 +226,9 @@ ORPHAN = textwrap.dedent(
     from nbayes.spam.parallel import tokenize_items
     from nbayes.spam.sources import MailItem
     items = (MailItem(str(i), b"Subject: x\\n\\nbody\\n") for i in itertools.count())
-    results = tokenize_items(items, jobs=2, chunk_size=2)
-    next(results)
+    results = tokenize_items(items, jobs=2, chunk_size=2, pool_threshold=0)
+    for _ in range(5):  # past the head tokenized in this process
+        next(results)
     print(*[p.pid for p in multiprocessing.active_children()], flush=True)
     sys.stdin.read()
     """

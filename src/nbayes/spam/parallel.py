@@ -8,12 +8,17 @@ everything else: reading the sources, the SQLite store (one writer, one
 transaction per batch, as before) and the scoring. Results come back in input
 order, so a parallel run trains, scores and prints exactly what a serial one does.
 
-Messages go to the workers in chunks of ``chunk_size``, with at most
-``4 * jobs`` chunks in flight, so memory stays bounded on a mailbox of any size.
-Fewer than ``2 * chunk_size`` messages, or ``jobs=1``, are tokenized in the calling
-process (a pool costs more than it saves there). Workers are forked where the
-platform can (they need none of the parent's imports again), ignore SIGINT (the
-parent handles Ctrl-C) and exit when the parent dies, even by SIGKILL.
+The first ``2 * chunk_size`` messages are tokenized in the calling process, and
+the pool is started only if there are more and they took at least
+:data:`POOL_THRESHOLD` seconds of CPU each: shipping a message to a worker and its
+tokens back costs the calling process about 0.1 ms, more than tokenizing a short
+message (an SMS) does. Messages then go to the workers in chunks of
+``chunk_size``, with at most :data:`MAX_PENDING_MESSAGES` messages and
+:data:`MAX_PENDING_BYTES` bytes in flight (but at least ``2 * jobs`` chunks), so
+the workers keep busy while the caller writes a batch to the database and memory
+stays bounded on a mailbox of any size. Workers are forked where the platform can
+(they need none of the parent's imports again), ignore SIGINT (the parent handles
+Ctrl-C) and exit when the parent dies, even by SIGKILL.
 """
 
 from __future__ import annotations
@@ -38,6 +43,9 @@ T = TypeVar("T")
 Result = set[str] | MailParseError
 
 CHUNK_SIZE = 32
+POOL_THRESHOLD = 3e-4
+MAX_PENDING_MESSAGES = 1024
+MAX_PENDING_BYTES = 64 * 2**20
 _PARENT_POLL_SECONDS = 0.5
 
 
@@ -64,22 +72,30 @@ def tokenize_items(
     *,
     raw_of: Callable[[T], bytes] = attrgetter("raw"),
     chunk_size: int = CHUNK_SIZE,
+    pool_threshold: float | None = None,
 ) -> Iterator[tuple[T, Result]]:
     """``(item, token set or MailParseError)`` for each item, in order; see the module
     docstring. Items are :class:`~nbayes.spam.sources.MailItem` or anything ``raw_of``
     takes the message bytes from (it runs in the calling process). ``jobs``: worker
-    processes (0 or ``None``: one per available CPU)."""
+    processes (0 or ``None``: one per available CPU); ``pool_threshold``: CPU seconds
+    per message below which no pool is started (default :data:`POOL_THRESHOLD`)."""
     jobs = resolve_jobs(jobs)
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+    threshold = POOL_THRESHOLD if pool_threshold is None else pool_threshold
     iterator = iter(items)
-    head = list(itertools.islice(iterator, 2 * chunk_size))
-    rest = itertools.chain(head, iterator)
-    if jobs == 1 or len(head) < 2 * chunk_size:
-        for item in rest:
-            yield item, _tokenize_or_error(raw_of(item))
+    head = list(itertools.islice(iterator, 2 * chunk_size)) if jobs > 1 else []
+    spent = 0.0  # CPU seconds tokenizing the head, the caller's time between items left out
+    for item in head:
+        start = time.process_time()
+        result = _tokenize_or_error(raw_of(item))
+        spent += time.process_time() - start
+        yield item, result
+    if len(head) == 2 * chunk_size and spent >= threshold * len(head):
+        yield from _pooled(iterator, raw_of, jobs, chunk_size)
     else:
-        yield from _pooled(rest, raw_of, jobs, chunk_size)
+        for item in iterator:
+            yield item, _tokenize_or_error(raw_of(item))
 
 
 def _tokenize_or_error(raw: bytes) -> Result:
@@ -95,11 +111,19 @@ def _pooled(
     pool = ProcessPoolExecutor(
         jobs, mp_context=_context(), initializer=_init_worker, initargs=(os.getpid(),)
     )
-    pending: deque[tuple[list[T], Future]] = deque()
+    pending: deque[tuple[list[T], int, Future]] = deque()
+    in_flight = 0  # bytes
+    max_chunks = max(2 * jobs, MAX_PENDING_MESSAGES // chunk_size)
     try:
         while chunk := list(itertools.islice(items, chunk_size)):
-            pending.append((chunk, pool.submit(_tokenize_raw, [raw_of(item) for item in chunk])))
-            if len(pending) >= 4 * jobs:
+            raws = [raw_of(item) for item in chunk]
+            size = sum(map(len, raws))
+            pending.append((chunk, size, pool.submit(_tokenize_raw, raws)))
+            in_flight += size
+            while len(pending) >= max_chunks or (
+                in_flight > MAX_PENDING_BYTES and len(pending) > 2 * jobs
+            ):
+                in_flight -= pending[0][1]
                 yield from _collect(*pending.popleft())
         while pending:
             yield from _collect(*pending.popleft())
@@ -107,7 +131,7 @@ def _pooled(
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _collect(chunk: list[T], future: Future) -> Iterator[tuple[T, Result]]:
+def _collect(chunk: list[T], _: int, future: Future) -> Iterator[tuple[T, Result]]:
     for item, result in zip(chunk, future.result(), strict=True):
         yield item, (MailParseError(result) if isinstance(result, str) else result)
 

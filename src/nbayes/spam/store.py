@@ -189,21 +189,24 @@ class TokenStore:
 
     def counts(self, tokens: Iterable[str]) -> dict[str, tuple[int, int]]:
         """``{token: (ham, spam)}`` for those of ``tokens`` in the store."""
-        return {token: (ham, spam) for token, ham, spam in self._rows(list(tokens))}
+        return {token: (ham, spam) for token, ham, spam in self._rows(sorted(set(tokens)))}
 
     def lookup(self, tokens: Sequence[str]) -> NDArray[np.int64]:
         """Counts of each of ``tokens`` (0 where absent), shape (len(tokens), 2): ham, spam."""
-        rows = self._rows(list(dict.fromkeys(tokens)))
+        rows = self._rows(sorted(set(tokens)))
         table = np.zeros((len(rows) + 1, 2), dtype=np.int64)  # the last row: absent tokens
         row_of: dict[str, int] = {}
         if rows:
             found, table[:-1, 0], table[:-1, 1] = zip(*rows, strict=True)
             row_of = dict(zip(found, range(len(found)), strict=True))
-        where = map(row_of.get, tokens, itertools.repeat(-1))
-        return table[np.fromiter(where, dtype=np.intp, count=len(tokens))]
+        where = list(map(row_of.get, tokens, itertools.repeat(-1)))
+        return table[np.array(where, dtype=np.intp)]
 
     def _rows(self, tokens: Sequence[str]) -> list[tuple[str, int, int]]:
-        """(token, ham, spam) rows of those of ``tokens`` in the store, in any order."""
+        """(token, ham, spam) rows of those of ``tokens`` in the store, in any order.
+
+        Sorted ``tokens`` are about twice as fast: each query then reads neighbouring
+        pages of the token B-tree."""
         rows: list[tuple[str, int, int]] = []
         for start in range(0, len(tokens), _QUERY_CHUNK):
             chunk = tokens[start : start + _QUERY_CHUNK]
