@@ -23,6 +23,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
@@ -156,7 +157,7 @@ class TokenStore:
             self.db.executemany(
                 f"INSERT INTO {table}({key}, {column}, {other}) VALUES (?1, {sign:d} * ?2, 0) "
                 f"ON CONFLICT({key}) DO UPDATE SET {column} = {column} + excluded.{column}",
-                sorted(pairs.items()),
+                sorted(pairs.items(), key=itemgetter(0)),
             )
         self.db.execute(
             "UPDATE totals SET messages = messages + ?, tokens = tokens + ? WHERE label = ?",
