@@ -9,9 +9,9 @@ header-less message file per SMS, the same bytes for both), for each of the same
   library path the CLI uses (read, parse, tokenize, one transaction per 1000
   messages), then the test files scored in batches of 500 (read, parse, tokenize,
   store lookup, Fisher combining), default settings; once with the CLI's default
-  of one tokenizing worker process per CPU (``nbayes spam train/score --jobs 0``,
+  of one tokenizing worker process fewer than the CPUs (``nbayes spam train/score``,
   the pool started and stopped inside each fold's timing, as a command would) and
-  once in a single process (``--jobs 1``);
+  once in a single process (``--jobs 0``);
 - bogofilter: a fresh database, ``bogofilter -s -b`` / ``-n -b`` (file names on
   stdin) to train and ``bogofilter -T -b`` to score, its default settings.
 
@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from spam_data import sms_as_files, spamassassin
 
 from nbayes.spam.evaluate import evaluate_scores, fold_indices
-from nbayes.spam.parallel import available_cpus, tokenize_items
+from nbayes.spam.parallel import available_cpus, resolve_jobs, tokenize_items
 from nbayes.spam.parse import MailParseError
 from nbayes.spam.score import ScoreSettings, score_tokens
 from nbayes.spam.sources import MailItem
@@ -51,6 +51,7 @@ from nbayes.spam.train import batched, train
 RESULTS = Path(__file__).parent / "RESULTS_spam.md"
 SETTINGS = ScoreSettings()
 CPUS = available_cpus()
+WORKERS = resolve_jobs(None)
 
 
 class Clock:
@@ -142,8 +143,8 @@ def run_set(name: str, files, y) -> list[tuple[str, str, dict]]:
     folds = fold_indices(y, 10, seed=0)
     out = []
     filters = (
-        (f"nbayes, {CPUS} workers", nbayes_fold(CPUS)),
-        ("nbayes, 1 process", nbayes_fold(1)),
+        (f"nbayes, {WORKERS} worker(s)", nbayes_fold(WORKERS)),
+        ("nbayes, 1 process", nbayes_fold(0)),
         ("bogofilter", bogofilter_fold),
     )
     for filt, fold_fn in filters:

@@ -1,12 +1,15 @@
 """Parsing and tokenizing mail in worker processes, for the batch commands.
 
-Reading MIME and tokenizing (pure Python, about 1 ms of CPU a message) limits the
-filter's throughput, and each message is independent of the others, so
-:func:`tokenize_items` spreads it over ``jobs`` worker processes
+Reading MIME and tokenizing (pure Python, about 0.5 ms of CPU a SpamAssassin
+message) is most of the filter's work, and each message is independent of the
+others, so :func:`tokenize_items` hands it to ``jobs`` worker processes
 (:class:`concurrent.futures.ProcessPoolExecutor`) while the calling process keeps
 everything else: reading the sources, the SQLite store (one writer, one
-transaction per batch, as before) and the scoring. Results come back in input
-order, so a parallel run trains, scores and prints exactly what a serial one does.
+transaction per batch, as before) and the scoring, which is why the default is
+one worker fewer than the CPUs (on 2 CPUs: one worker tokenizing while the parent
+writes or scores; a second worker only makes three processes share two CPUs).
+Results come back in input order, so a parallel run trains, scores and prints
+exactly what a serial one does.
 
 The first ``2 * chunk_size`` messages are tokenized in the calling process, and
 the pool is started only if there are more and they took at least
@@ -23,6 +26,7 @@ Ctrl-C) and exit when the parent dies, even by SIGKILL.
 
 from __future__ import annotations
 
+import gc
 import itertools
 import multiprocessing
 import os
@@ -58,17 +62,18 @@ def available_cpus() -> int:
 
 
 def resolve_jobs(jobs: int | None) -> int:
-    """``None`` or 0: one worker per available CPU; otherwise ``jobs`` (>= 1)."""
-    if jobs is None or jobs == 0:
-        return available_cpus()
+    """Worker processes: ``None`` means one fewer than the available CPUs (the calling
+    process has work of its own); 0 means none, tokenizing in the calling process."""
+    if jobs is None:
+        return available_cpus() - 1
     if jobs < 0:
-        raise ValueError(f"jobs must be >= 0 (0: one per CPU), got {jobs}")
+        raise ValueError(f"jobs must be >= 0 (0: tokenize in this process), got {jobs}")
     return jobs
 
 
 def tokenize_items(
     items: Iterable[T],
-    jobs: int | None = 1,
+    jobs: int | None = 0,
     *,
     raw_of: Callable[[T], bytes] = attrgetter("raw"),
     chunk_size: int = CHUNK_SIZE,
@@ -77,14 +82,14 @@ def tokenize_items(
     """``(item, token set or MailParseError)`` for each item, in order; see the module
     docstring. Items are :class:`~nbayes.spam.sources.MailItem` or anything ``raw_of``
     takes the message bytes from (it runs in the calling process). ``jobs``: worker
-    processes (0 or ``None``: one per available CPU); ``pool_threshold``: CPU seconds
+    processes (0: none; ``None``: see :func:`resolve_jobs`); ``pool_threshold``: CPU seconds
     per message below which no pool is started (default :data:`POOL_THRESHOLD`)."""
     jobs = resolve_jobs(jobs)
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
     threshold = POOL_THRESHOLD if pool_threshold is None else pool_threshold
     iterator = iter(items)
-    head = list(itertools.islice(iterator, 2 * chunk_size)) if jobs > 1 else []
+    head = list(itertools.islice(iterator, 2 * chunk_size)) if jobs > 0 else []
     spent = 0.0  # CPU seconds tokenizing the head, the caller's time between items left out
     for item in head:
         start = time.process_time()
@@ -111,6 +116,14 @@ def _pooled(
     pool = ProcessPoolExecutor(
         jobs, mp_context=_context(), initializer=_init_worker, initargs=(os.getpid(),)
     )
+    # Fork the workers now, with the parent's objects frozen: the workers' garbage
+    # collector then never walks them, so their memory pages stay shared instead of
+    # being copied on the first collection (the gc.freeze recipe for fork).
+    gc.freeze()
+    try:
+        pool.submit(os.getpid)
+    finally:
+        gc.unfreeze()
     pending: deque[tuple[list[T], int, Future]] = deque()
     in_flight = 0  # bytes
     max_chunks = max(2 * jobs, MAX_PENDING_MESSAGES // chunk_size)
@@ -133,17 +146,24 @@ def _pooled(
 
 def _collect(chunk: list[T], _: int, future: Future) -> Iterator[tuple[T, Result]]:
     for item, result in zip(chunk, future.result(), strict=True):
-        yield item, (MailParseError(result) if isinstance(result, str) else result)
+        yield item, (set(result.split(_SEPARATOR)) if isinstance(result, str) else result)
 
 
-def _tokenize_raw(raws: list[bytes]) -> list[set[str] | str]:
-    """In a worker: the token set of each message, or the message of its MailParseError."""
-    out: list[set[str] | str] = []
+_SEPARATOR = "\0"
+
+
+def _tokenize_raw(raws: list[bytes]) -> list[str | set[str] | MailParseError]:
+    """In a worker: each message's tokens joined by NUL (a fourth of the cost of
+    pickling the set), or the set itself if a token holds a NUL or there is none,
+    or the MailParseError."""
+    out: list[str | set[str] | MailParseError] = []
     for raw in raws:
-        try:
-            out.append(tokenize(raw))
-        except MailParseError as error:
-            out.append(str(error))
+        result = _tokenize_or_error(raw)
+        if isinstance(result, set) and result:
+            joined = _SEPARATOR.join(result)
+            if joined.count(_SEPARATOR) == len(result) - 1:
+                result = joined
+        out.append(result)
     return out
 
 

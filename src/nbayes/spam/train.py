@@ -11,7 +11,7 @@
 
 Each batch of ``batch_size`` messages is one transaction, so an interrupted
 training keeps every completed batch. Messages that are not mail are reported and
-skipped. With ``jobs`` other than 1, messages are parsed and tokenized in worker
+skipped. With ``jobs`` other than 0, messages are parsed and tokenized in worker
 processes (:mod:`nbayes.spam.parallel`); this process stays the only writer, and
 the result is the same as a serial run's.
 """
@@ -45,10 +45,11 @@ def tokenized(
     labelled: Iterable[tuple[MailItem, str]],
     on_error: Callable[[str, str], None] = report_to_stderr,
     report: TrainReport | None = None,
-    jobs: int | None = 1,
+    jobs: int | None = 0,
 ) -> Iterator[Message]:
     """(token set, raw, label) for each parseable message, in order; the others are
-    reported. ``jobs``: tokenizing processes (0 or ``None``: one per CPU)."""
+    reported. ``jobs``: tokenizing worker processes (0: none; ``None``: one fewer
+    than the CPUs)."""
     pairs = tokenize_items(labelled, jobs, raw_of=_raw_of_pair)
     for (item, label), tokens in pairs:
         if isinstance(tokens, MailParseError):
@@ -89,12 +90,13 @@ def train(
     max_passes: int = 5,
     on_error: Callable[[str, str], None] = report_to_stderr,
     progress: Callable[[int], None] | None = None,
-    jobs: int | None = 1,
+    jobs: int | None = 0,
 ) -> TrainReport:
     """Train ``store`` on (message, ``"spam"|"ham"``) pairs; see the module docstring.
 
     ``progress(n)`` is called after each batch with the number of messages done;
-    ``jobs`` is the number of tokenizing processes (0 or ``None``: one per CPU).
+    ``jobs`` is the number of tokenizing worker processes (0: none; ``None``: one
+    fewer than the CPUs).
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")

@@ -26,9 +26,8 @@ exclude_option = click.option(
 jobs_option = click.option(
     "--jobs",
     type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
-    help="Processes parsing and tokenizing mail (0: one per CPU).",
+    default=None,
+    help="Worker processes parsing and tokenizing mail (0: none) [default: CPUs - 1].",
 )
 
 
