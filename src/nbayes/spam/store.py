@@ -18,10 +18,12 @@ a batch restores the database exactly; it refuses messages never trained as that
 from __future__ import annotations
 
 import hashlib
+import itertools
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
@@ -148,16 +150,15 @@ class TokenStore:
             counts.update(tokens)
             digests[digest(raw)] += 1
         n_tokens = sum(len(tokens) for tokens, _ in messages)
-        self.db.executemany(
-            f"INSERT INTO trained(digest, ham, spam) VALUES (?, ?, ?) "
-            f"ON CONFLICT(digest) DO UPDATE SET {column} = {column} + excluded.{column}",
-            [(d, *_pair(column, sign * n)) for d, n in digests.items()],
-        )
-        self.db.executemany(
-            f"INSERT INTO tokens(token, ham, spam) VALUES (?, ?, ?) "
-            f"ON CONFLICT(token) DO UPDATE SET {column} = {column} + excluded.{column}",
-            [(t, *_pair(column, sign * n)) for t, n in counts.items()],
-        )
+        # (key, n) pairs go straight to SQLite, the sign and the other column as literals;
+        # tokens in key order so the B-tree is updated page by page.
+        other = "spam" if column == "ham" else "ham"
+        for table, key, pairs in (("trained", "digest", digests), ("tokens", "token", counts)):
+            self.db.executemany(
+                f"INSERT INTO {table}({key}, {column}, {other}) VALUES (?1, {sign:d} * ?2, 0) "
+                f"ON CONFLICT({key}) DO UPDATE SET {column} = {column} + excluded.{column}",
+                sorted(pairs.items(), key=itemgetter(0)),
+            )
         self.db.execute(
             "UPDATE totals SET messages = messages + ?, tokens = tokens + ? WHERE label = ?",
             (sign * len(messages), sign * n_tokens, column),
@@ -189,26 +190,32 @@ class TokenStore:
 
     def counts(self, tokens: Iterable[str]) -> dict[str, tuple[int, int]]:
         """``{token: (ham, spam)}`` for those of ``tokens`` in the store."""
-        tokens = list(tokens)
-        out: dict[str, tuple[int, int]] = {}
-        for start in range(0, len(tokens), _QUERY_CHUNK):
-            chunk = tokens[start : start + _QUERY_CHUNK]
-            marks = ",".join("?" * len(chunk))
-            for token, ham, spam in self.db.execute(
-                f"SELECT token, ham, spam FROM tokens WHERE token IN ({marks})", chunk
-            ):
-                out[token] = (ham, spam)
-        return out
+        return {token: (ham, spam) for token, ham, spam in self._rows(sorted(set(tokens)))}
 
     def lookup(self, tokens: Sequence[str]) -> NDArray[np.int64]:
         """Counts of each of ``tokens`` (0 where absent), shape (len(tokens), 2): ham, spam."""
-        found = self.counts(tokens)
-        out = np.zeros((len(tokens), 2), dtype=np.int64)
-        for i, token in enumerate(tokens):
-            pair = found.get(token)
-            if pair is not None:
-                out[i] = pair
-        return out
+        rows = self._rows(sorted(set(tokens)))
+        table = np.zeros((len(rows) + 1, 2), dtype=np.int64)  # the last row: absent tokens
+        row_of: dict[str, int] = {}
+        if rows:
+            found, table[:-1, 0], table[:-1, 1] = zip(*rows, strict=True)
+            row_of = dict(zip(found, range(len(found)), strict=True))
+        where = list(map(row_of.get, tokens, itertools.repeat(-1)))
+        return table[np.array(where, dtype=np.intp)]
+
+    def _rows(self, tokens: Sequence[str]) -> list[tuple[str, int, int]]:
+        """(token, ham, spam) rows of those of ``tokens`` in the store, in any order.
+
+        Sorted ``tokens`` are about twice as fast: each query then reads neighbouring
+        pages of the token B-tree."""
+        rows: list[tuple[str, int, int]] = []
+        for start in range(0, len(tokens), _QUERY_CHUNK):
+            chunk = tokens[start : start + _QUERY_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            rows += self.db.execute(
+                f"SELECT token, ham, spam FROM tokens WHERE token IN ({marks})", chunk
+            ).fetchall()
+        return rows
 
     def all_counts(self) -> tuple[list[str], NDArray[np.int64]]:
         """Every token and its counts, shape (n_tokens, 2), in token order."""
@@ -225,10 +232,6 @@ def _column(label: str) -> str:
     if label not in LABELS:
         raise ValueError(f"label must be 'ham' or 'spam', got {label!r}")
     return label
-
-
-def _pair(column: str, n: int) -> tuple[int, int]:
-    return (n, 0) if column == "ham" else (0, n)
 
 
 class _Transaction:

@@ -11,7 +11,9 @@
 
 Each batch of ``batch_size`` messages is one transaction, so an interrupted
 training keeps every completed batch. Messages that are not mail are reported and
-skipped.
+skipped. With ``jobs`` other than 0, messages are parsed and tokenized in worker
+processes (:mod:`nbayes.spam.parallel`); this process stays the only writer, and
+the result is the same as a serial run's.
 """
 
 from __future__ import annotations
@@ -20,11 +22,11 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
+from nbayes.spam.parallel import tokenize_items
 from nbayes.spam.parse import MailParseError
 from nbayes.spam.score import ScoreSettings, score_tokens
 from nbayes.spam.sources import MailItem, report_to_stderr
 from nbayes.spam.store import Message, TokenStore
-from nbayes.spam.tokens import tokenize
 
 MODES = ("everything", "on-error", "until-mature")
 
@@ -43,19 +45,25 @@ def tokenized(
     labelled: Iterable[tuple[MailItem, str]],
     on_error: Callable[[str, str], None] = report_to_stderr,
     report: TrainReport | None = None,
+    jobs: int | None = 0,
 ) -> Iterator[Message]:
-    """(token set, raw, label) for each parseable message; the others are reported."""
-    for item, label in labelled:
-        try:
-            tokens = tokenize(item.raw)
-        except MailParseError as error:
-            on_error(item.name, f"skipped: {error}")
+    """(token set, raw, label) for each parseable message, in order; the others are
+    reported. ``jobs``: tokenizing worker processes (0: none; ``None``: one fewer
+    than the CPUs)."""
+    pairs = tokenize_items(labelled, jobs, raw_of=_raw_of_pair)
+    for (item, label), tokens in pairs:
+        if isinstance(tokens, MailParseError):
+            on_error(item.name, f"skipped: {tokens}")
             if report is not None:
                 report.skipped += 1
             continue
         if report is not None:
             report.seen += 1
         yield tokens, item.raw, label
+
+
+def _raw_of_pair(pair: tuple[MailItem, str]) -> bytes:
+    return pair[0].raw
 
 
 def interleave(spam: Iterable[MailItem], ham: Iterable[MailItem]) -> Iterator[tuple[MailItem, str]]:
@@ -82,10 +90,13 @@ def train(
     max_passes: int = 5,
     on_error: Callable[[str, str], None] = report_to_stderr,
     progress: Callable[[int], None] | None = None,
+    jobs: int | None = 0,
 ) -> TrainReport:
     """Train ``store`` on (message, ``"spam"|"ham"``) pairs; see the module docstring.
 
-    ``progress(n)`` is called after each batch with the number of messages done.
+    ``progress(n)`` is called after each batch with the number of messages done;
+    ``jobs`` is the number of tokenizing worker processes (0: none; ``None``: one
+    fewer than the CPUs).
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -93,7 +104,7 @@ def train(
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
     settings = settings or ScoreSettings()
     report = TrainReport()
-    messages = tokenized(labelled, on_error, report)
+    messages = tokenized(labelled, on_error, report, jobs)
     if mode == "until-mature":
         messages = list(messages)
     passes = max_passes if mode == "until-mature" else 1

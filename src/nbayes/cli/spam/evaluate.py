@@ -5,7 +5,13 @@ from __future__ import annotations
 import click
 import numpy as np
 
-from nbayes.cli.spam.options import exclude_option, progress_bar, report, scoring_options
+from nbayes.cli.spam.options import (
+    exclude_option,
+    jobs_option,
+    progress_bar,
+    report,
+    scoring_options,
+)
 from nbayes.spam.evaluate import cross_val_scores, evaluate_scores, fold_indices
 from nbayes.spam.sources import iter_mail
 from nbayes.spam.train import interleave, tokenized
@@ -17,14 +23,15 @@ from nbayes.spam.train import interleave, tokenized
 @click.option("--folds", type=click.IntRange(min=2), default=10, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True, help="Fold shuffling seed.")
 @exclude_option
+@jobs_option
 @scoring_options
-def evaluate(spam_sources, ham_sources, folds, seed, exclude, settings) -> None:
+def evaluate(spam_sources, ham_sources, folds, seed, exclude, jobs, settings) -> None:
     """Cross-validate the filter (training on everything) on labelled mail."""
     spam = iter_mail(spam_sources, exclude=exclude, on_error=report)
     ham = iter_mail(ham_sources, exclude=exclude, on_error=report)
     token_sets, labels = [], []
     with progress_bar("reading") as bar:
-        for tokens, _, label in tokenized(interleave(spam, ham), on_error=report):
+        for tokens, _, label in tokenized(interleave(spam, ham), on_error=report, jobs=jobs):
             token_sets.append(tokens)
             labels.append(label == "spam")
             bar.update(1)

@@ -23,6 +23,12 @@ db_option = click.option(
 exclude_option = click.option(
     "--exclude", multiple=True, metavar="GLOB", help="Skip files whose name matches (repeatable)."
 )
+jobs_option = click.option(
+    "--jobs",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Worker processes parsing and tokenizing mail (0: none) [default: CPUs - 1].",
+)
 
 
 def scoring_options(command):

@@ -7,7 +7,15 @@ import sys
 
 import click
 
-from nbayes.cli.spam.options import db_option, exclude_option, open_store, report, scoring_options
+from nbayes.cli.spam.options import (
+    db_option,
+    exclude_option,
+    jobs_option,
+    open_store,
+    report,
+    scoring_options,
+)
+from nbayes.spam.parallel import tokenize_items
 from nbayes.spam.parse import MailParseError
 from nbayes.spam.score import ScoreSettings, score_tokens
 from nbayes.spam.sources import iter_mail
@@ -29,24 +37,25 @@ EXIT_ERROR = 3
     show_default=True,
     help="Messages scored together.",
 )
+@jobs_option
 @scoring_options
 @click.argument("sources", nargs=-1, required=True)
-def score(db, exclude, batch_size, settings, sources) -> None:
+def score(db, exclude, batch_size, jobs, settings, sources) -> None:
     """Print path<TAB>score<TAB>Spam|Ham|Unsure for every message in SOURCES."""
     with open_store(db) as store:
-        parsed = _tokenized(iter_mail(sources, exclude=exclude, on_error=report))
+        parsed = _tokenized(iter_mail(sources, exclude=exclude, on_error=report), jobs)
         for batch in batched(parsed, batch_size):
             scores = score_tokens(store, [tokens for _, tokens, _ in batch], settings)
             for (name, _, _), value in zip(batch, scores, strict=True):
                 click.echo(f"{name}\t{value:.6f}\t{settings.verdict(value)}")
 
 
-def _tokenized(items):
-    for item in items:
-        try:
-            yield item.name, tokenize(item.raw), None
-        except MailParseError as error:
-            report(item.name, f"skipped: {error}")
+def _tokenized(items, jobs):
+    for item, tokens in tokenize_items(items, jobs):
+        if isinstance(tokens, MailParseError):
+            report(item.name, f"skipped: {tokens}")
+        else:
+            yield item.name, tokens, None
 
 
 class _ErrorExit3(click.Command):

@@ -7,6 +7,7 @@ import click
 from nbayes.cli.spam.options import (
     db_option,
     exclude_option,
+    jobs_option,
     open_store,
     progress_bar,
     report,
@@ -59,8 +60,9 @@ def _with_sources(command):
     show_default=True,
     help="Messages per transaction.",
 )
+@jobs_option
 @scoring_options
-def train(db, spam_sources, ham_sources, exclude, mode, batch_size, settings) -> None:
+def train(db, spam_sources, ham_sources, exclude, mode, batch_size, jobs, settings) -> None:
     """Learn spam and ham messages into the token database DB."""
     if not spam_sources and not ham_sources:
         raise click.UsageError("give at least one --spam or --ham source")
@@ -76,6 +78,7 @@ def train(db, spam_sources, ham_sources, exclude, mode, batch_size, settings) ->
                 batch_size=batch_size,
                 on_error=report,
                 progress=bar.update,
+                jobs=jobs,
             )
     click.echo(
         f"learnt {result.learnt['spam']} spam and {result.learnt['ham']} ham "

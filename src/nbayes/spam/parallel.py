@@ -1,0 +1,187 @@
+"""Parsing and tokenizing mail in worker processes, for the batch commands.
+
+Reading MIME and tokenizing (pure Python, about 0.5 ms of CPU a SpamAssassin
+message) is most of the filter's work, and each message is independent of the
+others, so :func:`tokenize_items` hands it to ``jobs`` worker processes
+(:class:`concurrent.futures.ProcessPoolExecutor`) while the calling process keeps
+everything else: reading the sources, the SQLite store (one writer, one
+transaction per batch, as before) and the scoring, which is why the default is
+one worker fewer than the CPUs (on 2 CPUs: one worker tokenizing while the parent
+writes or scores; a second worker only makes three processes share two CPUs).
+Results come back in input order, so a parallel run trains, scores and prints
+exactly what a serial one does.
+
+The first ``2 * chunk_size`` messages are tokenized in the calling process, and
+the pool is started only if there are more and they took at least
+:data:`POOL_THRESHOLD` seconds of CPU each: shipping a message to a worker and its
+tokens back costs the calling process about 0.1 ms, more than tokenizing a short
+message (an SMS) does. Messages then go to the workers in chunks of
+``chunk_size``, with at most :data:`MAX_PENDING_MESSAGES` messages and
+:data:`MAX_PENDING_BYTES` bytes in flight (but at least ``2 * jobs`` chunks), so
+the workers keep busy while the caller writes a batch to the database and memory
+stays bounded on a mailbox of any size. Workers are forked where the platform can
+(they need none of the parent's imports again), ignore SIGINT (the parent handles
+Ctrl-C) and exit when the parent dies, even by SIGKILL.
+"""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from operator import attrgetter
+from typing import TypeVar
+
+from nbayes.spam.parse import MailParseError
+from nbayes.spam.tokens import tokenize
+
+T = TypeVar("T")
+#: What tokenizing one message gives: its token set, or the error that made it unparseable.
+Result = set[str] | MailParseError
+
+CHUNK_SIZE = 32
+POOL_THRESHOLD = 3e-4
+MAX_PENDING_MESSAGES = 1024
+MAX_PENDING_BYTES = 64 * 2**20
+_PARENT_POLL_SECONDS = 0.5
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask where the OS has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def resolve_jobs(jobs: int | None) -> int:
+    """Worker processes: ``None`` means one fewer than the available CPUs (the calling
+    process has work of its own); 0 means none, tokenizing in the calling process."""
+    if jobs is None:
+        return available_cpus() - 1
+    if jobs < 0:
+        raise ValueError(f"jobs must be >= 0 (0: tokenize in this process), got {jobs}")
+    return jobs
+
+
+def tokenize_items(
+    items: Iterable[T],
+    jobs: int | None = 0,
+    *,
+    raw_of: Callable[[T], bytes] = attrgetter("raw"),
+    chunk_size: int = CHUNK_SIZE,
+    pool_threshold: float | None = None,
+) -> Iterator[tuple[T, Result]]:
+    """``(item, token set or MailParseError)`` for each item, in order; see the module
+    docstring. Items are :class:`~nbayes.spam.sources.MailItem` or anything ``raw_of``
+    takes the message bytes from (it runs in the calling process). ``jobs``: worker
+    processes (0: none; ``None``: see :func:`resolve_jobs`); ``pool_threshold``: CPU seconds
+    per message below which no pool is started (default :data:`POOL_THRESHOLD`)."""
+    jobs = resolve_jobs(jobs)
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+    threshold = POOL_THRESHOLD if pool_threshold is None else pool_threshold
+    iterator = iter(items)
+    head = list(itertools.islice(iterator, 2 * chunk_size)) if jobs > 0 else []
+    spent = 0.0  # CPU seconds tokenizing the head, the caller's time between items left out
+    for item in head:
+        start = time.process_time()
+        result = _tokenize_or_error(raw_of(item))
+        spent += time.process_time() - start
+        yield item, result
+    if len(head) == 2 * chunk_size and spent >= threshold * len(head):
+        yield from _pooled(iterator, raw_of, jobs, chunk_size)
+    else:
+        for item in iterator:
+            yield item, _tokenize_or_error(raw_of(item))
+
+
+def _tokenize_or_error(raw: bytes) -> Result:
+    try:
+        return tokenize(raw)
+    except MailParseError as error:
+        return error
+
+
+def _pooled(
+    items: Iterator[T], raw_of: Callable[[T], bytes], jobs: int, chunk_size: int
+) -> Iterator[tuple[T, Result]]:
+    pool = ProcessPoolExecutor(
+        jobs, mp_context=_context(), initializer=_init_worker, initargs=(os.getpid(),)
+    )
+    # Fork the workers now, with the parent's objects frozen: the workers' garbage
+    # collector then never walks them, so their memory pages stay shared instead of
+    # being copied on the first collection (the gc.freeze recipe for fork).
+    gc.freeze()
+    try:
+        pool.submit(os.getpid)
+    finally:
+        gc.unfreeze()
+    pending: deque[tuple[list[T], int, Future]] = deque()
+    in_flight = 0  # bytes
+    max_chunks = max(2 * jobs, MAX_PENDING_MESSAGES // chunk_size)
+    try:
+        while chunk := list(itertools.islice(items, chunk_size)):
+            raws = [raw_of(item) for item in chunk]
+            size = sum(map(len, raws))
+            pending.append((chunk, size, pool.submit(_tokenize_raw, raws)))
+            in_flight += size
+            while len(pending) >= max_chunks or (
+                in_flight > MAX_PENDING_BYTES and len(pending) > 2 * jobs
+            ):
+                in_flight -= pending[0][1]
+                yield from _collect(*pending.popleft())
+        while pending:
+            yield from _collect(*pending.popleft())
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _collect(chunk: list[T], _: int, future: Future) -> Iterator[tuple[T, Result]]:
+    for item, result in zip(chunk, future.result(), strict=True):
+        yield item, (set(result.split(_SEPARATOR)) if isinstance(result, str) else result)
+
+
+_SEPARATOR = "\0"
+
+
+def _tokenize_raw(raws: list[bytes]) -> list[str | set[str] | MailParseError]:
+    """In a worker: each message's tokens joined by NUL (a fourth of the cost of
+    pickling the set), or the set itself if a token holds a NUL or there is none,
+    or the MailParseError."""
+    out: list[str | set[str] | MailParseError] = []
+    for raw in raws:
+        result = _tokenize_or_error(raw)
+        if isinstance(result, set) and result:
+            joined = _SEPARATOR.join(result)
+            if joined.count(_SEPARATOR) == len(result) - 1:
+                result = joined
+        out.append(result)
+    return out
+
+
+def _context():
+    """Fork where available: workers start at once, without importing nbayes again."""
+    if "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
+
+
+def _init_worker(parent: int) -> None:
+    """Ignore Ctrl-C (the parent shuts the pool down) and exit once the parent is gone:
+    a worker blocked on its task queue would otherwise outlive a SIGKILLed parent."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def exit_with_parent() -> None:
+        while os.getppid() == parent:
+            time.sleep(_PARENT_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=exit_with_parent, daemon=True).start()

@@ -1,0 +1,267 @@
+"""The spam filter's speed work must not change a token: the faster parser against the
+email package, the pinned token sets of a SpamAssassin sample, and the worker-process
+tokenizer against the serial one (order, errors, CLI output, no orphans)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from email import message_from_bytes
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import DATA, require_path
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from spam_mail import corpus
+
+from nbayes.cli import main
+from nbayes.spam import parallel
+from nbayes.spam.parallel import resolve_jobs, tokenize_items
+from nbayes.spam.parse import MailParseError, decode_header_value, parse_mail, read_message
+from nbayes.spam.sources import MailItem
+from nbayes.spam.tokens import _EMAIL, text_tokens, tokenize
+
+DIGESTS = Path(__file__).parent / "data" / "spam_token_digests.json"
+
+
+# ------------------------------------------------------------ the same tokens
+def test_token_sets_of_a_spamassassin_sample_are_unchanged():
+    """Digests written by the tokenizer before the speed work (bench/spam_token_digests.py)."""
+    root = require_path(DATA / "spamassassin")
+    expected = json.loads(DIGESTS.read_text())
+    assert len(expected) > 500
+    changed = []
+    for name, digest in expected.items():
+        try:
+            tokens = tokenize((root / name).read_bytes())
+            got = hashlib.sha256("\n".join(sorted(tokens)).encode()).hexdigest()
+        except MailParseError:
+            got = "error"
+        if got != digest:
+            changed.append(name)
+    assert changed == []
+
+
+def structure(message) -> list:
+    """Everything nbayes reads from a parsed message, part by part."""
+    return [
+        (
+            part.get_unixfrom(),
+            list(part.raw_items()),
+            part.get_content_type(),
+            None if part.is_multipart() else part.get_payload(),
+            sorted(type(d).__name__ for d in part.defects),
+        )
+        for part in message.walk()
+    ]
+
+
+EDGE_CASES = [
+    b"Subject: hi\n\nbody\n",
+    b"Subject: hi\r\nTo: a@b.c\r\n\r\nbody\r\nmore\r\n",
+    b"Subject: hi\rTo: x\r\rcr only\r",
+    b"\nno headers at all\n",
+    b"Subject: headers only, no newline",
+    b"Subject: no separator\nthis line is not a header\nbody\n",
+    b" continuation first\nSubject: x\n\nbody",
+    b"From someone Sat Jan  1 00:00:00 2000\nSubject: envelope\n\nbody\n",
+    b"Subject: folded\n  over two lines\n\tand three\n\nbody\n",
+    b":no name\nSubject: x\n\nbody\n",
+    b"Subject: caf\xc3\xa9 8-bit\nX-Raw: \xff\xfe\n\nbody \xe9\xe8\n",
+    b"Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n\nx\n--b--\n",
+    b"Content-Type: multipart/mixed; boundary=b\n\nno parts, truncated",
+    b"Content-Type: message/rfc822\n\nSubject: inner\n\ninner body\n",
+    b"Content-Type: text/html; charset=utf-8\nContent-Transfer-Encoding: base64\n\nPGI+eDwvYj4=\n",
+    b"Subject: x\n\n\n\nbody after blank lines\n",
+    b"Subject: x\n\r\nmixed separator\n",
+]
+
+
+@pytest.mark.parametrize("raw", EDGE_CASES)
+def test_read_message_equals_the_email_package_on_edge_cases(raw):
+    assert structure(read_message(raw)) == structure(message_from_bytes(raw))
+
+
+PIECES = [
+    b"Subject: x",
+    b"From ",
+    b"To: a@b.c",
+    b"Content-Type: text/plain",
+    b"Content-Type: multipart/alternative; boundary=zz",
+    b"--zz",
+    b"--zz--",
+    b":",
+    b" ",
+    b"\t",
+    b"\r",
+    b"\n",
+    b"\r\n",
+    b"word",
+    b"\xe9",
+    b"From x",
+    b"Content-Type: message/rfc822",
+    b"\x0b",
+    b"\x1c",
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=30))
+def test_read_message_equals_the_email_package_on_any_line_soup(pieces):
+    raw = b"".join(pieces)
+    assert structure(read_message(raw)) == structure(message_from_bytes(raw))
+
+
+def test_charset_and_file_names_as_the_email_package_reads_them():
+    raw = (
+        b"Content-Type: multipart/mixed; boundary=b\n\n"
+        b"--b\nContent-Type: text/plain; CHARSET=ISO-8859-1\n\nx\n"
+        b"--b\nContent-Type: text/plain; charset*=utf-8''koi8-r\n\nx\n"
+        b'--b\nContent-Type: application/pdf; NAME="A.PDF"\n\nx\n'
+        b'--b\nContent-Type: application/zip; name*0="long"; name*1=".zip"\n\nx\n'
+        b"--b\nContent-Type: image/gif\nContent-Disposition: attachment; filename=pic.gif\n\nx\n"
+        b"--b\nContent-Type: text/plain; format=flowed\n\nno charset, no name\n"
+        b"--b\nContent-Type: application/octet-stream; name==?utf-8?q?caf=C3=A9.txt?=\n\nx\n"
+        b"--b--\n"
+    )
+    mail = parse_mail(raw)
+    leaves = [p for p in message_from_bytes(raw).walk() if not p.is_multipart()]
+    assert [charset for _, charset, _ in mail.parts] == [
+        p.get_content_charset() or "" for p in leaves
+    ]
+    names = [decode_header_value(p.get_filename()) for p in leaves if p.get_filename()]
+    assert [name for name, _ in mail.attachments if name] == names
+    assert names == ["A.PDF", "long.zip", "pic.gif", "café.txt"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab.+-_@é \t\n", max_size=60))
+def test_addresses_searched_chunk_by_chunk_equal_a_search_of_the_whole_text(text):
+    expected = set()
+    for match in _EMAIL.finditer(text):
+        expected |= {"email:" + match.group(0)[:80], "email:" + match.group(1)[:40]}
+    got = {t for t in text_tokens(text, fold_case=False) if t.startswith("email:")}
+    assert got == expected
+
+
+# ------------------------------------------------------------ worker processes
+def mixed_items(n: int) -> list[MailItem]:
+    messages, _ = corpus(n // 2, n - n // 2)
+    items = [MailItem(f"m{i}", raw) for i, raw in enumerate(messages)]
+    items[5] = MailItem("binary", bytes(range(256)) * 4)
+    items[17] = MailItem("empty", b"  \n")
+    # a NUL inside a token (from an encoded file name): shipped back as a set, not joined
+    items[30] = MailItem("nul", b"Content-Type: text/plain; name==?utf-8?q?a=00b.txt?=\n\nx\n")
+    return items
+
+
+def test_workers_give_the_serial_results_in_order():
+    items = mixed_items(60)
+    serial = list(tokenize_items(items, jobs=0))
+    parallel = list(tokenize_items(items, jobs=2, chunk_size=4, pool_threshold=0))
+    assert multiprocessing.active_children() == []  # the pool was shut down
+    assert [item for item, _ in parallel] == items
+    assert [t for _, t in parallel if not isinstance(t, MailParseError)] == [
+        t for _, t in serial if not isinstance(t, MailParseError)
+    ]
+    parallel_results = {item.name: t for item, t in parallel}
+    errors = {item.name: str(t) for item, t in parallel if isinstance(t, MailParseError)}
+    assert errors == {item.name: str(t) for item, t in serial if isinstance(t, MailParseError)}
+    assert set(errors) == {"binary", "empty"}
+    assert "attach:name:a\0b.txt" in parallel_results["nul"]
+
+
+@pytest.mark.parametrize("threshold, pooled", [(None, False), (0.0, True)])
+def test_a_pool_only_where_tokenizing_costs_more_than_shipping(threshold, pooled):
+    items = mixed_items(100)  # short messages: far below POOL_THRESHOLD each
+    results = tokenize_items(items, jobs=2, chunk_size=4, pool_threshold=threshold)
+    first = [next(results) for _ in range(20)]  # the head (8), then pooled or not
+    assert bool(multiprocessing.active_children()) == pooled
+    assert [item for item, _ in first + list(results)] == items
+
+
+def test_jobs_are_checked():
+    assert resolve_jobs(None) == parallel.available_cpus() - 1
+    assert resolve_jobs(0) == 0 and resolve_jobs(3) == 3
+    with pytest.raises(ValueError, match="jobs"):
+        resolve_jobs(-1)
+    with pytest.raises(ValueError, match="chunk_size"):
+        list(tokenize_items([], chunk_size=0))
+
+
+def cli(*args):
+    result = CliRunner().invoke(main, ["spam", *map(str, args)])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_cli_with_workers_trains_and_scores_as_one_process(tmp_path, monkeypatch):
+    monkeypatch.setattr(parallel, "POOL_THRESHOLD", 0.0)  # a pool even for short mail
+    messages, labels = corpus(50, 50)  # > 64 messages: the pool is used
+    for label in ("spam", "ham"):
+        (tmp_path / label).mkdir()
+    for i, (raw, label) in enumerate(zip(messages, labels, strict=True)):
+        (tmp_path / label / f"{i:03d}.eml").write_bytes(raw)
+    (tmp_path / "ham" / "junk").write_bytes(bytes(range(256)) * 4)
+    dumps, scores = [], []
+    for jobs in (0, 2):
+        db = tmp_path / f"j{jobs}.db"
+        out = cli("train", "--db", db, "--jobs", jobs, "--spam", tmp_path / "spam", "--ham",
+                  tmp_path / "ham")  # fmt: skip
+        assert "learnt 50 spam and 50 ham (100 read, 1 skipped" in out
+        dumps.append(cli("dump", "--db", db))
+        scores.append(cli("score", "--db", db, "--jobs", jobs, tmp_path / "spam", tmp_path / "ham"))
+    assert dumps[0] == dumps[1]
+    assert scores[0] == scores[1] and len(scores[0].splitlines()) == 101  # the skip line too
+
+
+ORPHAN = textwrap.dedent(
+    """
+    import itertools, multiprocessing, sys
+    from nbayes.spam.parallel import tokenize_items
+    from nbayes.spam.sources import MailItem
+    items = (MailItem(str(i), b"Subject: x\\n\\nbody\\n") for i in itertools.count())
+    results = tokenize_items(items, jobs=2, chunk_size=2, pool_threshold=0)
+    for _ in range(5):  # past the head tokenized in this process
+        next(results)
+    print(*[p.pid for p in multiprocessing.active_children()], flush=True)
+    sys.stdin.read()
+    """
+)
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_workers_exit_when_the_parent_is_killed():
+    parent = subprocess.Popen(
+        [sys.executable, "-c", ORPHAN], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        workers = [int(p) for p in parent.stdout.readline().split()]
+    finally:
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait()
+    assert len(workers) == 2
+    deadline = time.monotonic() + 10
+    while any(map(alive, workers)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [pid for pid in workers if alive(pid)]
+    for pid in left:  # do not leak them even when the test fails
+        os.kill(pid, signal.SIGKILL)
+    assert left == []
