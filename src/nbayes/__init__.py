@@ -16,10 +16,10 @@ from nbayes.estimators import (
     BernoulliNB,
     CategoricalNB,
     ComplementNB,
-    GaussianNB,
     MultinomialNB,
 )
 from nbayes.events.categorical import UnknownCategoryError
+from nbayes.gaussian_nb import GaussianNB
 from nbayes.io import ModelFileError, load, save
 from nbayes.merge import merge
 from nbayes.mixed import NaiveBayes

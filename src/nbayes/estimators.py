@@ -5,7 +5,7 @@ Drop-in replacements for ``sklearn.naive_bayes`` (scikit-learn 1.9): the same
 constructor parameters and defaults, methods, fitted attributes and errors, plus
 
 - ``prior_alpha``: a Lidstone pseudocount on the class prior (off by default);
-- ``GaussianNB(ddof=...)``: Bessel-corrected variances with ``ddof=1``;
+- ``GaussianNB(ddof=...)`` (in :mod:`nbayes.gaussian_nb`): Bessel-corrected variances;
 - ``coef_``, ``intercept_``, ``decision_function`` for the discrete models;
 - ``CategoricalNB(handle_unknown=...)``;
 - :func:`nbayes.merge` of models fitted on disjoint parts.
@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.preprocessing import binarize
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_non_negative, validate_data
+from sklearn.utils.validation import check_non_negative
 
 from nbayes._base import BaseNB, LinearNBMixin
 from nbayes.events import (
@@ -28,138 +28,11 @@ from nbayes.events import (
     categorical,
     complement,
     counts,
-    gaussian,
     multinomial,
 )
+from nbayes.gaussian_nb import PRIOR_ALPHA as _PRIOR_ALPHA
 
 _ALPHA_MIN = 1e-10  # scikit-learn's floor for alpha when force_alpha=False
-
-_PRIOR_ALPHA = {"prior_alpha": [Interval(Real, 0, None, closed="left")]}
-
-
-class GaussianNB(BaseNB):
-    """Gaussian naive Bayes: each feature normal within each class.
-
-    ``log P(x | c) = -1/2 sum_j [log(2 pi var_cj) + (x_j - theta_cj)^2 / var_cj]``
-
-    Parameters
-    ----------
-    priors : array-like of shape (n_classes,), default=None
-        Fixed class prior; if None, the (smoothed) class frequencies.
-    var_smoothing : float, default=1e-9
-        Fraction of the largest feature variance added to every variance.
-    ddof : {0, 1}, default=0
-        Variance denominator ``N_c - ddof``: 0 for the maximum-likelihood (biased)
-        estimate, as scikit-learn; 1 for Bessel's correction, as in the classic
-        height/weight/foot-size example.
-    prior_alpha : float, default=0.0
-        Pseudocount added to each class count for the fitted prior.
-
-    Attributes
-    ----------
-    class_count_ : ndarray of shape (n_classes,)
-    class_prior_ : ndarray of shape (n_classes,)
-    classes_ : ndarray of shape (n_classes,)
-    epsilon_ : float
-        The variance floor added to ``var_``.
-    theta_, var_ : ndarray of shape (n_classes, n_features)
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-
-    References
-    ----------
-    Chan, Golub & LeVeque (1979), "Updating formulae and a pairwise algorithm for
-    computing sample variances", Stanford CS tech report STAN-CS-79-773.
-    """
-
-    _event = gaussian
-    _parameter_constraints: dict = {
-        "priors": ["array-like", None],
-        "var_smoothing": [Interval(Real, 0, None, closed="left")],
-        "ddof": [Interval(Real, 0, None, closed="left")],
-        **_PRIOR_ALPHA,
-    }
-
-    def __init__(self, *, priors=None, var_smoothing=1e-9, ddof=0, prior_alpha=0.0):
-        self.priors = priors
-        self.var_smoothing = var_smoothing
-        self.ddof = ddof
-        self.prior_alpha = prior_alpha
-
-    def _validation_options(self):
-        return {"dtype": [np.float64, np.float32]}
-
-    def _check_X_y(self, X, y, reset):
-        X, y = validate_data(self, X, y, **self._validation_options(), reset=reset)
-        if reset:
-            self._fit_dtype = X.dtype
-        return self._prepare_X(X), y
-
-    def _prepare_X(self, X):
-        return X.astype(np.float64, copy=False)
-
-    def _user_prior(self):
-        return self.priors
-
-    def _zero_stats(self, n_classes, n_features):
-        return gaussian.GaussianStats.zero(n_classes, n_features)
-
-    def _summarize(self, X, W):
-        return gaussian.summarize(X, W)
-
-    def _estimation_settings(self):
-        return {"var_smoothing": self.var_smoothing, "ddof": self.ddof}
-
-    def _estimate(self, stats, **settings):
-        return gaussian.estimate(stats, **settings)
-
-    def _log_likelihood(self, params, X):
-        return gaussian.log_likelihood(params, X)
-
-    @staticmethod
-    def _update_mean_variance(n_past, mu, var, X, sample_weight=None):
-        """Pool (n_past, mu, var) with the rows of X, scikit-learn's helper kept
-        for compatibility: returns the pooled mean and (biased) variance."""
-        X = np.asarray(X, dtype=np.float64)
-        if X.shape[0] == 0:
-            return mu, var
-        weights = np.ones(X.shape[0]) if sample_weight is None else sample_weight
-        weights = np.asarray(weights, dtype=np.float64)
-        if weights.sum() == 0:
-            return mu, var
-        n_new, new_mu, new_m2 = gaussian._weighted_moments(weights, X)
-        n, mean, m2 = gaussian.chan_merge(
-            n_past,
-            np.asarray(mu, float),
-            np.asarray(var, float) * n_past,
-            n_new,
-            new_mu,
-            new_m2,
-        )
-        return mean, m2 / n
-
-    def _as_fit_dtype(self, array):
-        return array.astype(self._fit_dtype, copy=False)
-
-    @property
-    def theta_(self) -> NDArray:
-        """Per-class feature means, shape (n_classes, n_features)."""
-        return self._as_fit_dtype(self._fitted.params.theta)
-
-    @property
-    def var_(self) -> NDArray:
-        """Per-class feature variances (floor included), shape (n_classes, n_features)."""
-        return self._as_fit_dtype(self._fitted.params.var)
-
-    @property
-    def epsilon_(self) -> float:
-        """The variance floor added to every variance."""
-        return self._fitted.params.epsilon
-
-    @property
-    def class_prior_(self) -> NDArray:
-        """``P(y)``, shape (n_classes,)."""
-        return self._as_fit_dtype(np.exp(self._fitted.log_prior))
 
 
 class _DiscreteNB(LinearNBMixin, BaseNB):

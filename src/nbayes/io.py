@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from nbayes import aode, continuous, estimators
+from nbayes import aode, continuous, estimators, gaussian_nb
 from nbayes._base import BaseNB, _LazyFit
 from nbayes.events.categorical import CategoricalStats
 from nbayes.events.counts import CountStats
@@ -83,7 +83,7 @@ def register(estimator: type[BaseNB], *stats_types: type) -> type[BaseNB]:
 
 
 for _registration in [
-    (estimators.GaussianNB, GaussianStats),
+    (gaussian_nb.GaussianNB, GaussianStats),
     (estimators.MultinomialNB, CountStats),
     (estimators.BernoulliNB, CountStats),
     (estimators.ComplementNB, CountStats),
