@@ -95,7 +95,7 @@ def _scatter_add(weights: ClassWeights, X: sp.csr_matrix) -> NDArray[np.float64]
     """``W.T @ X`` for hard labels and CSR X: ``out[label_i, j] += w_i x_ij``."""
     n_classes, n_features = weights.n_classes, X.shape[1]
     size = n_classes * n_features
-    out = np.zeros(size)
+    out = None
     row_weights = weights.matrix.data
     unit = bool(np.all(row_weights == 1.0))
     per_block = max(_NONZEROS_PER_BLOCK, size)  # amortise each block's output
@@ -111,8 +111,11 @@ def _scatter_add(weights: ClassWeights, X: sp.csr_matrix) -> NDArray[np.float64]
         values = X.data[nonzeros]
         if not unit:
             values = values * np.repeat(row_weights[start:stop], lengths)
-        out += np.bincount(cells, values, minlength=size)
+        block = np.bincount(cells, values, minlength=size)
+        out = block if out is None else np.add(out, block, out=out)
         start = stop
+    if out is None:
+        out = np.zeros(size)
     return out.reshape(n_classes, n_features)
 
 

@@ -45,8 +45,9 @@ class CountStats:
         (per class, per feature, overall), overflow float64."""
         with np.errstate(over="ignore", invalid="ignore"):
             finite = np.isfinite(self.feature_count.sum()) and np.isfinite(self.class_count.sum())
-            per_feature = np.isfinite(self.feature_count.sum(axis=0))
         if not finite:
+            with np.errstate(over="ignore", invalid="ignore"):
+                per_feature = np.isfinite(self.feature_count.sum(axis=0))
             where = (
                 f"feature(s) {np.flatnonzero(~per_feature).tolist()}"
                 if not per_feature.all()
@@ -67,11 +68,10 @@ class CountStats:
 
 def summarize(X, W: ClassWeights) -> CountStats:
     """``N_c = W.sum(0)`` and ``N_cj = W.T @ X`` for X (n_samples, n_features),
-    dense or sparse."""
+    dense or sparse. Overflow is checked where statistics are added (every training
+    path adds a batch to a running total), not here."""
     with np.errstate(over="ignore", invalid="ignore"):
-        stats = CountStats(W.class_totals(), W.transpose_dot(X))
-    stats.check_representable()
-    return stats
+        return CountStats(W.class_totals(), W.transpose_dot(X))
 
 
 def dot_with_infinities(X, weights: NDArray[np.float64]) -> NDArray[np.float64]:
