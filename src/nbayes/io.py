@@ -51,7 +51,6 @@ from nbayes.events.counts import CountStats
 from nbayes.events.gaussian import GaussianStats
 from nbayes.events.grid import GridStats
 from nbayes.events.kde import KDEStats
-from nbayes.events.moments import MomentStats
 from nbayes.events.pairwise import PairStats
 from nbayes.events.sums import SumStats
 
@@ -92,7 +91,7 @@ for _registration in [
     (aode.TAN, PairStats),
     (continuous.PoissonNB, SumStats),
     (continuous.ExponentialNB, SumStats),
-    (continuous.KernelDensityNB, KDEStats, MomentStats, GridStats),
+    (continuous.KernelDensityNB, KDEStats, GaussianStats, GridStats),
     (continuous.BinnedNB, GridStats),
 ]:
     register(*_registration)

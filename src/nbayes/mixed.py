@@ -34,7 +34,6 @@ from nbayes.events.counts import CountStats
 from nbayes.events.gaussian import GaussianStats
 from nbayes.events.grid import GridStats
 from nbayes.events.kde import KDEStats
-from nbayes.events.moments import MomentStats
 from nbayes.events.sums import SumStats
 
 
@@ -371,7 +370,6 @@ model_files.register(
     BernoulliBlockStats,
     SumStats,
     GridStats,
-    MomentStats,
     KDEStats,
     ResolvedColumn,
     *KINDS.values(),

@@ -181,8 +181,8 @@ def bandwidth(stats: moments.MomentStats, rule: str | float | NDArray) -> NDArra
     shape = stats.count.shape
     if not isinstance(rule, str):
         return np.broadcast_to(np.asarray(rule, dtype=np.float64), shape).copy()
-    sigma = np.sqrt(stats.variance())
-    overall = np.sqrt(stats.total_variance())
+    sigma = np.sqrt(moments.variance(stats))
+    overall = np.sqrt(moments.total_variance(stats))
     for j in np.flatnonzero(~(overall > 0)):
         if np.any(stats.count[:, j] > 0):
             raise ConstantColumnError(int(j))
