@@ -177,14 +177,28 @@ def sample(split: str, step: int):
 
 
 def test_recommended_pipeline_beats_the_plain_one_on_a_sample():
-    train, y_train = sample("train", 4)  # ~2,800 posts
-    test, y_test = sample("test", 8)  # ~940 posts
+    train, y_train = sample("train", 6)  # ~1,900 posts
+    test, y_test = sample("test", 12)  # ~630 posts
     model = make_text_classifier().fit(train, y_train)
     accuracy = np.mean(model.predict(test) == y_test)
     plain = make_text_classifier(header_fields=(), binary=False).fit(train, y_train)
     plain_accuracy = np.mean(plain.predict(test) == y_test)
-    # the full split gives about 0.88 (bench/RESULTS_text.md); this sample about 0.83
-    assert accuracy > 0.78, accuracy
+    # the full split gives 0.879 (bench/RESULTS_text.md); this sample 0.84, and 0.82
+    # without the Subject block; chance is about 0.05
+    assert accuracy > 0.80, accuracy
     assert accuracy >= plain_accuracy - 0.01, (accuracy, plain_accuracy)
     names = model.named_steps["posts"].get_feature_names_out()
     assert any(name.startswith("subject:") for name in names)
+
+
+def test_unlabeled_weight_trains_by_em_on_posts_labelled_minus_one():
+    y = np.array(["space", "hockey", -1, -1], dtype=object)
+    model = make_text_classifier(unlabeled_weight=0.5, model="multinomial").fit(POSTS, y)
+    em = model.named_steps["nb"]
+    assert em.unlabeled_weight == 0.5
+    assert em.n_iter_ >= 1
+    assert set(em.classes_) == {"space", "hockey"}
+    # the unlabelled posts' words are in the vocabulary (transductive)
+    assert "just" in model.named_steps["posts"].get_feature_names_out()
+    proba = model.predict_proba(POSTS)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
