@@ -87,7 +87,7 @@ CANDIDATES = {
     "chosen": dict(),
     # round 7: 0.9125, the best multinomial NB
     "best MNB": dict(model="multinomial", alpha=0.1, header_weight=6),
-    # round 5: 0.9095, round 3's choice (presence counts, Subject x1, signature kept)
+    # round 3's choice (presence counts, Subject x1, signature kept) on the library's tokens
     "round 3's choice": dict(binary=True, header_weight=1, signature="keep"),
 }
 #: Transductive EM (Nigam et al., 2000): the test posts' text, never their labels,
