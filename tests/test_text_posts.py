@@ -53,6 +53,12 @@ def test_a_document_without_a_header_block_is_all_body():
     assert post.body == text
 
 
+def test_the_header_block_ends_at_the_first_line_that_is_not_a_header():
+    post = split_post("Subject: hi\nX-Tag: a\nthis line has no colon\nmore body")
+    assert post.headers == (("subject", "hi"), ("x-tag", "a"))
+    assert post.body == "this line has no colon\nmore body"
+
+
 def test_bytes_are_decoded_with_the_given_encoding():
     raw = "Subject: na\u00efve\n\nbody".encode("latin-1")
     assert split_post(raw).field("subject") == "na\u00efve"
@@ -131,6 +137,8 @@ def test_header_weight_scales_only_the_header_columns():
     assert any(name.startswith("from:") for name in base.get_feature_names_out())
     np.testing.assert_array_equal(X3[:, :n], X1[:, :n])
     np.testing.assert_array_equal(X3[:, n:], 2.5 * X1[:, n:])
+    X0 = clone(base).set_params(header_weight=0).fit_transform(POSTS)
+    assert X0[:, n:].nnz == 0
 
 
 def test_transform_equals_fit_transform_and_ignores_unseen_words():

@@ -197,7 +197,9 @@ class PostVectorizer(TransformerMixin, BaseEstimator):
             return sp.csr_matrix(body)
         if self.header_weight != 1:
             headers = [block.astype(np.float64) * float(self.header_weight) for block in headers]
-        return sp.hstack([body, *headers], format="csr")
+        X = sp.hstack([body, *headers], format="csr")
+        X.eliminate_zeros()  # weight 0: no stored zeros, so IDF sees no header term
+        return X
 
     def get_feature_names_out(self, input_features=None) -> NDArray[np.object_]:
         """Body features, then ``<field>:<word>`` for each header block."""
