@@ -13,9 +13,11 @@ the way newsreaders mark its parts:
 
 Header names are case-folded, as in the spam filter (:mod:`nbayes.spam.tokens`,
 whose header tokens are ``<name>:<word>``); continuation lines (starting with a
-space or tab) belong to the header above them. Headers are parsed with a small
-line splitter rather than :mod:`email`: news posts have no MIME structure to walk,
-and the splitter is about 50x faster on the 19k posts of 20 Newsgroups.
+space or tab) belong to the header above them. Headers are split by a small
+line parser rather than :func:`nbayes.spam.parse.parse_mail`: news posts have no
+MIME structure to walk, the body's lines are kept as they are (for the quote and
+signature rules), and it is about 3x faster (CPU time on 2,263 20 Newsgroups
+posts: 0.056 s vs 0.156 s).
 """
 
 from __future__ import annotations
