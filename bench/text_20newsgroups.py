@@ -2,16 +2,20 @@
 
 1. Fixed baselines, alpha = 1, default word tokens: MultinomialNB, ComplementNB,
    TWCNB (RennieTransformer + ComplementNB(norm=True)).
-2. The best nbayes text pipeline: tokenization, n-grams, Rennie transforms, model
-   and alpha chosen on a validation split of the training set, never on the test
-   set: in each newsgroup the latest 20 % of training posts (by article number,
-   which grows with time) validate, as the bydate test set is later than its
-   training set; then refitted on the whole training set, scored once on test.
+2. The chosen library pipelines (``CANDIDATES``: ``nbayes.text.make_text_classifier``
+   settings chosen on a validation split of the training set, never on the test
+   set, by ``text_20newsgroups_tune.py`` and ``text_20newsgroups_select.py``): in
+   each newsgroup the latest 20 % of training posts (by article number, which grows
+   with time) validate, as the bydate test set is later than its training set.
+   Each is fitted on the earlier 80 % and scored on validation, then refitted on the
+   whole training set and scored once on test. ``EM_CANDIDATES`` are transductive
+   (the scored posts' text, not labels, joins the fit as unlabelled rows).
+3. With ``--grid``: round 1's grid (tokens, n-grams, transforms, model, alpha).
 
 Posts are the standard bydate text (headers kept, as in Rennie et al.), read as
 bytes and decoded as latin-1.
 
-    .venv/bin/python bench/text_20newsgroups.py [--output bench/RESULTS_text.md]
+    .venv/bin/python bench/text_20newsgroups.py [--grid] [--output FILE]
 """
 
 from __future__ import annotations
