@@ -5,14 +5,19 @@
     python bench/run.py --only D,F        # some scenarios only (also --scenario D F)
     python bench/run.py --repeat 3        # fewer timed calls (default 5)
     python bench/run.py --thread-env off  # skip the second, single-thread-env run
+    python bench/run.py --only G --fresh  # write G alone (default: keep the others' tables)
+    python bench/run.py --notes-only      # re-merge an edited bench/NOTES.md, run nothing
 
 Each case times nbayes, its rival (scikit-learn, or bogofilter for spam) and the floor
 in this one process (median of ``--repeat`` calls after a warm-up) and traces each
 one's peak memory (tracemalloc; see ``bench/harness.py``). Ratios below 1 mean nbayes
-is faster. Then, unless ``--thread-env off``, the same scenarios run again in a child
-process whose OPENBLAS/OMP/MKL thread variables are set to 1 (or removed, if this
-process has them set), and a table puts the two runs side by side. ``bench/NOTES.md``,
-the hand-written analysis of missed targets, is appended to the results.
+is faster. Then, unless ``--thread-env off``, the scenarios that use BLAS threads (A, B,
+C, E, F; ``--thread-env-only``) run again in a child process whose OPENBLAS/OMP/MKL
+thread variables are set to 1 (or removed, if this process has them set), and a table
+puts the two runs side by side. ``bench/NOTES.md``,
+the hand-written analysis of missed targets, is appended to the results. A run of
+some scenarios only keeps the other scenarios' sections of the ``--output`` file it
+replaces, each marked as kept from that earlier run (``--fresh``: drop them).
 """
 
 from __future__ import annotations
@@ -40,6 +45,10 @@ from bench.harness import (  # noqa: E402
 from bench.scenarios import SCENARIOS, Case, Dataset, Measured  # noqa: E402
 
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+# Scenarios whose kernels use BLAS, or nbayes's row-block threads (as many as BLAS has):
+# the thread variables change them. D's tokenizer (numba, NBAYES_TEXT_THREADS) and G's
+# spam filter (processes, SQLite) do not read them, so the child run skips those.
+THREAD_SENSITIVE = ("A", "B", "C", "E", "F")
 
 
 def _ms(m: Measurement | None) -> str:
@@ -181,18 +190,61 @@ def _command(keys: list[str], quick: bool, repeats: int) -> str:
     return " ".join(parts)
 
 
+def kept_sections(path: Path, keys: list[str]) -> dict[str, list[str]]:
+    """The sections of scenarios other than ``keys`` in an earlier results file, each
+    headed by a line saying where it comes from; {} if there is no such file."""
+    if not path.exists():
+        return {}
+    old = path.read_text().splitlines()
+    written = next((line for line in old if line.startswith("Written by")), "Written by ?")
+    load = next((line for line in old if line.startswith("- **load average")), "")
+    provenance = (
+        f"*Kept from the previous results file, not re-measured in this run: "
+        f"{written[0].lower()}{written[1:].rstrip('.')}"
+        f"{'; load average at its start ' + load.split('**: ')[-1] if load else ''}.*"
+    )
+    sections: dict[str, list[str]] = {}
+    key = None
+    for line in old:
+        heading = line.startswith("## ") and line[3:4] in SCENARIOS and line[4:5] == ":"
+        if heading and line[3] not in keys:
+            key = line[3]
+            sections[key] = [line, "", provenance]
+        elif heading or line.startswith(("## ", "---", "Load average", "Whole run")):
+            key = None
+        elif key is not None:
+            sections[key].append(line)
+    return sections
+
+
+def _kept_records(key: str, section: list[str]) -> list[dict]:
+    """Summary records (no times) of a kept section's table rows."""
+    out, dataset = [], ""
+    for line in section:
+        if line.startswith("### "):
+            dataset = line[4:]
+        elif line.startswith("| ") and not line.startswith("| task"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            out.append({"scenario": key, "dataset": dataset + " (kept)", "task": cells[0],
+                        "outcome": cells[-1]})  # fmt: skip
+    return out
+
+
 def run(
     keys: list[str],
     quick: bool,
     repeats: int,
     output: Path | None = None,
     records: list[dict] | None = None,
+    kept: dict[str, list[str]] | None = None,
 ) -> tuple[list[str], list[dict]]:
     """Run the scenarios: the markdown lines (header and tables) and one record per row.
+    ``kept`` sections (of scenarios not run) are placed in order among the new ones.
     The results so far are written to ``output`` after each data set (a long run on a
     busy machine leaves its finished tables behind)."""
     info = machine_info()
     records = [] if records is None else records
+    kept = kept or {}
     lines = [
         "# nbayes benchmark results",
         "",
@@ -205,7 +257,10 @@ def run(
         *(f"- **{key}**: {value}" for key, value in info.items()),
         "",
     ]
-    for key in keys:
+    for key in sorted(set(keys) | set(kept)):
+        if key not in keys:
+            lines += [*kept[key], ""] if kept[key][-1] else kept[key]
+            continue
         scenario = SCENARIOS[key]
         lines += [f"## {key}: {scenario.title}", ""]
         if scenario.build is None:
@@ -302,6 +357,20 @@ def thread_env_table(keys: list[str], quick: bool, repeats: int, records: list[d
     return [*lines, ""]
 
 
+NOTES_MARK = "<!-- below: bench/NOTES.md, merged by bench/run.py -->"
+
+
+def with_notes(results: str) -> str:
+    """``results`` (a results file, with or without notes merged) with the current
+    ``bench/NOTES.md`` merged in below a rule, replacing any notes there before."""
+    head = results.split(NOTES_MARK)[0].rstrip()
+    head = head.removesuffix("---").rstrip()
+    notes = HERE / "NOTES.md"
+    if not notes.exists():
+        return head
+    return f"{head}\n\n---\n\n{NOTES_MARK}\n\n{notes.read_text().rstrip()}"
+
+
 def _keys(text: str) -> list[str]:
     keys = [k.strip().upper() for k in text.split(",") if k.strip()]
     unknown = sorted(set(keys) - set(SCENARIOS))
@@ -345,6 +414,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--output", type=Path, default=HERE / "RESULTS.md")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
     parser.add_argument(
+        "--thread-env-only",
+        type=_keys,
+        metavar="KEYS",
+        help="scenarios the child run repeats (default "
+        f"{','.join(THREAD_SENSITIVE)}: those using BLAS or nbayes's block threads)",
+    )
+    parser.add_argument(
+        "--notes-only",
+        action="store_true",
+        help="run nothing: merge the current bench/NOTES.md into --output again",
+    )
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="drop the sections of scenarios not run (kept from --output by default)",
+    )
+    parser.add_argument(
         "--thread-env",
         choices=("compare", "off"),
         default="compare",
@@ -358,19 +444,24 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error("--repeat must be at least 1")
+    if args.notes_only:
+        if not args.output.exists():
+            parser.error(f"--notes-only: {args.output} does not exist")
+        _write(args.output, with_notes(args.output.read_text()))
+        print(f"merged bench/NOTES.md into {args.output}")
+        return 0
     keys = sorted(set((args.only or []) + (args.scenario or [])) or SCENARIOS)
     started = time.perf_counter()
-    lines, records = run(keys, args.quick, args.repeats, args.output)
-    if args.thread_env == "compare":
-        lines += thread_env_table(keys, args.quick, args.repeats, records)
+    kept = {} if args.fresh else kept_sections(args.output, keys)
+    lines, records = run(keys, args.quick, args.repeats, args.output, kept=kept)
+    env_keys = [k for k in keys if k in (args.thread_env_only or THREAD_SENSITIVE)]
+    if args.thread_env == "compare" and env_keys:
+        lines += thread_env_table(env_keys, args.quick, args.repeats, records)
     first = next(i for i, line in enumerate(lines) if line.startswith("## "))
-    lines[first:first] = _summary(records)
+    kept_records = [r for key, section in kept.items() for r in _kept_records(key, section)]
+    lines[first:first] = _summary(sorted(records + kept_records, key=lambda r: r["scenario"]))
     lines.append(f"Whole run: {time.perf_counter() - started:,.0f} s.")
-    lines.append("")
-    notes = HERE / "NOTES.md"
-    if notes.exists():
-        lines += ["---", "", notes.read_text().rstrip(), ""]
-    _write(args.output, "\n".join(lines))
+    _write(args.output, with_notes("\n".join(lines)))
     if args.json is not None:
         args.json.write_text(json.dumps(records, indent=1, allow_nan=True))
     bad = [r for r in records if not math.isfinite(r["nbayes_s"])]

@@ -193,3 +193,31 @@ def test_only_rejects_an_unknown_scenario(capsys):
     with pytest.raises(SystemExit):
         run.main(["--only", "A,Z"])
     assert "unknown scenario(s) Z" in capsys.readouterr().err
+
+
+def test_a_partial_run_keeps_the_other_sections_and_notes_merge_again(tmp_path):
+    """Sections of scenarios not re-run are kept from the file being replaced, marked
+    as such; --notes-only re-merges bench/NOTES.md without running anything."""
+    old = tmp_path / "RESULTS.md"
+    old.write_text(
+        "# nbayes benchmark results\n\nWritten by `python bench/run.py` at 2020-01-01.\n\n"
+        "- **load average (1, 5, 15 min) at start**: 1.00, 2.00, 3.00\n\n"
+        "## A: Gaussian\n\n### data a\n\n| task | x | outcome |\n|---|---|---|\n"
+        "| fit | 1 | met |\n\n## C: Categorical\n\n### data c\n\n| predict | 2 | missed: 2× |\n\n"
+        "Load average at the end: 1.\n\n---\n\n" + run.NOTES_MARK + "\n\nold notes\n"
+    )
+    kept = run.kept_sections(old, ["C"])
+    assert list(kept) == ["A"]
+    assert kept["A"][0] == "## A: Gaussian"
+    assert "not re-measured" in kept["A"][2] and "2020-01-01" in kept["A"][2]
+    assert "1.00, 2.00, 3.00" in kept["A"][2]
+    assert "| fit | 1 | met |" in kept["A"] and not any("data c" in x for x in kept["A"])
+    records = run._kept_records("A", kept["A"])
+    assert records == [
+        {"scenario": "A", "dataset": "data a (kept)", "task": "fit", "outcome": "met"}
+    ]
+    assert run.main(["--notes-only", "--output", str(old)]) == 0
+    text = old.read_text()
+    notes = (ROOT / "bench" / "NOTES.md").read_text().strip()
+    assert "old notes" not in text and text.count(run.NOTES_MARK) == 1
+    assert text.rstrip().endswith(notes) and "| predict | 2 | missed: 2× |" in text
