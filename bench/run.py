@@ -42,6 +42,7 @@ from bench.harness import (  # noqa: E402
     measure,
     measure_interleaved,
 )
+from bench.results_file import kept_records, kept_sections, summary, with_notes  # noqa: E402
 from bench.scenarios import SCENARIOS, Case, Dataset, Measured  # noqa: E402
 
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -190,46 +191,6 @@ def _command(keys: list[str], quick: bool, repeats: int) -> str:
     return " ".join(parts)
 
 
-def kept_sections(path: Path, keys: list[str]) -> dict[str, list[str]]:
-    """The sections of scenarios other than ``keys`` in an earlier results file, each
-    headed by a line saying where it comes from; {} if there is no such file."""
-    if not path.exists():
-        return {}
-    old = path.read_text().splitlines()
-    written = next((line for line in old if line.startswith("Written by")), "Written by ?")
-    load = next((line for line in old if line.startswith("- **load average")), "")
-    provenance = (
-        f"*Kept from the previous results file, not re-measured in this run: "
-        f"{written[0].lower()}{written[1:].rstrip('.')}"
-        f"{'; load average at its start ' + load.split('**: ')[-1] if load else ''}.*"
-    )
-    sections: dict[str, list[str]] = {}
-    key = None
-    for line in old:
-        heading = line.startswith("## ") and line[3:4] in SCENARIOS and line[4:5] == ":"
-        if heading and line[3] not in keys:
-            key = line[3]
-            sections[key] = [line, "", provenance]
-        elif heading or line.startswith(("## ", "---", "Load average", "Whole run")):
-            key = None
-        elif key is not None:
-            sections[key].append(line)
-    return sections
-
-
-def _kept_records(key: str, section: list[str]) -> list[dict]:
-    """Summary records (no times) of a kept section's table rows."""
-    out, dataset = [], ""
-    for line in section:
-        if line.startswith("### "):
-            dataset = line[4:]
-        elif line.startswith("| ") and not line.startswith("| task"):
-            cells = [c.strip() for c in line.strip("|").split("|")]
-            out.append({"scenario": key, "dataset": dataset + " (kept)", "task": cells[0],
-                        "outcome": cells[-1]})  # fmt: skip
-    return out
-
-
 def run(
     keys: list[str],
     quick: bool,
@@ -275,21 +236,6 @@ def run(
     load = ", ".join(f"{x:.2f}" for x in load_average())
     lines += [f"Load average (1, 5, 15 min) at the end: {load}.", ""]
     return lines, records
-
-
-def _summary(records: list[dict]) -> list[str]:
-    missed = [r for r in records if r["outcome"].startswith("missed")]
-    other = [r for r in records if not r["outcome"].startswith(("met", "missed"))]
-    lines = [
-        "## Summary",
-        "",
-        f"{len(records)} rows: {len(records) - len(missed) - len(other)} met every target, "
-        f"{len(missed)} missed one or more, {len(other)} not judged.",
-        "",
-    ]
-    for r in missed + other:
-        lines.append(f"- {r['scenario']}, {r['dataset']}, {r['task']}: {r['outcome']}")
-    return [*lines, ""]
 
 
 def _env_label(env: dict[str, str]) -> str:
@@ -355,20 +301,6 @@ def thread_env_table(keys: list[str], quick: bool, repeats: int, records: list[d
             f"| {ratio(o.get('nbayes_s'), r['nbayes_s'])} |"
         )
     return [*lines, ""]
-
-
-NOTES_MARK = "<!-- below: bench/NOTES.md, merged by bench/run.py -->"
-
-
-def with_notes(results: str) -> str:
-    """``results`` (a results file, with or without notes merged) with the current
-    ``bench/NOTES.md`` merged in below a rule, replacing any notes there before."""
-    head = results.split(NOTES_MARK)[0].rstrip()
-    head = head.removesuffix("---").rstrip()
-    notes = HERE / "NOTES.md"
-    if not notes.exists():
-        return head
-    return f"{head}\n\n---\n\n{NOTES_MARK}\n\n{notes.read_text().rstrip()}"
 
 
 def _keys(text: str) -> list[str]:
@@ -458,8 +390,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.thread_env == "compare" and env_keys:
         lines += thread_env_table(env_keys, args.quick, args.repeats, records)
     first = next(i for i, line in enumerate(lines) if line.startswith("## "))
-    kept_records = [r for key, section in kept.items() for r in _kept_records(key, section)]
-    lines[first:first] = _summary(sorted(records + kept_records, key=lambda r: r["scenario"]))
+    old_rows = [r for key, section in kept.items() for r in kept_records(key, section)]
+    lines[first:first] = summary(sorted(records + old_rows, key=lambda r: r["scenario"]))
     lines.append(f"Whole run: {time.perf_counter() - started:,.0f} s.")
     _write(args.output, with_notes("\n".join(lines)))
     if args.json is not None:

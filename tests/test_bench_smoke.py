@@ -20,7 +20,7 @@ from conftest import DATA, require_path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from bench import run  # noqa: E402
+from bench import results_file, run  # noqa: E402
 from bench.harness import measure_interleaved, peak_memory  # noqa: E402
 from bench.scenarios import SCENARIOS  # noqa: E402
 
@@ -204,20 +204,28 @@ def test_a_partial_run_keeps_the_other_sections_and_notes_merge_again(tmp_path):
         "- **load average (1, 5, 15 min) at start**: 1.00, 2.00, 3.00\n\n"
         "## A: Gaussian\n\n### data a\n\n| task | x | outcome |\n|---|---|---|\n"
         "| fit | 1 | met |\n\n## C: Categorical\n\n### data c\n\n| predict | 2 | missed: 2× |\n\n"
-        "Load average at the end: 1.\n\n---\n\n" + run.NOTES_MARK + "\n\nold notes\n"
+        "Load average at the end: 1.\n\n---\n\n" + results_file.NOTES_MARK + "\n\nold notes\n"
     )
-    kept = run.kept_sections(old, ["C"])
+    kept = results_file.kept_sections(old, ["C"])
     assert list(kept) == ["A"]
     assert kept["A"][0] == "## A: Gaussian"
     assert "not re-measured" in kept["A"][2] and "2020-01-01" in kept["A"][2]
     assert "1.00, 2.00, 3.00" in kept["A"][2]
     assert "| fit | 1 | met |" in kept["A"] and not any("data c" in x for x in kept["A"])
-    records = run._kept_records("A", kept["A"])
+    records = results_file.kept_records("A", kept["A"])
     assert records == [
         {"scenario": "A", "dataset": "data a (kept)", "task": "fit", "outcome": "met"}
     ]
+    assert run.main(["--smoke", "--repeat", "1", "--only", "C", "--thread-env", "off",
+                     "--output", str(old)]) == 0  # fmt: skip
+    text = old.read_text()
+    assert text.index("## A: Gaussian") < text.index("## C: Categorical") < text.index("\n---\n")
+    assert "| fit | 1 | met |" in text and "| predict | 2 | missed: 2× |" not in text
+    assert "(kept), fit: met" not in text and "old notes" not in text  # summary: misses only
+    old.write_text(text.replace("| fit | 1 | met |", "| fit | 1 | missed: 3× |"))
     assert run.main(["--notes-only", "--output", str(old)]) == 0
     text = old.read_text()
+    assert "| fit | 1 | missed: 3× |" in text
     notes = (ROOT / "bench" / "NOTES.md").read_text().strip()
-    assert "old notes" not in text and text.count(run.NOTES_MARK) == 1
-    assert text.rstrip().endswith(notes) and "| predict | 2 | missed: 2× |" in text
+    assert "old notes" not in text and text.count(results_file.NOTES_MARK) == 1
+    assert text.rstrip().endswith(notes) and "CategoricalNB 5,000x20" in text
