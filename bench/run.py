@@ -275,13 +275,14 @@ def thread_env_table(keys: list[str], quick: bool, repeats: int, records: list[d
     by_key = {(r["scenario"], r["dataset"], r["task"]): r for r in theirs}
     a, b = _env_label(here), _env_label(there)
     lines = [
-        f"## Thread environment: {a} (A, the tables above) vs {b} (B)",
+        f"## Thread environment: {a} (main: the tables above) vs {b} (child)",
         "",
-        f"B is a second process run after A ({seconds:.0f} s), not interleaved with it, so "
-        "load from other jobs may differ between the two; compare within a column first.",
+        f"The child is a second process run after the main one ({seconds:.0f} s), not "
+        "interleaved with it, so load from other jobs may differ between the two; compare "
+        "within a column first.",
         "",
-        "| scenario | data set | task | nbayes ms A | nbayes ms B | rival ms A | rival ms B "
-        "| nbayes/rival A | nbayes/rival B | nbayes B/A |",
+        "| scenario | data set | task | nbayes ms main | nbayes ms child | rival ms main "
+        "| rival ms child | nbayes/rival main | nbayes/rival child | nbayes child/main |",
         "|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
 
