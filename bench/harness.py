@@ -21,6 +21,7 @@ import os
 import platform
 import statistics
 import time
+import traceback
 import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -83,6 +84,30 @@ def peak_memory(fn: Callable[[], object]) -> int:
         tracemalloc.stop()
     del result
     return max(peak - before, 0)
+
+
+def in_fork(fn: Callable[[], int]) -> int:
+    """``fn()`` (an int) computed in a forked copy of this process, so that whatever it
+    changes (environment, resource counters) is gone afterwards."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: run, report, leave without running cleanup handlers
+        code = 1
+        try:
+            os.close(read_end)
+            os.write(write_end, str(int(fn())).encode())
+            code = 0
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        reply = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if status != 0 or not reply:
+        raise RuntimeError(f"the forked measurement failed (wait status {status})")
+    return int(reply)
 
 
 def machine_info() -> dict[str, str]:

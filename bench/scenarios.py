@@ -3,14 +3,14 @@
 A scenario yields :class:`Dataset` s one at a time (so only one data set is in memory
 at once); each holds :class:`Case` s: the same task done by nbayes, by scikit-learn and
 by the floor, the cheapest computation of the same shape (one read pass, a GEMM or
-sparse product, one bincount). Scenarios for features not built yet (D text, F mixed,
-G spam) are registered with an availability check, so they run as soon as their
-modules land on main: add their ``build`` here.
+sparse product, one bincount). A, B, C and E are defined here; D (text), F (mixed
+columns) and G (spam) in ``bench/scenario_text.py``, ``scenario_mixed.py`` and
+``scenario_spam.py``, registered when this module is imported. A scenario for a
+feature not built yet is registered with ``build=None`` and a ``missing`` reason.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -21,6 +21,7 @@ from sklearn import naive_bayes as sk
 
 import nbayes
 from bench import data
+from bench.harness import Measurement
 
 
 @dataclass
@@ -34,13 +35,29 @@ class Case:
     floor_name: str = ""
     max_vs_sklearn: float | None = None
     max_vs_floor: float | None = None
+    items: int = 0  # units of work per call (messages), for a throughput column
+    compare_memory: bool = True  # False where the rival's peak is not measured alike
+    same_result: bool = True  # nbayes and the rival return the same thing (tests check)
+
+
+Measured = list[tuple[Case, dict[str, Measurement]]]
 
 
 @dataclass
 class Dataset:
+    """Cases on one data set. ``rival`` names what nbayes is compared with (the
+    "sklearn" column); ``notes`` are lines printed under the table (accuracy, the
+    rival's settings); ``unit`` names ``Case.items`` (throughput columns). A dataset
+    whose timings cannot be taken call by call gives ``measure(repeats)``, returning
+    its cases with their measurements under "nbayes", "sklearn" and "floor"."""
+
     label: str
-    read_pass: Callable[[], object]
+    read_pass: Callable[[], object] | None
     cases: list[Case] = field(default_factory=list)
+    rival: str = "scikit-learn"
+    notes: list[str] = field(default_factory=list)
+    unit: str = ""
+    measure: Callable[[int], Measured] | None = None
 
 
 @dataclass
@@ -280,34 +297,6 @@ def streaming(quick: bool) -> Iterator[Dataset]:
         )
 
 
-# ---------------------------------------------------------------- D, F, G: hooks
-def _needs(module: str, feature: str, measured_by: str) -> Callable[[], str | None]:
-    def missing() -> str | None:
-        if importlib.util.find_spec(module) is None:
-            return f"`{module}` is not on main yet ({feature}); add its build here when it lands."
-        return (
-            f"`{module}` is on main and measured by {measured_by}; its build in this "
-            "registry (one table with the others) is still to be written."
-        )
-
-    return missing
-
-
-SCENARIOS["D"] = Scenario(
-    "D",
-    "Text end-to-end (vectorize + fit + predict): BBC and 20 Newsgroups",
-    None,
-    _needs("nbayes.text", "text feature", "`bench/text_vectorize.py` (bench/RESULTS_text.md)"),
-)
-SCENARIOS["F"] = Scenario(
-    "F",
-    "Mixed NaiveBayes on UCI adult against a scikit-learn pipeline",
-    None,
-    _needs("nbayes.mixed", "mixed-columns feature", "`bench/real_data.py` (accuracy only)"),
-)
-SCENARIOS["G"] = Scenario(
-    "G",
-    "Spam training and scoring throughput against bogofilter",
-    None,
-    _needs("nbayes.spam", "spam filter feature", "`bench/spam_vs_bogofilter.py`"),
-)
+# ---------------------------------------------------------------- D, F, G
+# Registered by their own modules (imported last: they use ``register`` above).
+from bench import scenario_mixed, scenario_spam, scenario_text  # noqa: E402, F401

