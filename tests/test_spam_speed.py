@@ -180,6 +180,29 @@ def test_workers_give_the_serial_results_in_order():
     assert "attach:name:a\0b.txt" in parallel_results["nul"]
 
 
+def test_the_caller_tokenizes_chunks_no_worker_has_started(monkeypatch):
+    """While the head chunk's worker is busy, the calling process takes queued chunks
+    itself (their Futures cancelled); the results are still the serial ones, in order."""
+    parent, in_parent = os.getpid(), []
+    tokenize_here = parallel._tokenize_or_error
+
+    def counting(raw):
+        if os.getpid() == parent:
+            in_parent.append(raw)
+        return tokenize_here(raw)
+
+    monkeypatch.setattr(parallel, "_tokenize_or_error", counting)
+    items = mixed_items(300)
+    serial = [t for _, t in tokenize_items(items, jobs=0) if not isinstance(t, MailParseError)]
+    in_parent.clear()
+    results = list(tokenize_items(items, jobs=1, chunk_size=4, pool_threshold=0))
+    assert multiprocessing.active_children() == []
+    assert [item for item, _ in results] == items
+    assert [t for _, t in results if not isinstance(t, MailParseError)] == serial
+    assert len(in_parent) > 8  # more than the head tokenized before the pool starts
+    assert len(in_parent) < len(items)  # and the worker did some
+
+
 @pytest.mark.parametrize("threshold, pooled", [(None, False), (0.0, True)])
 def test_a_pool_only_where_tokenizing_costs_more_than_shipping(threshold, pooled):
     items = mixed_items(100)  # short messages: far below POOL_THRESHOLD each
