@@ -83,6 +83,10 @@ EDGE_CASES = [
     b"Content-Type: text/html; charset=utf-8\nContent-Transfer-Encoding: base64\n\nPGI+eDwvYj4=\n",
     b"Subject: x\n\n\n\nbody after blank lines\n",
     b"Subject: x\n\r\nmixed separator\n",
+    b"Subject: x\nFrom misplaced\nTo: z\n\nbody\n",
+    b"Subject: x\nFrom last header line\n\nbody\n",
+    b"Subject: x\x0bsplit by splitlines\nTo: z\n\nbody\n",
+    b"Subject: x\r\n folded\r\n\tagain\r\nTo:\r\n\r\nbody\r\n",
 ]
 
 
