@@ -18,7 +18,6 @@ a batch restores the database exactly; it refuses messages never trained as that
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import sqlite3
 from collections import Counter
@@ -198,15 +197,26 @@ class TokenStore:
         return {token: (ham, spam) for token, ham, spam in self._rows(sorted(set(tokens)))}
 
     def lookup(self, tokens: Sequence[str]) -> NDArray[np.int64]:
-        """Counts of each of ``tokens`` (0 where absent), shape (len(tokens), 2): ham, spam."""
-        rows = self._rows(sorted(set(tokens)))
-        table = np.zeros((len(rows) + 1, 2), dtype=np.int64)  # the last row: absent tokens
-        row_of: dict[str, int] = {}
-        if rows:
-            found, table[:-1, 0], table[:-1, 1] = zip(*rows, strict=True)
-            row_of = dict(zip(found, range(len(found)), strict=True))
-        where = list(map(row_of.get, tokens, itertools.repeat(-1)))
-        return table[np.array(where, dtype=np.intp)]
+        """Counts of each of ``tokens`` (0 where absent), shape (len(tokens), 2): ham, spam.
+
+        One JSON array joined with the token table, each row found coming back with its
+        index in the array. (Sorted tokens would make SQLite's part about a third
+        faster, neighbouring pages of the B-tree, but sorting costs more than that.)"""
+        table = np.zeros((len(tokens), 2), dtype=np.int64)
+        payload = json.dumps(list(tokens), ensure_ascii=False)
+        if "\\u0000" not in payload:  # see _rows
+            try:
+                rows = self.db.execute(_JSON_LOOKUP_BY_INDEX, (payload,)).fetchall()
+            except sqlite3.OperationalError:  # no JSON functions in this SQLite
+                pass
+            else:
+                found = np.array(rows, dtype=np.int64).reshape(-1, 3)
+                table[found[:, 0]] = found[:, 1:]
+                return table
+        counts = self.counts(tokens)
+        for i, token in enumerate(tokens):
+            table[i] = counts.get(token, (0, 0))
+        return table
 
     def _rows(self, tokens: Sequence[str]) -> list[tuple[str, int, int]]:
         """(token, ham, spam) rows of those of ``tokens`` (distinct) in the store, in any order.
@@ -244,6 +254,9 @@ class TokenStore:
 
 _JSON_LOOKUP = (
     "SELECT token, ham, spam FROM json_each(?1) AS wanted JOIN tokens ON token = wanted.value"
+)
+_JSON_LOOKUP_BY_INDEX = (
+    "SELECT wanted.key, ham, spam FROM json_each(?1) AS wanted JOIN tokens ON token = wanted.value"
 )
 
 
