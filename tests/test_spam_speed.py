@@ -26,7 +26,14 @@ from spam_mail import corpus
 from nbayes.cli import main
 from nbayes.spam import parallel
 from nbayes.spam.parallel import resolve_jobs, tokenize_items
-from nbayes.spam.parse import MailParseError, decode_header_value, parse_mail, read_message
+from nbayes.spam.parse import (
+    _HTML_URL,
+    MailParseError,
+    decode_header_value,
+    html_urls,
+    parse_mail,
+    read_message,
+)
 from nbayes.spam.sources import MailItem
 from nbayes.spam.tokens import _EMAIL, text_tokens, tokenize
 
@@ -155,6 +162,18 @@ def test_addresses_searched_chunk_by_chunk_equal_a_search_of_the_whole_text(text
         expected |= {"email:" + match.group(0)[:80], "email:" + match.group(1)[:40]}
     got = {t for t in text_tokens(text, fold_case=False) if t.startswith("email:")}
     assert got == expected
+
+
+HTML_PIECES = ["href", "HREF", "Src", "action", "xhref", "_src", "9src", "a", "=", " = ", '"',
+               "'", ">", "<a ", "http://x.example/A", "\n", "é", "ſrc", "İ", "src=srC=",
+               "acTion"]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(HTML_PIECES), max_size=25))
+def test_html_urls_equal_the_case_insensitive_pattern(pieces):
+    markup = "".join(pieces)
+    assert html_urls(markup) == _HTML_URL.findall(markup)
 
 
 # ------------------------------------------------------------ worker processes

@@ -258,7 +258,30 @@ def html_to_text(markup: str) -> tuple[str, list[str], set[str]]:
     references are unescaped.
     """
     markup = _HTML_DROP.sub(" ", markup)
-    urls = [html.unescape(u) for u in _HTML_URL.findall(markup)]
+    urls = [html.unescape(u) for u in html_urls(markup)]
     tags = {t.lower() for t in _HTML_TAG.findall(markup)}
     text = html.unescape(_HTML_TAG.sub(" ", markup))
     return text, urls, tags
+
+
+# _HTML_URL without re.I and without the leading \b, so that the regex engine's fast scan
+# for the first letters (h, s, a) applies: about twice as fast.
+_HTML_URL_LOWER = re.compile(r"""(?:href|src|action)\s*=\s*["']?([^"'\s>]+)""")
+
+
+def html_urls(markup: str) -> list[str]:
+    """``_HTML_URL.findall(markup)``, faster on ASCII markup: matched case-sensitively in
+    its lower-cased copy (the same length, and for ASCII text re.I is exactly that),
+    the word boundary before the attribute name checked here, as the scan would."""
+    if not markup.isascii():
+        return _HTML_URL.findall(markup)
+    lowered = markup.lower()
+    urls, position = [], 0
+    while (match := _HTML_URL_LOWER.search(lowered, position)) is not None:
+        start = match.start()
+        if start and (lowered[start - 1].isalnum() or lowered[start - 1] == "_"):
+            position = start + 1  # no word boundary: \b fails here, scan on
+            continue
+        urls.append(markup[match.start(1) : match.end(1)])
+        position = match.end()
+    return urls
