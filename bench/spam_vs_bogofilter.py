@@ -17,7 +17,8 @@ header-less message file per SMS, the same bytes for both), for each of the same
 
 Reports 1-ROCA % (lower is better), spam caught at 0.1 % and 1 % false-positive
 rate, and training / scoring messages per second (wall clock, summed over folds;
-same run, same machine) → ``bench/RESULTS_spam.md``, with the CPU time per
+same run, same machine) → ``bench/RESULTS_spam.md`` (the earlier results kept
+below the new table), with the CPU time per
 message (user + system, worker and bogofilter processes included), which the
 other jobs on a shared machine disturb less than the wall clock.
 Run: ``.venv/bin/python bench/spam_vs_bogofilter.py`` (several minutes).
@@ -210,7 +211,11 @@ def main() -> None:
             f"{r['caught@1%']:.2f} % | {r['train msg/s']:.0f} | {r['score msg/s']:.0f} | "
             f"{r['train cpu ms']:.2f} | {r['score cpu ms']:.2f} |"
         )
-    RESULTS.write_text("\n".join(lines) + "\n")
+    earlier = RESULTS.read_text() if RESULTS.exists() else ""
+    if earlier:  # the previous results stay below the new table, for comparison
+        earlier = earlier.replace("# Spam filter: nbayes vs bogofilter", "## Earlier run", 1)
+        lines += ["", "Notes:", "", "(to be written by hand after each run)", "", earlier]
+    RESULTS.write_text("\n".join(lines).rstrip("\n") + "\n")
     print("\n".join(lines))
 
 

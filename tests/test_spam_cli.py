@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import io
+import os
+import pty
+import sys
+import threading
+
 import pytest
 from click.testing import CliRunner
 from conftest import DATA, require_path
@@ -115,3 +121,51 @@ def test_spamassassin_sample_end_to_end(tmp_path):
     spam_scores = [scores[str(f)] for f in pick["spam"][30:]]
     ham_scores = [scores[str(f)] for f in pick["easy_ham"][30:]]
     assert sum(s > h for s in spam_scores for h in ham_scores) >= 0.9 * 100  # AUC >= 0.9
+
+
+def run_on_terminal(args: list, stdout_on_terminal: bool = False) -> tuple[str, str]:
+    """Run ``nbayes spam ARGS`` in this process with stderr (and maybe stdout) on a
+    pseudo-terminal; (what the terminal showed, what went to the piped stdout)."""
+    leader, follower = pty.openpty()
+    shown = bytearray()
+
+    def read_terminal() -> None:
+        while True:
+            try:
+                data = os.read(leader, 4096)
+            except OSError:  # EIO: the terminal was closed
+                return
+            if not data:
+                return
+            shown.extend(data)
+
+    reader = threading.Thread(target=read_terminal)
+    reader.start()
+    terminal, piped = open(follower, "w"), io.StringIO()
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = (terminal if stdout_on_terminal else piped), terminal
+    try:
+        main(["spam", *map(str, args)], standalone_mode=False)
+    finally:
+        sys.stdout, sys.stderr = saved
+        terminal.close()
+        reader.join()
+        os.close(leader)
+    return shown.decode(errors="replace"), piped.getvalue()
+
+
+def test_progress_bars_on_a_terminal_and_none_when_piped(mail_dirs):
+    db = mail_dirs / "t.db"
+    sources = ["--spam", mail_dirs / "spam", "--ham", mail_dirs / "ham"]
+    shown, out = run_on_terminal(["train", "--db", db, *sources])
+    assert "training" in shown and " 60" in shown and "learnt 30 spam and 30 ham" in out
+    shown, out = run_on_terminal(["score", "--db", db, "--jobs", 0, mail_dirs / "spam"])
+    assert "scoring" in shown and len(out.splitlines()) == 30  # a bar; the lines piped
+    shown, _ = run_on_terminal(["score", "--db", db, "--jobs", 0, mail_dirs / "spam"], True)
+    assert "scoring" not in shown and len(shown.splitlines()) == 30  # the lines, no bar
+    shown, out = run_on_terminal(["evaluate", "--folds", 2, "--jobs", 0, *sources])
+    assert "reading" in shown and "1-ROCA" in out
+    piped = run("evaluate", "--folds", 2, "--jobs", 0, *sources)  # CliRunner: no terminal
+    assert "reading" not in piped.output and "1-ROCA" in piped.output
+    piped = run("train", "--db", mail_dirs / "u.db", *sources)
+    assert "training" not in piped.output and "learnt" in piped.output

@@ -26,7 +26,14 @@ from spam_mail import corpus
 from nbayes.cli import main
 from nbayes.spam import parallel
 from nbayes.spam.parallel import resolve_jobs, tokenize_items
-from nbayes.spam.parse import MailParseError, decode_header_value, parse_mail, read_message
+from nbayes.spam.parse import (
+    _HTML_URL,
+    MailParseError,
+    decode_header_value,
+    html_urls,
+    parse_mail,
+    read_message,
+)
 from nbayes.spam.sources import MailItem
 from nbayes.spam.tokens import _EMAIL, text_tokens, tokenize
 
@@ -83,6 +90,10 @@ EDGE_CASES = [
     b"Content-Type: text/html; charset=utf-8\nContent-Transfer-Encoding: base64\n\nPGI+eDwvYj4=\n",
     b"Subject: x\n\n\n\nbody after blank lines\n",
     b"Subject: x\n\r\nmixed separator\n",
+    b"Subject: x\nFrom misplaced\nTo: z\n\nbody\n",
+    b"Subject: x\nFrom last header line\n\nbody\n",
+    b"Subject: x\x0bsplit by splitlines\nTo: z\n\nbody\n",
+    b"Subject: x\r\n folded\r\n\tagain\r\nTo:\r\n\r\nbody\r\n",
 ]
 
 
@@ -153,6 +164,18 @@ def test_addresses_searched_chunk_by_chunk_equal_a_search_of_the_whole_text(text
     assert got == expected
 
 
+HTML_PIECES = ["href", "HREF", "Src", "action", "xhref", "_src", "9src", "a", "=", " = ", '"',
+               "'", ">", "<a ", "http://x.example/A", "\n", "é", "ſrc", "İ", "src=srC=",
+               "acTion"]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(HTML_PIECES), max_size=25))
+def test_html_urls_equal_the_case_insensitive_pattern(pieces):
+    markup = "".join(pieces)
+    assert html_urls(markup) == _HTML_URL.findall(markup)
+
+
 # ------------------------------------------------------------ worker processes
 def mixed_items(n: int) -> list[MailItem]:
     messages, _ = corpus(n // 2, n - n // 2)
@@ -178,6 +201,29 @@ def test_workers_give_the_serial_results_in_order():
     assert errors == {item.name: str(t) for item, t in serial if isinstance(t, MailParseError)}
     assert set(errors) == {"binary", "empty"}
     assert "attach:name:a\0b.txt" in parallel_results["nul"]
+
+
+def test_the_caller_tokenizes_chunks_no_worker_has_started(monkeypatch):
+    """While the head chunk's worker is busy, the calling process takes queued chunks
+    itself (their Futures cancelled); the results are still the serial ones, in order."""
+    parent, in_parent = os.getpid(), []
+    tokenize_here = parallel._tokenize_or_error
+
+    def counting(raw):
+        if os.getpid() == parent:
+            in_parent.append(raw)
+        return tokenize_here(raw)
+
+    monkeypatch.setattr(parallel, "_tokenize_or_error", counting)
+    items = mixed_items(300)
+    serial = [t for _, t in tokenize_items(items, jobs=0) if not isinstance(t, MailParseError)]
+    in_parent.clear()
+    results = list(tokenize_items(items, jobs=1, chunk_size=4, pool_threshold=0))
+    assert multiprocessing.active_children() == []
+    assert [item for item, _ in results] == items
+    assert [t for _, t in results if not isinstance(t, MailParseError)] == serial
+    assert len(in_parent) > 8  # more than the head tokenized before the pool starts
+    assert len(in_parent) < len(items)  # and the worker did some
 
 
 @pytest.mark.parametrize("threshold, pooled", [(None, False), (0.0, True)])

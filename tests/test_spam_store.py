@@ -12,6 +12,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from spam_mail import corpus
 
 from nbayes.spam.store import SCHEMA_VERSION, StoreError, TokenStore
@@ -42,6 +44,24 @@ def test_counts_are_document_frequencies_per_class(tmp_path):
         )
         assert totals.vocabulary == len(tokens)
         assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+ODD_TOKENS = ["a", "a\0b", "\0", "b\\u0000", '"q', "\\", "\x01x", "😀z", "a\u2028b", "x\x7f"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.sampled_from(ODD_TOKENS) | st.text(max_size=6), max_size=12))
+def test_lookup_finds_exactly_the_stored_counts_of_any_tokens(tmp_path_factory, wanted):
+    """Look-ups go to SQLite as JSON except where a token holds a NUL (where a JSON
+    string would end): "a\0b" must not find "a"."""
+    stored = {t: (i + 1, 2 * i + 3) for i, t in enumerate([*ODD_TOKENS[::2], "b", "zz"])}
+    with TokenStore(tmp_path_factory.mktemp("lookup") / "t.db") as store:
+        with store.transaction():
+            store.db.executemany("INSERT INTO tokens VALUES (?, ?, ?)",
+                                 [(t, h, s) for t, (h, s) in stored.items()])  # fmt: skip
+        assert store.counts(wanted) == {t: stored[t] for t in wanted if t in stored}
+        expected = [stored.get(t, (0, 0)) for t in wanted]
+        assert store.lookup(wanted).reshape(-1, 2).tolist() == [list(c) for c in expected]
 
 
 def test_unlearn_restores_the_database_exactly(tmp_path):

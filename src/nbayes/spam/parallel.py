@@ -19,7 +19,11 @@ message (an SMS) does. Messages then go to the workers in chunks of
 ``chunk_size``, with at most :data:`MAX_PENDING_MESSAGES` messages and
 :data:`MAX_PENDING_BYTES` bytes in flight (but at least ``2 * jobs`` chunks), so
 the workers keep busy while the caller writes a batch to the database and memory
-stays bounded on a mailbox of any size. Workers are forked where the platform can
+stays bounded on a mailbox of any size. The calling process does not wait idle for
+a worker either: while the oldest chunk is unfinished it takes the newest chunk no
+worker has started (cancelling its Future) and tokenizes it itself, so on 2 CPUs
+one worker and the caller share the tokenizing, each as far as its own other work
+leaves it time. Workers are forked where the platform can
 (they need none of the parent's imports again), ignore SIGINT (the parent handles
 Ctrl-C) and exit when the parent dies, even by SIGKILL.
 """
@@ -124,28 +128,53 @@ def _pooled(
         pool.submit(os.getpid)
     finally:
         gc.unfreeze()
-    pending: deque[tuple[list[T], int, Future]] = deque()
-    in_flight = 0  # bytes
+    # Chunks in input order: [items, raws, results], the results a worker's Future or,
+    # for a chunk this process tokenized itself while it waited, the results themselves.
+    pending: deque[list] = deque()
+    in_flight = 0  # bytes of the chunks in pending
     max_chunks = max(2 * jobs, MAX_PENDING_MESSAGES // chunk_size)
     try:
-        while chunk := list(itertools.islice(items, chunk_size)):
-            raws = [raw_of(item) for item in chunk]
-            size = sum(map(len, raws))
-            pending.append((chunk, size, pool.submit(_tokenize_raw, raws)))
-            in_flight += size
-            while len(pending) >= max_chunks or (
-                in_flight > MAX_PENDING_BYTES and len(pending) > 2 * jobs
+        while True:
+            while len(pending) < max_chunks and (
+                in_flight <= MAX_PENDING_BYTES or len(pending) < 2 * jobs
             ):
-                in_flight -= pending[0][1]
-                yield from _collect(*pending.popleft())
-        while pending:
-            yield from _collect(*pending.popleft())
+                chunk = list(itertools.islice(items, chunk_size))
+                if not chunk:
+                    break
+                raws = [raw_of(item) for item in chunk]
+                pending.append([chunk, raws, pool.submit(_tokenize_raw, raws)])
+                in_flight += sum(map(len, raws))
+            if not pending:
+                break
+            head = pending[0][2]
+            if isinstance(head, Future) and not head.done() and _steal(pending):
+                continue
+            chunk, raws, results = pending.popleft()
+            in_flight -= sum(map(len, raws))
+            yield from _collect(chunk, results)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _collect(chunk: list[T], _: int, future: Future) -> Iterator[tuple[T, Result]]:
-    for item, result in zip(chunk, future.result(), strict=True):
+def _steal(pending: deque[list]) -> bool:
+    """Tokenize here the last chunk no worker has started (its Future cancelled), so
+    this process works instead of waiting; False if every chunk is started or done."""
+    for entry in reversed(pending):
+        results = entry[2]
+        if not isinstance(results, Future):
+            continue
+        if results.running() or results.done():
+            return False  # the chunks before it were handed out earlier still
+        if results.cancel():
+            entry[2] = [_tokenize_or_error(raw) for raw in entry[1]]
+            return True
+    return False
+
+
+def _collect(chunk: list[T], results: Future | list) -> Iterator[tuple[T, Result]]:
+    if isinstance(results, Future):
+        results = results.result()
+    for item, result in zip(chunk, results, strict=True):
         yield item, (set(result.split(_SEPARATOR)) if isinstance(result, str) else result)
 
 

@@ -19,7 +19,12 @@ import html
 import re
 from dataclasses import dataclass, field
 from email import message_from_string
-from email.errors import MissingHeaderBodySeparatorDefect
+from email.errors import (
+    FirstHeaderLineIsContinuationDefect,
+    InvalidHeaderDefect,
+    MisplacedEnvelopeHeaderDefect,
+    MissingHeaderBodySeparatorDefect,
+)
 from email.header import decode_header
 from email.message import Message
 from email.parser import Parser
@@ -112,7 +117,10 @@ def read_message(raw: bytes) -> Message:
     text = raw.decode("ascii", "surrogateescape")
     block = _HEADER_BLOCK.match(text)
     end = block.end()
-    message = _HEADER_PARSER.parsestr(text[:end], headersonly=True)
+    if _OTHER_LINE_BREAK.search(text, 0, end):  # lines the feed parser splits further
+        message = _HEADER_PARSER.parsestr(text[:end], headersonly=True)
+    else:
+        message = _header_block(text[:end].splitlines(True))
     if message.get_content_maintype() in ("multipart", "message"):
         return message_from_string(text, policy=compat32)
     body = text[end:]
@@ -124,6 +132,43 @@ def read_message(raw: bytes) -> Message:
     if block.start(1) > 0 and last.startswith("From "):
         body = last + body  # the feed parser takes it for the first line of the body
     message.set_payload(body)
+    return message
+
+
+# str.splitlines breaks lines (and so does the feed parser) at these too, not only at \r, \n.
+_OTHER_LINE_BREAK = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_EOL = re.compile(r"(\r\n|\r|\n)\Z")
+
+
+def _header_block(lines: list[str]) -> Message:
+    """The message the feed parser makes of a header block whose every line matches its
+    ``headerRE`` (``FeedParser._parse_headers`` with the ``compat32`` policy, whose
+    ``header_source_parse`` is inlined), without its line-by-line buffering."""
+    message = Message(policy=compat32)
+    name, value = "", []
+    for number, line in enumerate(lines):
+        if line[0] in " \t":
+            if not name:
+                message.defects.append(FirstHeaderLineIsContinuationDefect(line))
+            else:
+                value.append(line)
+            continue
+        if name:
+            message.set_raw(name, "".join(value).rstrip("\r\n"))
+            name, value = "", []
+        if line.startswith("From "):
+            if number == 0:
+                message.set_unixfrom(_EOL.sub("", line))
+            elif number < len(lines) - 1:
+                message.defects.append(MisplacedEnvelopeHeaderDefect(line))
+            continue  # the last line: the feed parser puts it back, into the body
+        colon = line.find(":")
+        if colon == 0:
+            message.defects.append(InvalidHeaderDefect("Missing header name."))
+            continue
+        name, value = line[:colon], [line[colon + 1 :].lstrip(" \t")]
+    if name:
+        message.set_raw(name, "".join(value).rstrip("\r\n"))
     return message
 
 
@@ -213,7 +258,30 @@ def html_to_text(markup: str) -> tuple[str, list[str], set[str]]:
     references are unescaped.
     """
     markup = _HTML_DROP.sub(" ", markup)
-    urls = [html.unescape(u) for u in _HTML_URL.findall(markup)]
+    urls = [html.unescape(u) for u in html_urls(markup)]
     tags = {t.lower() for t in _HTML_TAG.findall(markup)}
     text = html.unescape(_HTML_TAG.sub(" ", markup))
     return text, urls, tags
+
+
+# _HTML_URL without re.I and without the leading \b, so that the regex engine's fast scan
+# for the first letters (h, s, a) applies: about twice as fast.
+_HTML_URL_LOWER = re.compile(r"""(?:href|src|action)\s*=\s*["']?([^"'\s>]+)""")
+
+
+def html_urls(markup: str) -> list[str]:
+    """``_HTML_URL.findall(markup)``, faster on ASCII markup: matched case-sensitively in
+    its lower-cased copy (the same length, and for ASCII text re.I is exactly that),
+    the word boundary before the attribute name checked here, as the scan would."""
+    if not markup.isascii():
+        return _HTML_URL.findall(markup)
+    lowered = markup.lower()
+    urls, position = [], 0
+    while (match := _HTML_URL_LOWER.search(lowered, position)) is not None:
+        start = match.start()
+        if start and (lowered[start - 1].isalnum() or lowered[start - 1] == "_"):
+            position = start + 1  # no word boundary: \b fails here, scan on
+            continue
+        urls.append(markup[match.start(1) : match.end(1)])
+        position = match.end()
+    return urls

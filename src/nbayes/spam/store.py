@@ -18,7 +18,7 @@ a batch restores the database exactly; it refuses messages never trained as that
 from __future__ import annotations
 
 import hashlib
-import itertools
+import json
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -32,6 +32,9 @@ from numpy.typing import NDArray
 SCHEMA_VERSION = 1
 LABELS = ("ham", "spam")
 _QUERY_CHUNK = 900  # below SQLite's default limit on bound parameters
+#: SQLite's page cache per connection (KiB): a store of a few hundred thousand tokens
+#: stays in memory between the batches of a run instead of being re-read from the OS.
+CACHE_KIB = 64 * 1024
 
 
 _SCHEMA = (
@@ -82,6 +85,7 @@ class TokenStore:
         self.db = sqlite3.connect(path, timeout=timeout, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute(f"PRAGMA cache_size=-{CACHE_KIB:d}")
         self._check_schema()
 
     def _check_schema(self) -> None:
@@ -193,21 +197,41 @@ class TokenStore:
         return {token: (ham, spam) for token, ham, spam in self._rows(sorted(set(tokens)))}
 
     def lookup(self, tokens: Sequence[str]) -> NDArray[np.int64]:
-        """Counts of each of ``tokens`` (0 where absent), shape (len(tokens), 2): ham, spam."""
-        rows = self._rows(sorted(set(tokens)))
-        table = np.zeros((len(rows) + 1, 2), dtype=np.int64)  # the last row: absent tokens
-        row_of: dict[str, int] = {}
-        if rows:
-            found, table[:-1, 0], table[:-1, 1] = zip(*rows, strict=True)
-            row_of = dict(zip(found, range(len(found)), strict=True))
-        where = list(map(row_of.get, tokens, itertools.repeat(-1)))
-        return table[np.array(where, dtype=np.intp)]
+        """Counts of each of ``tokens`` (0 where absent), shape (len(tokens), 2): ham, spam.
+
+        One JSON array joined with the token table, each row found coming back with its
+        index in the array. (Sorted tokens would make SQLite's part about a third
+        faster, neighbouring pages of the B-tree, but sorting costs more than that.)"""
+        table = np.zeros((len(tokens), 2), dtype=np.int64)
+        payload = json.dumps(list(tokens), ensure_ascii=False)
+        if "\\u0000" not in payload:  # see _rows
+            try:
+                rows = self.db.execute(_JSON_LOOKUP_BY_INDEX, (payload,)).fetchall()
+            except sqlite3.OperationalError:  # no JSON functions in this SQLite
+                pass
+            else:
+                found = np.array(rows, dtype=np.int64).reshape(-1, 3)
+                table[found[:, 0]] = found[:, 1:]
+                return table
+        counts = self.counts(tokens)
+        for i, token in enumerate(tokens):
+            table[i] = counts.get(token, (0, 0))
+        return table
 
     def _rows(self, tokens: Sequence[str]) -> list[tuple[str, int, int]]:
-        """(token, ham, spam) rows of those of ``tokens`` in the store, in any order.
+        """(token, ham, spam) rows of those of ``tokens`` (distinct) in the store, in any order.
 
-        Sorted ``tokens`` are about twice as fast: each query then reads neighbouring
-        pages of the token B-tree."""
+        The tokens go to SQLite as one JSON array, joined with the table (``json_each``:
+        one statement, half the time of ``IN (?, ?, ...)`` lists). SQLite's JSON
+        strings end at a NUL, so tokens holding one (and SQLite builds without JSON)
+        take the ``IN`` lists, whose queries are about twice as fast on sorted tokens
+        (neighbouring pages of the token B-tree)."""
+        payload = json.dumps(tokens, ensure_ascii=False)
+        if "\\u0000" not in payload:  # JSON's escape of NUL (or a backslash and "u0000")
+            try:
+                return self.db.execute(_JSON_LOOKUP, (payload,)).fetchall()
+            except sqlite3.OperationalError:  # no JSON functions in this SQLite
+                pass
         rows: list[tuple[str, int, int]] = []
         for start in range(0, len(tokens), _QUERY_CHUNK):
             chunk = tokens[start : start + _QUERY_CHUNK]
@@ -226,6 +250,14 @@ class TokenStore:
     def snapshot(self):
         """A read transaction: every read inside sees one committed state."""
         return _Snapshot(self.db)
+
+
+_JSON_LOOKUP = (
+    "SELECT token, ham, spam FROM json_each(?1) AS wanted JOIN tokens ON token = wanted.value"
+)
+_JSON_LOOKUP_BY_INDEX = (
+    "SELECT wanted.key, ham, spam FROM json_each(?1) AS wanted JOIN tokens ON token = wanted.value"
+)
 
 
 def _column(label: str) -> str:

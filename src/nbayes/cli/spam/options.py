@@ -105,9 +105,12 @@ def report(name: str, problem: str) -> None:
     click.echo(f"nbayes: {name}: {problem}", err=True)
 
 
-def progress_bar(label: str):
-    """A click progress bar of unknown length (it counts messages) on stderr, shown
-    only when stderr is a terminal; advance it with ``bar.update(n)``."""
+def progress_bar(label: str, *, prints_lines: bool = False):
+    """A click progress bar of unknown length, counting messages, on stderr; advance it
+    with ``bar.update(n)``. Shown only when stderr is a terminal and, for a command that
+    prints a line per message (``prints_lines``), stdout is not one: there the lines
+    themselves show the progress, and a bar redrawn between them would garble them."""
+    hidden = not sys.stderr.isatty() or (prints_lines and sys.stdout.isatty())
     return click.progressbar(
-        itertools.repeat(None), label=label, file=sys.stderr, hidden=not sys.stderr.isatty()
+        itertools.repeat(None), label=label, file=sys.stderr, hidden=hidden, show_pos=True
     )

@@ -12,6 +12,7 @@ from nbayes.cli.spam.options import (
     exclude_option,
     jobs_option,
     open_store,
+    progress_bar,
     report,
     scoring_options,
 )
@@ -42,12 +43,18 @@ EXIT_ERROR = 3
 @click.argument("sources", nargs=-1, required=True)
 def score(db, exclude, batch_size, jobs, settings, sources) -> None:
     """Print path<TAB>score<TAB>Spam|Ham|Unsure for every message in SOURCES."""
-    with open_store(db) as store:
+    with open_store(db) as store, progress_bar("scoring", prints_lines=True) as bar:
         parsed = _tokenized(iter_mail(sources, exclude=exclude, on_error=report), jobs)
         for batch in batched(parsed, batch_size):
             scores = score_tokens(store, [tokens for _, tokens, _ in batch], settings)
-            for (name, _, _), value in zip(batch, scores, strict=True):
-                click.echo(f"{name}\t{value:.6f}\t{settings.verdict(value)}")
+            click.echo(
+                "".join(
+                    f"{name}\t{value:.6f}\t{settings.verdict(value)}\n"
+                    for (name, _, _), value in zip(batch, scores.tolist(), strict=True)
+                ),
+                nl=False,
+            )
+            bar.update(len(batch))
 
 
 def _tokenized(items, jobs):
