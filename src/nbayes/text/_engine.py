@@ -78,19 +78,13 @@ def encode_documents(
     except LookupError as error:
         raise ValueError(f"unknown encoding {encoding!r}") from error
     if ascii_safe and docs and set(map(type, docs)) == {bytes}:
-        # all bytes: join once, find the non-ASCII documents with numpy, and redo
-        # only those in Python
-        buf = np.frombuffer(b"".join(docs), dtype=np.uint8)
-        offsets = np.zeros(len(docs) + 1, np.int64)
-        np.cumsum(np.fromiter(map(len, docs), np.int64, len(docs)), out=offsets[1:])
-        high = np.flatnonzero(buf >= 0x80)
-        is_ascii = np.ones(len(docs), bool)
-        is_ascii[np.unique(np.searchsorted(offsets, high, side="right") - 1)] = False
-        if is_ascii.all():
-            return buf, offsets, is_ascii
-        docs = list(docs)
-        for index in np.flatnonzero(~is_ascii):
-            docs[index] = _utf8(docs[index].decode(encoding, decode_error), lowercase)
+        # all bytes: redo only the non-ASCII documents in Python, then join once
+        # (bytes.isascii is a word-at-a-time C loop; the join is the one copy)
+        is_ascii = np.fromiter(map(bytes.isascii, docs), bool, len(docs))
+        if not is_ascii.all():
+            docs = list(docs)
+            for index in np.flatnonzero(~is_ascii):
+                docs[index] = _utf8(docs[index].decode(encoding, decode_error), lowercase)
         return (*_join(docs), is_ascii)
     parts: list[bytes] = []
     is_ascii = np.zeros(len(docs), bool)
