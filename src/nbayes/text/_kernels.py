@@ -29,7 +29,14 @@ import numba as nb
 import numpy as np
 
 from nbayes.text._kernels_ascii import scan_ascii
-from nbayes.text._kernels_output import count, gram_bytes, murmur3_32, prefix_keys
+from nbayes.text._kernels_output import (
+    count,
+    frequencies,
+    gram_bytes,
+    murmur3_32,
+    prefix_keys,
+    to_columns,
+)
 from nbayes.text._kernels_table import (
     GRAM_BASE,
     add_gram,
@@ -56,12 +63,14 @@ __all__ = [
     "GRAM_BASE",
     "analyze",
     "count",
+    "frequencies",
     "gram_bytes",
     "intern_grams",
     "intern_tokens",
     "murmur3_32",
     "prefix_keys",
     "rehash",
+    "to_columns",
 ]
 
 # opts layout (int64 array)
@@ -187,10 +196,10 @@ def analyze(
                     if tally:
                         at = t_where[tid]
                         if at >= row_start:
-                            data[at] += 1.0
+                            data[at] += 1
                             continue
                         t_where[tid] = n_stream
-                        data[n_stream] = 1.0
+                        data[n_stream] = 1
                     stream[n_stream] = tid
                     n_stream += 1
                 continue
@@ -211,10 +220,10 @@ def analyze(
                 if tally:
                     at = g_where[gid]
                     if at >= row_start:
-                        data[at] += 1.0
+                        data[at] += 1
                         continue
                     g_where[gid] = n_stream
-                    data[n_stream] = 1.0
+                    data[n_stream] = 1
                 stream[n_stream] = GRAM_BASE + gid
                 n_stream += 1
         doc_off[d + 1] = n_stream

@@ -163,3 +163,46 @@ def murmur3_32(buf, starts, ends, seed):
         v = np.int64(h)
         out[i] = v - (np.int64(1) << 32) if v >= (np.int64(1) << 31) else v
     return out
+
+
+@nb.njit(cache=True)
+def frequencies(entries, counts, n_tok, n_features):
+    """Document and corpus frequency of every feature index, shapes (n_features,).
+
+    ``entries`` are CSR indices of distinct stream entries per row (token id t, or
+    ``GRAM_BASE + g`` for n-gram g, feature index ``n_tok + g``), ``counts`` their
+    counts: df[f] = number of rows holding f, tf[f] = sum of its counts.
+    """
+    df = np.zeros(n_features, np.int64)
+    tf = np.zeros(n_features, np.int64)
+    for p in range(entries.shape[0]):
+        e = entries[p]
+        f = e if e < GRAM_BASE else n_tok + e - GRAM_BASE
+        df[f] += 1
+        tf[f] += counts[p]
+    return df, tf
+
+
+@nb.njit(cache=True)
+def to_columns(indptr, entries, counts, col_tok, col_gram, columns, values):
+    """CSR rows of stream entries -> rows of matrix columns, in place of a gather.
+
+    Entry e goes to column ``col_tok[e]`` (a token) or ``col_gram[e - GRAM_BASE]``
+    (an n-gram); entries whose column is negative are dropped. Fills ``columns``
+    and ``values`` (caller's dtypes, length >= len(entries)); returns the new
+    indptr, shape (n_rows + 1,), and the number of entries kept.
+    """
+    n_rows = indptr.shape[0] - 1
+    out = np.empty(n_rows + 1, np.int64)
+    out[0] = 0
+    k = 0
+    for d in range(n_rows):
+        for p in range(indptr[d], indptr[d + 1]):
+            e = entries[p]
+            c = col_tok[e] if e < GRAM_BASE else col_gram[e - GRAM_BASE]
+            if c >= 0:
+                columns[k] = c
+                values[k] = counts[p]
+                k += 1
+        out[d + 1] = k
+    return out, k
