@@ -200,14 +200,17 @@ class Vocabulary:
         """Grow the tables to take this many more tokens, bytes, n-grams, ids."""
         n_tok, n_gram = self.n_tokens, self.n_grams
 
-        def grown(array, need, fill=0):
+        def grown(array, need, fill=None):
+            # np.empty: pages past the copied part are not touched until written
             if need <= len(array):
                 return array
-            new = np.full(max(need, 2 * len(array)), fill, array.dtype)
+            new = np.empty(max(need, 2 * len(array)), array.dtype)
             new[: len(array)] = array
+            if fill is not None:
+                new[len(array) :] = fill
             return new
 
-        self.t_stop = grown(self.t_stop, n_tok + tokens + 1)
+        self.t_stop = grown(self.t_stop, n_tok + tokens + 1, 0)
         self.t_off = grown(self.t_off, n_tok + tokens + 2)
         self.t_bytes = grown(self.t_bytes, int(self.t_off[n_tok]) + token_bytes)
         self.g_off = grown(self.g_off, n_gram + grams + 2)
@@ -281,6 +284,7 @@ class Vocabulary:
         n_docs = len(offsets) - 1
         lo, hi = self.rules.ngram_range
         orders = hi - lo + 1
+        gram_orders = max(0, hi - max(lo, 2) + 1)  # orders of n >= 2
         gram_tokens = sum(range(max(lo, 2), hi + 1))
         opts = self.rules.opts(insert)
         capacity = max(1024, int(offsets[-1] - offsets[0]) // 4 * orders)
@@ -291,7 +295,7 @@ class Vocabulary:
             # a first guess at the vocabulary (20 Newsgroups: 36 MB, 174k tokens), so
             # the pass seldom stops to grow and rehash the tables
             guess = int(offsets[-1] - offsets[0]) // 256
-            self.reserve(guess, 8 * guess, guess * (orders - (lo == 1)), guess * gram_tokens)
+            self.reserve(guess, 8 * guess, guess * gram_orders, guess * gram_tokens)
         self.t_where[:] = -1
         self.g_where[:] = -1
         next_doc, n_stream = 0, 0
@@ -309,7 +313,7 @@ class Vocabulary:
                 self.reserve(
                     max(size, self.n_tokens),
                     max(2 * size + 4, len(self.t_bytes)),
-                    max(size * orders, self.n_grams),
+                    max(size * gram_orders, self.n_grams),
                     max(size * gram_tokens, len(self.g_toks)),
                 )
             if n_stream + size * orders > len(stream):

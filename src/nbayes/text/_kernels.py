@@ -79,7 +79,7 @@ LOWERCASE, RICH, MIN_LEN, MAX_LEN, NUMBERS, MIN_N, MAX_N, INSERT = range(8)
 
 @nb.njit(cache=True, inline="always")
 def _has_room(
-    size, orders, gram_tokens, t_table, t_bytes, t_off, g_table, g_toks, g_off, counts,
+    size, gram_orders, gram_tokens, t_table, t_bytes, t_off, g_table, g_toks, g_off, counts,
     t_where, g_where,
 ):  # fmt: skip
     n_tok, n_gram = counts[0], counts[1]
@@ -87,11 +87,11 @@ def _has_room(
         2 * (n_tok + size + 1) > (t_table.shape[0] >> 1)
         or n_tok + size + 2 > t_off.shape[0]
         or t_off[n_tok] + 2 * size + 4 > t_bytes.shape[0]
-        or 2 * (n_gram + (size + 1) * orders) > (g_table.shape[0] >> 1)
-        or n_gram + (size + 1) * orders + 1 > g_off.shape[0]
+        or 2 * (n_gram + (size + 1) * gram_orders) > (g_table.shape[0] >> 1)
+        or n_gram + (size + 1) * gram_orders + 1 > g_off.shape[0]
         or g_off[n_gram] + (size + 1) * gram_tokens > g_toks.shape[0]
         or n_tok + size + 1 > t_where.shape[0]
-        or n_gram + (size + 1) * orders > g_where.shape[0]
+        or n_gram + (size + 1) * gram_orders > g_where.shape[0]
     )
 
 
@@ -123,6 +123,7 @@ def analyze(
     min_n, max_n = opts[MIN_N], opts[MAX_N]
     insert = opts[INSERT] != 0
     orders = max_n - min_n + 1
+    gram_orders = max(0, max_n - max(min_n, 2) + 1)  # orders of n >= 2
     gram_tokens = 0
     for g in range(max(min_n, 2), max_n + 1):
         gram_tokens += g
@@ -137,7 +138,7 @@ def analyze(
     for d in range(first_doc, n_docs):
         size = offsets[d + 1] - offsets[d]
         if insert and not _has_room(
-            size, orders, gram_tokens, t_table, t_bytes, t_off, g_table, g_toks, g_off, counts,
+            size, gram_orders, gram_tokens, t_table, t_bytes, t_off, g_table, g_toks, g_off, counts,
             t_where, g_where,
         ):  # fmt: skip
             return d, n_stream
