@@ -21,6 +21,10 @@ The parts live in ``_kernels_unicode`` (UTF-8, rich tokens), ``_kernels_table``
 (hashing, interning), ``_kernels_ascii`` (the 8-bytes-at-a-time scan of pure-ASCII
 documents) and ``_kernels_output`` (CSR counting, names, MurmurHash3); this module
 holds the pass and is the one the engine imports.
+
+numba's on-disk cache checks only the file of the function it caches: after
+editing a ``_kernels_*.py`` module, touch this file (or delete the ``*.nbi``/``*.nbc``
+files in ``__pycache__``), or :func:`analyze` keeps the old code inlined.
 """
 
 from __future__ import annotations
