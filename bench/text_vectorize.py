@@ -11,17 +11,24 @@ are medians of --repeat runs, wall clock and CPU time of this process, all in th
 same run. The floor is one pass over the input bytes: joining them into one
 buffer and counting the newlines with numpy.
 
-    .venv/bin/python bench/text_vectorize.py [--repeat 5] [--output FILE]
+With ``--baseline REV`` the nbayes vectorizers of git revision REV (its ``src``,
+exported to a temporary folder) are timed too, in a child process right after
+this code's timings of the same corpus ("before" columns), so old and new code
+are compared under the same load.
+
+    .venv/bin/python bench/text_vectorize.py [--repeat 5] [--output FILE] [--baseline REV]
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -104,7 +111,41 @@ def same(a, b) -> bool:
     return a.shape == b.shape and (a != b).nnz == 0
 
 
-def bench(name: str, docs: list[bytes], repeat: int) -> list[str]:
+CORPORA = {"20 Newsgroups": lambda: twenty_newsgroups(), "BBC news": lambda: bbc_news()}
+OURS = {"CountVectorizer": CountVectorizer, "HashingVectorizer": HashingVectorizer}
+
+
+def ours_times(docs: list[bytes], repeat: int) -> dict[str, tuple[float, float]]:
+    """Median (wall, CPU) seconds of each nbayes vectorizer, one thread."""
+    out = {}
+    for label, cls in OURS.items():
+        cls(encoding="latin-1").fit_transform(docs[:50])
+        wall, cpu, _ = timed(lambda c=cls: c(encoding="latin-1").fit_transform(docs), repeat)
+        out[label] = (wall, cpu)
+    return out
+
+
+def export_baseline(rev: str) -> Path:
+    """``src`` of git revision rev, in a temporary folder."""
+    folder = Path(tempfile.mkdtemp(prefix="nbayes-baseline-"))
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", rev, "src"], check=True, capture_output=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return folder / "src"
+
+
+def baseline_times(src: Path, name: str, repeat: int) -> dict[str, tuple[float, float]]:
+    """:func:`ours_times` of the nbayes found in src, in a child process."""
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    done = subprocess.run(
+        [sys.executable, __file__, "--worker", name, "--repeat", str(repeat)],
+        env=env, check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    return {k: tuple(v) for k, v in json.loads(done.stdout.splitlines()[-1]).items()}
+
+
+def bench(name: str, docs: list[bytes], repeat: int, baseline: Path | None = None) -> list[str]:
     size = sum(map(len, docs)) / 1e6
     start = time.perf_counter()
     CountVectorizer(encoding="latin-1").fit_transform(docs[:50])
@@ -118,6 +159,7 @@ def bench(name: str, docs: list[bytes], repeat: int) -> list[str]:
         "HashingVectorizer, 2 threads": (HashingVectorizer, sk.HashingVectorizer, True),
     }
     sk_times = {}
+    before_times = baseline_times(baseline, name, repeat) if baseline is not None else {}
     for label, (ours_cls, theirs_cls, threads) in runs.items():
         ours_run = lambda c=ours_cls: c(encoding="latin-1").fit_transform(docs)  # noqa: E731
         ours_wall, ours_cpu, ours = timed(two_threads(ours_run) if threads else ours_run, repeat)
@@ -130,13 +172,23 @@ def bench(name: str, docs: list[bytes], repeat: int) -> list[str]:
             equal = same(ours, theirs)
         else:
             equal = bool(abs(ours - theirs).max() < 1e-12)
+        before = ""
+        if baseline is not None:
+            if label in OURS:
+                b_wall, b_cpu = before_times[label]
+                before = (
+                    f" | {b_wall * 1e3:.0f} ({b_cpu * 1e3:.0f}) "
+                    f"| {b_wall / ours_wall:.2f} ({b_cpu / ours_cpu:.2f})"
+                )
+            else:
+                before = " | | "
         rows.append(
             f"| {name} | {label} | {len(docs)} | {size:.1f} "
             f"| {floor_wall * 1e3:.0f} ({floor_cpu * 1e3:.0f}) "
             f"| {ours_wall * 1e3:.0f} ({ours_cpu * 1e3:.0f}) "
             f"| {sk_wall * 1e3:.0f} ({sk_cpu * 1e3:.0f}) "
             f"| {size / ours_wall:.0f} | {size / sk_wall:.1f} | {sk_wall / ours_wall:.1f} "
-            f"({sk_cpu / ours_cpu:.1f}) | {ours_wall / floor_wall:.1f} | {equal} |"
+            f"({sk_cpu / ours_cpu:.1f}) | {ours_wall / floor_wall:.1f} | {equal}{before} |"
         )
         print(rows[-1], flush=True)
     rows.append(f"<!-- {name}: first call (numba load, Unicode tables) {first_call:.2f} s -->")
@@ -150,18 +202,31 @@ HEADER = (
 )
 
 
+BEFORE_HEADER = " before ms (CPU) | speed-up vs before wall (CPU) |"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--output", type=Path)
+    parser.add_argument("--baseline", metavar="REV", help="also time nbayes at git revision REV")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)  # child: time one corpus, as JSON
     args = parser.parse_args()
-    print(HEADER, flush=True)
-    rows = bench("20 Newsgroups", twenty_newsgroups(), args.repeat)
+    if args.worker:
+        print(json.dumps(ours_times(CORPORA[args.worker](), args.repeat)))
+        return
+    baseline = export_baseline(args.baseline) if args.baseline else None
+    header = HEADER
+    if baseline is not None:
+        first, rule = HEADER.split("\n")
+        header = first + BEFORE_HEADER + "\n" + rule + "---|---|"
+    print(header, flush=True)
+    rows = bench("20 Newsgroups", twenty_newsgroups(), args.repeat, baseline)
     bbc = bbc_news()
     if bbc is not None:
-        rows += bench("BBC news", bbc, args.repeat)
+        rows += bench("BBC news", bbc, args.repeat, baseline)
     if args.output:
-        args.output.write_text(HEADER + "\n" + "\n".join(rows) + "\n")
+        args.output.write_text(header + "\n" + "\n".join(rows) + "\n")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,6 @@ numba is imported here, lazily: ``pip install 'nbayes[text]'``.
 
 from __future__ import annotations
 
-import codecs
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -14,16 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nbayes.text import _unicode
-
-# Encodings in which a pure-ASCII byte string decodes to the same ASCII text.
-_ASCII_SAFE = {
-    "ascii",
-    "utf-8",
-    "latin-1",
-    "iso8859-1",
-    *(f"iso8859-{i}" for i in range(2, 17)),
-    *(f"cp{i}" for i in range(1250, 1259)),
-}
+from nbayes.text._encode import encode_documents, read_documents  # noqa: F401 (API)
 
 _SCHEMES = ("http://", "https://", "ftp://", "www.")
 
@@ -44,84 +34,6 @@ def _schemes() -> NDArray[np.int64]:
     for row, scheme in enumerate(_SCHEMES):
         table[row, : len(scheme)] = [ord(ch) for ch in scheme]
     return table
-
-
-def read_documents(docs: Iterable, input: str) -> list:
-    """The raw content of each document for scikit-learn's ``input`` modes."""
-    if isinstance(docs, (str, bytes)):
-        raise ValueError("Iterable over raw text documents expected, string object received.")
-    if input == "filename":
-        out = []
-        for name in docs:
-            with open(name, "rb") as handle:
-                out.append(handle.read())
-        return out
-    if input == "file":
-        return [handle.read() for handle in docs]
-    if input != "content":
-        raise ValueError(f"input must be 'content', 'filename' or 'file'; got {input!r}.")
-    return list(docs)
-
-
-def encode_documents(
-    docs: Sequence, encoding: str = "utf-8", decode_error: str = "strict", lowercase: bool = True
-) -> tuple[NDArray[np.uint8], NDArray[np.int64], NDArray[np.bool_]]:
-    """All documents as one valid UTF-8 buffer, offsets (n_docs + 1,), and whether
-    each document is pure ASCII (n_docs,).
-
-    Bytes are decoded with ``encoding``/``decode_error`` as scikit-learn does; pure
-    ASCII bytes in an ASCII-compatible encoding are taken as they are. Documents
-    whose lower case depends on context (U+0130, U+03A3) are lower-cased by Python.
-    """
-    try:
-        ascii_safe = codecs.lookup(encoding).name in _ASCII_SAFE
-    except LookupError as error:
-        raise ValueError(f"unknown encoding {encoding!r}") from error
-    if ascii_safe and docs and set(map(type, docs)) == {bytes}:
-        # all bytes: join once, find the non-ASCII documents with numpy, and redo
-        # only those in Python
-        buf = np.frombuffer(b"".join(docs), dtype=np.uint8)
-        offsets = np.zeros(len(docs) + 1, np.int64)
-        np.cumsum(np.fromiter(map(len, docs), np.int64, len(docs)), out=offsets[1:])
-        high = np.flatnonzero(buf >= 0x80)
-        is_ascii = np.ones(len(docs), bool)
-        is_ascii[np.unique(np.searchsorted(offsets, high, side="right") - 1)] = False
-        if is_ascii.all():
-            return buf, offsets, is_ascii
-        docs = list(docs)
-        for index in np.flatnonzero(~is_ascii):
-            docs[index] = _utf8(docs[index].decode(encoding, decode_error), lowercase)
-        return (*_join(docs), is_ascii)
-    parts: list[bytes] = []
-    is_ascii = np.zeros(len(docs), bool)
-    for index, doc in enumerate(docs):
-        if isinstance(doc, (bytes, bytearray, memoryview)):
-            doc = bytes(doc)
-            if ascii_safe and doc.isascii():
-                parts.append(doc)
-                is_ascii[index] = True
-                continue
-            doc = doc.decode(encoding, decode_error)
-        elif not isinstance(doc, str):
-            if isinstance(doc, float) and np.isnan(doc):
-                raise ValueError("np.nan is an invalid document, expected byte or unicode string.")
-            raise TypeError(f"document {index} is a {type(doc).__name__}; expected str or bytes.")
-        is_ascii[index] = doc.isascii()
-        parts.append(_utf8(doc, lowercase))
-    return (*_join(parts), is_ascii)
-
-
-def _utf8(doc: str, lowercase: bool) -> bytes:
-    """UTF-8 of a document; lower-cased by Python where its lower case needs context."""
-    if lowercase and any(ch in doc for ch in _unicode.CONTEXT_LOWER):
-        doc = doc.lower()
-    return doc.encode("utf-8", "surrogatepass")
-
-
-def _join(parts: list[bytes]) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
-    offsets = np.zeros(len(parts) + 1, np.int64)
-    np.cumsum(np.fromiter(map(len, parts), np.int64, len(parts)), out=offsets[1:])
-    return np.frombuffer(b"".join(parts), dtype=np.uint8), offsets
 
 
 @dataclass(frozen=True)
@@ -206,14 +118,17 @@ class Vocabulary:
         """Grow the tables to take this many more tokens, bytes, n-grams, ids."""
         n_tok, n_gram = self.n_tokens, self.n_grams
 
-        def grown(array, need, fill=0):
+        def grown(array, need, fill=None):
+            # np.empty: pages past the copied part are not touched until written
             if need <= len(array):
                 return array
-            new = np.full(max(need, 2 * len(array)), fill, array.dtype)
+            new = np.empty(max(need, 2 * len(array)), array.dtype)
             new[: len(array)] = array
+            if fill is not None:
+                new[len(array) :] = fill
             return new
 
-        self.t_stop = grown(self.t_stop, n_tok + tokens + 1)
+        self.t_stop = grown(self.t_stop, n_tok + tokens + 1, 0)
         self.t_off = grown(self.t_off, n_tok + tokens + 2)
         self.t_bytes = grown(self.t_bytes, int(self.t_off[n_tok]) + token_bytes)
         self.g_off = grown(self.g_off, n_gram + grams + 2)
@@ -287,12 +202,18 @@ class Vocabulary:
         n_docs = len(offsets) - 1
         lo, hi = self.rules.ngram_range
         orders = hi - lo + 1
+        gram_orders = max(0, hi - max(lo, 2) + 1)  # orders of n >= 2
         gram_tokens = sum(range(max(lo, 2), hi + 1))
         opts = self.rules.opts(insert)
         capacity = max(1024, int(offsets[-1] - offsets[0]) // 4 * orders)
         stream = np.empty(capacity, np.int64)
-        data = np.empty(capacity if tally else 0, np.float64)
+        data = np.empty(capacity if tally else 0, np.int64)
         doc_off = np.zeros(n_docs + 1, np.int64)
+        if insert:
+            # a first guess at the vocabulary (20 Newsgroups: 36 MB, 174k tokens), so
+            # the pass seldom stops to grow and rehash the tables
+            guess = int(offsets[-1] - offsets[0]) // 256
+            self.reserve(guess, 8 * guess, guess * gram_orders, guess * gram_tokens)
         self.t_where[:] = -1
         self.g_where[:] = -1
         next_doc, n_stream = 0, 0
@@ -310,7 +231,7 @@ class Vocabulary:
                 self.reserve(
                     max(size, self.n_tokens),
                     max(2 * size + 4, len(self.t_bytes)),
-                    max(size * orders, self.n_grams),
+                    max(size * gram_orders, self.n_grams),
                     max(size * gram_tokens, len(self.g_toks)),
                 )
             if n_stream + size * orders > len(stream):
@@ -374,6 +295,33 @@ class Vocabulary:
             stream, doc_off, column[:n_tok], column[n_tok:], weight[:n_tok], weight[n_tok:],
             n_columns,
         )  # fmt: skip
+
+    def frequencies(
+        self, entries: NDArray[np.int64], counts: NDArray[np.int64]
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """Document and corpus frequency per feature index, shapes (n_features,),
+        of CSR rows of distinct stream entries with their counts."""
+        return _kernels().frequencies(entries, counts, self.n_tokens, self.n_features)
+
+    def to_columns(self, indptr, entries, counts, column: NDArray[np.int64], dtype):
+        """CSR (indptr, indices, data) with each entry at ``column[feature index]``
+        (dropped where negative); indices int32 where they fit, data of ``dtype``.
+
+        Written over ``entries`` and ``counts`` (consumed): entry p lands at k <= p,
+        after it is read, so a 36 MB corpus costs no fresh 36 MB of zeroed pages.
+        """
+        n_tok = self.n_tokens
+        entries = np.ascontiguousarray(entries, np.int64)
+        if max(len(column), len(entries)) < 2**31:
+            columns = entries.view(np.int32)
+        else:
+            columns = entries
+        counts = np.ascontiguousarray(counts)
+        values = counts if counts.dtype == np.dtype(dtype) else np.empty(len(counts), dtype)
+        indptr, kept = _kernels().to_columns(
+            indptr, entries, counts, column[:n_tok], column[n_tok:], columns, values
+        )
+        return indptr, columns[:kept], values[:kept]
 
     def murmur3(self) -> NDArray[np.int64]:
         """scikit-learn's signed murmurhash3_32 (seed 0) of every feature name."""

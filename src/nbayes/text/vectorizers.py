@@ -40,25 +40,6 @@ def _as_scipy(matrix):
     return _align_api_if_sparse(matrix)
 
 
-def _csr(indptr, indices, data, shape, dtype):
-    index_dtype = np.int32 if max(shape[1], len(indices)) < 2**31 else np.int64
-    return sp.csr_array(
-        (data.astype(dtype, copy=False), indices.astype(index_dtype), indptr.astype(index_dtype)),
-        shape=shape,
-    )
-
-
-def _drop_negative(indptr, columns, data):
-    """CSR rows without the entries whose column is negative."""
-    keep = columns >= 0
-    if keep.all():
-        return indptr, columns, data
-    rows = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))[keep]
-    new_indptr = np.zeros_like(indptr)
-    np.cumsum(np.bincount(rows, minlength=len(indptr) - 1), out=new_indptr[1:])
-    return new_indptr, columns[keep], data[keep]
-
-
 class _Compiled:
     """What both vectorizers share: the fast-path test and the compiled analysis."""
 
@@ -190,14 +171,12 @@ class CountVectorizer(_Compiled, BaseEstimator):
             self._set_fixed_vocabulary()
             return self._transform(buf, offsets, is_ascii)
         indptr, entries, counts = self._vocab.analyze(buf, offsets, is_ascii, True, tally=True)
-        features = self._vocab.feature_index(entries)
         if self.binary:
             counts[:] = 1
-        self._features = self._select_features(features, counts, len(offsets) - 1)
+        self._features = self._select_features(entries, counts, len(offsets) - 1)
         self._column = np.full(self._vocab.n_features, -1, np.int64)
         self._column[self._features] = np.arange(len(self._features))
-        indptr, columns, counts = _drop_negative(indptr, self._column[features], counts)
-        return self._finish(indptr, columns, counts, len(offsets) - 1)
+        return self._finish(indptr, entries, counts, len(offsets) - 1)
 
     def _check_params(self) -> None:
         check_ngram_range(self.ngram_range)
@@ -213,10 +192,9 @@ class CountVectorizer(_Compiled, BaseEstimator):
         ):
             raise ValueError(f"max_features must be None or an int >= 0; got {self.max_features!r}")
 
-    def _select_features(self, features, counts, n_docs) -> NDArray[np.int64]:
+    def _select_features(self, entries, counts, n_docs) -> NDArray[np.int64]:
         """Feature indices kept, in column order (scikit-learn's rules, exactly)."""
-        n = self._vocab.n_features
-        df = np.bincount(features, minlength=n)
+        df, tf = self._vocab.frequencies(entries, counts)
         order = self._vocab.sorted_order()
         order = order[df[order] > 0]  # seen as a feature (not only as a stop word)
         if len(order) == 0:
@@ -230,7 +208,7 @@ class CountVectorizer(_Compiled, BaseEstimator):
         mask = (dfs <= high) & (dfs >= low)
         limit = self.max_features
         if limit is not None and mask.sum() > limit:
-            tfs = np.bincount(features, weights=counts, minlength=n)[order]
+            tfs = tf[order]
             mask_inds = (-tfs[mask]).argsort()[:limit]
             new_mask = np.zeros(len(dfs), dtype=bool)
             new_mask[np.where(mask)[0][mask_inds]] = True
@@ -263,10 +241,17 @@ class CountVectorizer(_Compiled, BaseEstimator):
         self._features = index
         self._vocabulary_cache = dict(vocabulary)
 
-    def _finish(self, indptr, columns, counts, n_docs):
+    def _finish(self, indptr, entries, counts, n_docs):
+        """The count matrix of CSR rows of stream entries (columns from ``_column``)."""
         if self.binary:
             counts = np.ones_like(counts)
-        X = _csr(indptr, columns, counts, (n_docs, len(self._features)), self.dtype)
+        indptr, columns, values = self._vocab.to_columns(
+            indptr, entries, counts, self._column, self.dtype
+        )
+        X = sp.csr_array(
+            (values, columns, indptr.astype(columns.dtype)),
+            shape=(n_docs, len(self._features)),
+        )
         return _as_scipy(X)
 
     # ------------------------------------------------------------ transform
@@ -281,9 +266,7 @@ class CountVectorizer(_Compiled, BaseEstimator):
 
     def _transform(self, buf, offsets, is_ascii):
         indptr, entries, counts = self._vocab.analyze(buf, offsets, is_ascii, False, tally=True)
-        columns = self._column[self._vocab.feature_index(entries)]
-        indptr, columns, counts = _drop_negative(indptr, columns, counts)
-        return self._finish(indptr, columns, counts, len(offsets) - 1)
+        return self._finish(indptr, entries, counts, len(offsets) - 1)
 
     # ------------------------------------------------------------ vocabulary
     @property

@@ -1,0 +1,208 @@
+"""What the compiled pass of :mod:`nbayes.text._kernels` feeds (numba): counting a
+feature stream into CSR rows, feature names as UTF-8, sort keys for names, and
+scikit-learn's MurmurHash3 of names (HashingVectorizer)."""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from nbayes.text._kernels_table import GRAM_BASE
+
+_M32 = np.uint64(0xFFFFFFFF)
+
+
+@nb.njit(cache=True)
+def _sort_row(indices, data, a, b):
+    """Sort indices[a:b] (carrying data along): insertion sort for short rows."""
+    if b - a > 32:
+        order = np.argsort(indices[a:b], kind="mergesort")
+        indices[a:b] = indices[a:b][order]
+        data[a:b] = data[a:b][order]
+        return
+    for i in range(a + 1, b):
+        key, value = indices[i], data[i]
+        j = i - 1
+        while j >= a and indices[j] > key:
+            indices[j + 1] = indices[j]
+            data[j + 1] = data[j]
+            j -= 1
+        indices[j + 1] = key
+        data[j + 1] = value
+
+
+@nb.njit(cache=True)
+def count(stream, doc_off, col_tok, col_gram, weight_tok, weight_gram, n_columns):
+    """CSR (indptr, indices, data) of summed weights per (document, column).
+
+    A stream entry f maps to ``col_tok[f]`` (or ``col_gram[f - GRAM_BASE]``);
+    negative columns are dropped; indices are sorted within rows; sums that
+    cancel to zero stay stored, as in scikit-learn's FeatureHasher.
+    """
+    n_docs = doc_off.shape[0] - 1
+    indptr = np.empty(n_docs + 1, np.int64)
+    indices = np.empty(stream.shape[0], np.int32)
+    data = np.empty(stream.shape[0], np.float64)
+    where = np.full(n_columns, -1, np.int64)
+    nnz = 0
+    indptr[0] = 0
+    for d in range(n_docs):
+        row_start = nnz
+        for p in range(doc_off[d], doc_off[d + 1]):
+            f = stream[p]
+            if f < GRAM_BASE:
+                c = col_tok[f]
+                w = weight_tok[f]
+            else:
+                c = col_gram[f - GRAM_BASE]
+                w = weight_gram[f - GRAM_BASE]
+            if c < 0:
+                continue
+            at = where[c]
+            if at >= row_start:
+                data[at] += w
+            else:
+                where[c] = nnz
+                indices[nnz] = c
+                data[nnz] = w
+                nnz += 1
+        _sort_row(indices, data, row_start, nnz)
+        indptr[d + 1] = nnz
+    return indptr, indices[:nnz].copy(), data[:nnz].copy()
+
+
+@nb.njit(cache=True)
+def gram_bytes(g_toks, g_off, n_gram, t_bytes, t_off):
+    """UTF-8 of every n-gram's name (tokens joined by a space), each followed by \\n."""
+    size = 0
+    for f in range(n_gram):
+        for p in range(g_off[f], g_off[f + 1]):
+            t = g_toks[p]
+            size += t_off[t + 1] - t_off[t] + 1
+    out = np.empty(size, np.uint8)
+    k = 0
+    for f in range(n_gram):
+        for p in range(g_off[f], g_off[f + 1]):
+            t = g_toks[p]
+            if p > g_off[f]:
+                out[k] = 0x20
+                k += 1
+            a, b = t_off[t], t_off[t + 1]
+            out[k : k + b - a] = t_bytes[a:b]
+            k += b - a
+        out[k] = 0x0A
+        k += 1
+    return out
+
+
+@nb.njit(cache=True)
+def prefix_keys(buf, starts, ends):
+    """Big-endian uint64 of bytes 0-7 and 8-15 of each string (zero-padded): sorting
+    by them sorts strings in code-point order up to a 16-byte common prefix."""
+    n = starts.shape[0]
+    first = np.zeros(n, np.uint64)
+    second = np.zeros(n, np.uint64)
+    for i in range(n):
+        s, e = starts[i], ends[i]
+        a = np.uint64(0)
+        b = np.uint64(0)
+        for k in range(8):
+            a = (a << np.uint64(8)) | (np.uint64(buf[s + k]) if s + k < e else np.uint64(0))
+        for k in range(8, 16):
+            b = (b << np.uint64(8)) | (np.uint64(buf[s + k]) if s + k < e else np.uint64(0))
+        first[i] = a
+        second[i] = b
+    return first, second
+
+
+@nb.njit(cache=True)
+def _rotl32(x, r):
+    return ((x << np.uint64(r)) | (x >> np.uint64(32 - r))) & _M32
+
+
+@nb.njit(cache=True)
+def murmur3_32(buf, starts, ends, seed):
+    """Signed MurmurHash3_x86_32 of each buf[starts[i]:ends[i]] (scikit-learn's hash)."""
+    c1 = np.uint64(0xCC9E2D51)
+    c2 = np.uint64(0x1B873593)
+    out = np.empty(starts.shape[0], np.int64)
+    for i in range(starts.shape[0]):
+        s, e = starts[i], ends[i]
+        length = e - s
+        h = np.uint64(seed) & _M32
+        nblocks = length // 4
+        for b in range(nblocks):
+            p = s + 4 * b
+            k = np.uint64(buf[p]) | (np.uint64(buf[p + 1]) << np.uint64(8))
+            k |= (np.uint64(buf[p + 2]) << np.uint64(16)) | (np.uint64(buf[p + 3]) << np.uint64(24))
+            k = (k * c1) & _M32
+            k = _rotl32(k, 15)
+            k = (k * c2) & _M32
+            h ^= k
+            h = _rotl32(h, 13)
+            h = (h * np.uint64(5) + np.uint64(0xE6546B64)) & _M32
+        tail = s + 4 * nblocks
+        rem = length & 3
+        k = np.uint64(0)
+        if rem >= 3:
+            k ^= np.uint64(buf[tail + 2]) << np.uint64(16)
+        if rem >= 2:
+            k ^= np.uint64(buf[tail + 1]) << np.uint64(8)
+        if rem >= 1:
+            k ^= np.uint64(buf[tail])
+            k = (k * c1) & _M32
+            k = _rotl32(k, 15)
+            k = (k * c2) & _M32
+            h ^= k
+        h ^= np.uint64(length)
+        h ^= h >> np.uint64(16)
+        h = (h * np.uint64(0x85EBCA6B)) & _M32
+        h ^= h >> np.uint64(13)
+        h = (h * np.uint64(0xC2B2AE35)) & _M32
+        h ^= h >> np.uint64(16)
+        v = np.int64(h)
+        out[i] = v - (np.int64(1) << 32) if v >= (np.int64(1) << 31) else v
+    return out
+
+
+@nb.njit(cache=True)
+def frequencies(entries, counts, n_tok, n_features):
+    """Document and corpus frequency of every feature index, shapes (n_features,).
+
+    ``entries`` are CSR indices of distinct stream entries per row (token id t, or
+    ``GRAM_BASE + g`` for n-gram g, feature index ``n_tok + g``), ``counts`` their
+    counts: df[f] = number of rows holding f, tf[f] = sum of its counts.
+    """
+    df = np.zeros(n_features, np.int64)
+    tf = np.zeros(n_features, np.int64)
+    for p in range(entries.shape[0]):
+        e = entries[p]
+        f = e if e < GRAM_BASE else n_tok + e - GRAM_BASE
+        df[f] += 1
+        tf[f] += counts[p]
+    return df, tf
+
+
+@nb.njit(cache=True)
+def to_columns(indptr, entries, counts, col_tok, col_gram, columns, values):
+    """CSR rows of stream entries -> rows of matrix columns, in place of a gather.
+
+    Entry e goes to column ``col_tok[e]`` (a token) or ``col_gram[e - GRAM_BASE]``
+    (an n-gram); entries whose column is negative are dropped. Fills ``columns``
+    and ``values`` (caller's dtypes, length >= len(entries)); returns the new
+    indptr, shape (n_rows + 1,), and the number of entries kept.
+    """
+    n_rows = indptr.shape[0] - 1
+    out = np.empty(n_rows + 1, np.int64)
+    out[0] = 0
+    k = 0
+    for d in range(n_rows):
+        for p in range(indptr[d], indptr[d + 1]):
+            e = entries[p]
+            c = col_tok[e] if e < GRAM_BASE else col_gram[e - GRAM_BASE]
+            if c >= 0:
+                columns[k] = c
+                values[k] = counts[p]
+                k += 1
+        out[d + 1] = k
+    return out, k

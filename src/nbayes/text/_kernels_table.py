@@ -1,0 +1,191 @@
+"""The interning hash tables of :mod:`nbayes.text._kernels` (numba).
+
+A table is an int64 array of 2 * cap entries: (hash, meta) per slot, meta =
+(key length << 32) | id, or -1 for an empty slot (cap a power of 2, at most half
+full). Token keys of <= 8 bytes hash bijectively (the hash of their bytes packed
+little-endian into one uint64, zero-padded), so equal hash and length mean equal
+keys; longer keys are compared in full. Bigrams of token ids hash bijectively too.
+
+Token hash: w_0, w_1, ... the key's bytes packed 8 at a time (little-endian, the
+last word zero-padded); ``finish(w_0)`` for keys of <= 8 bytes, else
+``finish(mix(mix(... mix(mix(FNV_OFFSET, w_0), w_1) ...), length))``; the compiled ASCII
+scan computes the same value from 8-byte loads.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_ID_MASK = np.int64(0xFFFFFFFF)
+
+
+@nb.njit(cache=True, inline="always")
+def finish(v):
+    """A bijective scramble of the uint64 v, as int64."""
+    h = v * _GOLDEN
+    return np.int64(h ^ (h >> np.uint64(32)))
+
+
+@nb.njit(cache=True, inline="always")
+def mix(h, w):
+    """One step of the long-key hash: the state h absorbs the 8-byte word w."""
+    h = (h ^ w) * _FNV_PRIME
+    return h ^ (h >> np.uint64(29))
+
+
+@nb.njit(cache=True, inline="always")
+def _pack(key, start, stop):
+    v = np.uint64(0)
+    for q in range(start, stop):
+        v |= np.uint64(key[q]) << np.uint64(8 * (q - start))
+    return v
+
+
+@nb.njit(cache=True, inline="always")
+def token_hash(key, length):
+    """The hash of the token bytes key[:length] (see the module docstring)."""
+    if length <= 8:
+        return finish(_pack(key, 0, length))
+    h = _FNV_OFFSET
+    for q in range(0, length, 8):
+        h = mix(h, _pack(key, q, min(q + 8, length)))
+    return finish(mix(h, np.uint64(length)))
+
+
+GRAM_BASE = np.int64(1) << 40  # stream entries >= GRAM_BASE are n-grams
+
+
+@nb.njit(cache=True, inline="always")
+def gram_hash(seq, s, e):
+    if e - s == 2:
+        return finish(np.uint64(seq[s]) | (np.uint64(seq[s + 1]) << np.uint64(32)))
+    h = _FNV_OFFSET
+    for p in range(s, e):
+        h = (h ^ np.uint64(seq[p])) * _FNV_PRIME
+        h ^= h >> np.uint64(29)
+    return finish(h)
+
+
+@nb.njit(cache=True, inline="always")
+def find_token(table, t_bytes, t_off, key, length, h):
+    """(token id or -1, slot) of the bytes key[:length] with hash h."""
+    mask = (table.shape[0] >> 1) - 1
+    i = h & mask
+    while True:
+        meta = table[2 * i + 1]
+        if meta < 0:
+            return -1, i
+        if table[2 * i] == h and (meta >> 32) == length:
+            tid = meta & _ID_MASK
+            if length <= 8:
+                return tid, i
+            s = t_off[tid]
+            same = True
+            for k in range(length):
+                if t_bytes[s + k] != key[k]:
+                    same = False
+                    break
+            if same:
+                return tid, i
+        i = (i + 1) & mask
+
+
+@nb.njit(cache=True, inline="always")
+def find_gram(table, g_toks, g_off, seq, s, e, h):
+    """(n-gram id or -1, slot) of the token-id sequence seq[s:e] with hash h."""
+    mask = (table.shape[0] >> 1) - 1
+    length = e - s
+    i = h & mask
+    while True:
+        meta = table[2 * i + 1]
+        if meta < 0:
+            return -1, i
+        if table[2 * i] == h and (meta >> 32) == length:
+            gid = meta & _ID_MASK
+            if length == 2:
+                return gid, i
+            a = g_off[gid]
+            same = True
+            for k in range(length):
+                if g_toks[a + k] != seq[s + k]:
+                    same = False
+                    break
+            if same:
+                return gid, i
+        i = (i + 1) & mask
+
+
+@nb.njit(cache=True, inline="always")
+def add_token(table, t_bytes, t_off, t_stop, counts, key, length, h, slot):
+    """Append token key[:length] (room is reserved by the caller)."""
+    tid = counts[0]
+    start = t_off[tid]
+    t_bytes[start : start + length] = key[:length]
+    t_off[tid + 1] = start + length
+    t_stop[tid] = 0
+    table[2 * slot] = h
+    table[2 * slot + 1] = (np.int64(length) << 32) | tid
+    counts[0] = tid + 1
+    return tid
+
+
+@nb.njit(cache=True, inline="always")
+def add_gram(table, g_toks, g_off, counts, seq, s, e, h, slot):
+    """Append the n-gram seq[s:e] (room is reserved by the caller)."""
+    gid = counts[1]
+    start = g_off[gid]
+    g_toks[start : start + e - s] = seq[s:e]
+    g_off[gid + 1] = start + e - s
+    table[2 * slot] = h
+    table[2 * slot + 1] = (np.int64(e - s) << 32) | gid
+    counts[1] = gid + 1
+    return gid
+
+
+@nb.njit(cache=True)
+def rehash(table, cap):
+    """The entries of table in a fresh table of cap slots (a power of 2)."""
+    new = np.full(2 * cap, -1, np.int64)
+    mask = cap - 1
+    for j in range(table.shape[0] >> 1):
+        if table[2 * j + 1] >= 0:
+            i = table[2 * j] & mask
+            while new[2 * i + 1] >= 0:
+                i = (i + 1) & mask
+            new[2 * i] = table[2 * j]
+            new[2 * i + 1] = table[2 * j + 1]
+    return new
+
+
+@nb.njit(cache=True)
+def intern_tokens(buf, offsets, table, t_bytes, t_off, t_stop, counts):
+    """Token ids of the byte strings buf[offsets[i]:offsets[i+1]], inserted if new."""
+    n = offsets.shape[0] - 1
+    ids = np.empty(n, np.int64)
+    for i in range(n):
+        key = buf[offsets[i] : offsets[i + 1]]
+        h = token_hash(key, key.shape[0])
+        tid, slot = find_token(table, t_bytes, t_off, key, key.shape[0], h)
+        if tid < 0:
+            tid = add_token(table, t_bytes, t_off, t_stop, counts, key, key.shape[0], h, slot)
+        ids[i] = tid
+    return ids
+
+
+@nb.njit(cache=True)
+def intern_grams(tokens, offsets, table, g_toks, g_off, counts):
+    """n-gram ids of the token-id sequences tokens[offsets[i]:offsets[i+1]]."""
+    n = offsets.shape[0] - 1
+    ids = np.empty(n, np.int64)
+    for i in range(n):
+        s, e = offsets[i], offsets[i + 1]
+        h = gram_hash(tokens, s, e)
+        gid, slot = find_gram(table, g_toks, g_off, tokens, s, e, h)
+        if gid < 0:
+            gid = add_gram(table, g_toks, g_off, counts, tokens, s, e, h, slot)
+        ids[i] = gid
+    return ids
