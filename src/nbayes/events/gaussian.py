@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import NDArray
 
 from nbayes._parallel import map_blocks
@@ -160,24 +161,61 @@ def _weighted_moments(
 def summarize(
     X: NDArray[np.float64], W: ClassWeights, observed: NDArray[np.bool_] | None = None
 ) -> GaussianStats:
-    """Per-class and overall weighted moments of X (n_samples, n_features): those of
-    cache-sized row blocks (:func:`summarize_block`), pooled exactly with
-    :func:`chan_merge` (``GaussianStats.__add__``), so X is read from memory once and
-    the temporaries stay small. A feature constant within a class stays exact (every
-    block gives its value as mean and ``M2 = 0``; pooling adds ``delta = 0``)."""
+    """Per-class and overall weighted moments of X (n_samples, n_features):
+    :func:`add_into` zero statistics."""
+    return add_into(GaussianStats.zero(W.n_classes, X.shape[1]), X, W, observed)
+
+
+def add_into(
+    stats: GaussianStats,
+    X: NDArray[np.float64],
+    W: ClassWeights,
+    observed: NDArray[np.bool_] | None = None,
+) -> GaussianStats:
+    """``stats`` pooled with the moments of X (n_samples, n_features) under W, in place
+    (the caller must own ``stats``: nobody else may hold its arrays); returns ``stats``.
+
+    The moments of cache-sized row blocks (:func:`summarize_block`, spread over
+    threads) are pooled into ``stats`` one by one with :func:`chan_merge`, so X is read
+    from memory once, the temporaries stay small and pooling stays exact: a feature
+    constant within a class keeps its value as mean and ``M2 = 0`` (every block gives
+    that value and ``M2 = 0``; pooling adds ``delta = 0``). Moments that overflow
+    float64 raise ValueError (see ``GaussianStats.check_representable``).
+    """
     blocks = row_blocks(X.shape[0], X.shape[1])
-    if len(blocks) <= 1:
-        return summarize_block(X, W, observed)
 
     def block_stats(rows: slice) -> GaussianStats:
         part = None if observed is None else observed[rows]
         return summarize_block(X[rows], W.rows(rows), part)
 
-    parts = map_blocks(block_stats, blocks)
-    stats = parts[0]
-    for part in parts[1:]:
-        stats = stats + part
+    parts = (
+        [summarize_block(X, W, observed)] if len(blocks) <= 1 else map_blocks(block_stats, blocks)
+    )
+    for part in parts:
+        _pool_into(stats, part)
+    stats.check_representable()
     return stats
+
+
+def _pool_into(stats: GaussianStats, part: GaussianStats) -> None:
+    """``stats`` pooled with ``part`` (Chan et al.), written into ``stats``'s arrays."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        pooled = chan_merge(stats.count, stats.mean, stats.m2, part.count, part.mean, part.m2)
+        for target, value in zip((stats.count, stats.mean, stats.m2), pooled, strict=True):
+            target[...] = value
+        pooled = chan_merge(
+            stats.total_count,
+            stats.total_mean,
+            stats.total_m2,
+            part.total_count,
+            part.total_mean,
+            part.total_m2,
+        )
+        for target, value in zip(
+            (stats.total_count, stats.total_mean, stats.total_m2), pooled, strict=True
+        ):
+            target[...] = value
+    stats.class_count[...] += part.class_count
 
 
 def summarize_block(
@@ -186,19 +224,22 @@ def summarize_block(
     """Per-class and overall weighted moments of X (n_samples, n_features).
 
     Two passes, so no sum of squares cancels: the means first, then the squared
-    deviations from each row's own class mean (hard labels: one product; soft
-    labels: one pass per class). Each class's values of each feature are first
+    deviations from each row's own class mean (hard labels: one sparse product each;
+    soft labels: one pass per class). Each class's values of each feature are first
     shifted by one of them (:func:`_reference_values`), so a feature constant within a
     class gets exactly that value as its mean and ``M2 = 0``, however large the value
     (rounding noise would otherwise make its variance, and the variance floor, depend
     on the order of the rows). Rows of zero weight are left out, so their values cannot
     overflow the sums. ``observed`` (n_samples, n_features), if given, marks the values
     present: a missing value (where ``observed`` is False) adds nothing to its feature's
-    count, mean or M2. Moments that overflow float64 raise ValueError
-    (see ``GaussianStats.check_representable``).
+    count, mean or M2. The overall moments are pooled from the class moments
+    (:func:`_pooled_totals`); nothing here checks overflow (``add_into`` does).
     """
     class_count = W.class_totals()
     weights = W.row_totals()
+    if W.labels is not None and observed is None:
+        count, mean, m2 = _hard_moments(X, W.labels, weights, class_count)
+        return GaussianStats(class_count, count, mean, m2, *_pooled_totals(count, mean, m2))
     usable = (weights > 0)[:, None] if observed is None else (weights > 0)[:, None] & observed
     if observed is None:
         count = np.repeat(class_count[:, None], X.shape[1], axis=1)
@@ -221,10 +262,58 @@ def summarize_block(
                 deviation = np.where(rows, shifted - offset[c], 0.0)
                 m2[c] = class_weights @ (deviation * deviation)
         mean = reference + offset
-    total = _weighted_moments(weights, X, usable)
-    stats = GaussianStats(class_count, count, mean, m2, *total)
-    stats.check_representable()
-    return stats
+    return GaussianStats(class_count, count, mean, m2, *_pooled_totals(count, mean, m2))
+
+
+def _hard_moments(
+    X: NDArray[np.float64],
+    labels: NDArray[np.intp],
+    weights: NDArray[np.float64],
+    class_count: NDArray[np.float64],
+) -> tuple[NDArray, NDArray, NDArray]:
+    """Per-class (count, mean, M2), each (n_classes, n_features), for hard labels and no
+    missing values: the same two passes as ``summarize_block``, with the class sums
+    ``sum_i w_i v_i`` as one sparse product ``S @ v`` (``S`` the (n_classes, n_rows)
+    transpose of W: each row added once into its class) and in-place temporaries."""
+    n_classes, n_features = class_count.shape[0], X.shape[1]
+    if not np.all(weights > 0):  # rows of zero weight are left out
+        kept = weights > 0
+        X, labels, weights = X[kept], labels[kept], weights[kept]
+    rows = X.shape[0]
+    count = np.repeat(class_count[:, None], n_features, axis=1)
+    reference = np.zeros((n_classes, n_features))
+    classes, first = np.unique(labels, return_index=True)
+    reference[classes] = X[first]
+    by_class = sp.csc_matrix((weights, labels, np.arange(rows + 1)), shape=(n_classes, rows))
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        deviation = reference[labels]
+        np.subtract(X, deviation, out=deviation)  # x - reference
+        offset = by_class @ deviation
+        offset /= np.where(count > 0, count, 1.0)
+        deviation -= offset[labels]  # x - mean
+        np.multiply(deviation, deviation, out=deviation)
+        m2 = by_class @ deviation
+        offset += reference
+    return count, offset, m2
+
+
+def _pooled_totals(count: NDArray, mean: NDArray, m2: NDArray) -> tuple[NDArray, NDArray, NDArray]:
+    """The overall (count, mean, M2) of each feature, shape (n_features,), pooled from
+    the class moments (n_classes, n_features):
+    ``N = sum_c N_c``, ``mean = r + sum_c N_c (mean_c - r) / N`` and
+    ``M2 = sum_c M2_c + sum_c N_c (mean_c - mean)^2``, with ``r`` the mean of the first
+    class that observed the feature (so a feature with the same mean in every class
+    keeps it exactly, and ``M2`` gains exactly 0)."""
+    total = count.sum(axis=0)
+    seen = count > 0
+    has = seen.any(axis=0)
+    reference = np.where(has, mean[np.argmax(seen, axis=0), np.arange(mean.shape[1])], 0.0)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        delta = np.where(seen, mean - reference, 0.0)
+        offset = np.where(has, (count * delta).sum(axis=0) / np.where(has, total, 1.0), 0.0)
+        delta -= offset
+        spread = np.where(seen, count * delta * delta, 0.0).sum(axis=0)
+        return total, reference + offset, np.where(seen, m2, 0.0).sum(axis=0) + spread
 
 
 def _reference_values(X: NDArray, W: ClassWeights, usable: NDArray[np.bool_]) -> NDArray:
