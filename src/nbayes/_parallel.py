@@ -11,10 +11,15 @@ used, never more than the blocks.
 
 from __future__ import annotations
 
+import math
 import os
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
 
 T = TypeVar("T")
 B = TypeVar("B")
@@ -61,3 +66,25 @@ def map_blocks(fn: Callable[[B], T], blocks: Sequence[B]) -> list[T]:
         if workers == 1:
             return [fn(block) for block in blocks]
         return list(_executor(workers).map(fn, blocks))
+
+
+class Scratch:
+    """Float64 work buffers reused by the blocks one thread runs during one kernel call.
+
+    A fresh multi-megabyte temporary per block pays its page faults every time (the
+    allocator returns big blocks to the system when they are freed), several times
+    the arithmetic on it; a buffer reused across a thread's blocks pays them once.
+    The buffers go when the ``Scratch`` does (at the end of the call).
+    """
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    def get(self, slot: int, shape: tuple[int, ...]) -> NDArray[np.float64]:
+        """This thread's buffer number ``slot``, as an uninitialised array of ``shape``."""
+        buffers = self._local.__dict__.setdefault("buffers", {})
+        size = math.prod(shape)
+        buffer = buffers.get(slot)
+        if buffer is None or buffer.size < size:
+            buffer = buffers[slot] = np.empty(size)
+        return buffer[:size].reshape(shape)

@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from nbayes._parallel import map_blocks
+from nbayes._parallel import Scratch, map_blocks
 from nbayes._validate import ClassWeights, row_blocks
 
 
@@ -183,15 +183,15 @@ def add_into(
     float64 raise ValueError (see ``GaussianStats.check_representable``).
     """
     blocks = row_blocks(X.shape[0], X.shape[1])
+    scratch = Scratch()
 
     def block_stats(rows: slice) -> GaussianStats:
+        if W.labels is not None and observed is None:
+            return _hard_block(X[rows], W.labels[rows], W.matrix.data[rows], W.n_classes, scratch)
         part = None if observed is None else observed[rows]
         return summarize_block(X[rows], W.rows(rows), part)
 
-    parts = (
-        [summarize_block(X, W, observed)] if len(blocks) <= 1 else map_blocks(block_stats, blocks)
-    )
-    for part in parts:
+    for part in map_blocks(block_stats, blocks):
         _pool_into(stats, part)
     stats.check_representable()
     return stats
@@ -235,11 +235,10 @@ def summarize_block(
     count, mean or M2. The overall moments are pooled from the class moments
     (:func:`_pooled_totals`); nothing here checks overflow (``add_into`` does).
     """
+    if W.labels is not None and observed is None:
+        return _hard_block(X, W.labels, W.matrix.data, W.n_classes, Scratch())
     class_count = W.class_totals()
     weights = W.row_totals()
-    if W.labels is not None and observed is None:
-        count, mean, m2 = _hard_moments(X, W.labels, weights, class_count)
-        return GaussianStats(class_count, count, mean, m2, *_pooled_totals(count, mean, m2))
     usable = (weights > 0)[:, None] if observed is None else (weights > 0)[:, None] & observed
     if observed is None:
         count = np.repeat(class_count[:, None], X.shape[1], axis=1)
@@ -265,36 +264,42 @@ def summarize_block(
     return GaussianStats(class_count, count, mean, m2, *_pooled_totals(count, mean, m2))
 
 
-def _hard_moments(
+def _hard_block(
     X: NDArray[np.float64],
     labels: NDArray[np.intp],
     weights: NDArray[np.float64],
-    class_count: NDArray[np.float64],
-) -> tuple[NDArray, NDArray, NDArray]:
-    """Per-class (count, mean, M2), each (n_classes, n_features), for hard labels and no
-    missing values: the same two passes as ``summarize_block``, with the class sums
+    n_classes: int,
+    scratch: Scratch,
+) -> GaussianStats:
+    """``summarize_block`` for hard labels (class ``labels``, weights ``weights``, each
+    (n_rows,)) and no missing values: the same two passes, with the class sums
     ``sum_i w_i v_i`` as one sparse product ``S @ v`` (``S`` the (n_classes, n_rows)
-    transpose of W: each row added once into its class) and in-place temporaries."""
-    n_classes, n_features = class_count.shape[0], X.shape[1]
+    transpose of W: each row added once into its class) and the (n_rows, n_features)
+    temporaries in two reused ``scratch`` buffers."""
+    class_count = np.bincount(labels, weights, minlength=n_classes)
     if not np.all(weights > 0):  # rows of zero weight are left out
         kept = weights > 0
         X, labels, weights = X[kept], labels[kept], weights[kept]
-    rows = X.shape[0]
+    rows, n_features = X.shape
+    if rows == 0:
+        return GaussianStats.zero(n_classes, n_features)
     count = np.repeat(class_count[:, None], n_features, axis=1)
-    reference = np.zeros((n_classes, n_features))
-    classes, first = np.unique(labels, return_index=True)
-    reference[classes] = X[first]
+    pick = np.zeros(n_classes, dtype=np.intp)
+    pick[labels] = np.arange(rows)  # one row of each class present (any one will do)
+    reference = np.where(np.bincount(labels, minlength=n_classes)[:, None] > 0, X[pick], 0.0)
     by_class = sp.csc_matrix((weights, labels, np.arange(rows + 1)), shape=(n_classes, rows))
+    deviation, gathered = scratch.get(0, X.shape), scratch.get(1, X.shape)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        deviation = reference[labels]
+        np.take(reference, labels, axis=0, out=deviation)
         np.subtract(X, deviation, out=deviation)  # x - reference
         offset = by_class @ deviation
         offset /= np.where(count > 0, count, 1.0)
-        deviation -= offset[labels]  # x - mean
+        np.take(offset, labels, axis=0, out=gathered)
+        deviation -= gathered  # x - mean
         np.multiply(deviation, deviation, out=deviation)
         m2 = by_class @ deviation
-        offset += reference
-    return count, offset, m2
+        mean = offset + reference
+    return GaussianStats(class_count, count, mean, m2, *_pooled_totals(count, mean, m2))
 
 
 def _pooled_totals(count: NDArray, mean: NDArray, m2: NDArray) -> tuple[NDArray, NDArray, NDArray]:
