@@ -30,6 +30,9 @@ class UnknownCategoryError(ValueError, IndexError):
     """
 
 
+_BLOCK_BYTES = 1 << 19  # cell indices of a block of rows: 512 KiB
+
+
 def offsets_of(n_categories: NDArray[np.intp]) -> NDArray[np.intp]:
     """Start column of each feature in the flat block: shape (n_features,)."""
     return np.concatenate(([0], np.cumsum(n_categories)[:-1])).astype(np.intp)
@@ -122,10 +125,9 @@ def add_into(
     width = int(n_categories.sum())
     size = n_classes * width
     counts = stats.counts
-    # at least as many codes per block as cells, so each bincount's output is amortised
-    rows_per_block = max(
-        _validate.BLOCK_BYTES // (8 * max(n_features, 1)), -(-size // max(n_features, 1))
-    )
+    # small blocks (the cell indices are the only temporary), but at least as many codes
+    # per block as cells, so each bincount's output is amortised
+    rows_per_block = max(_BLOCK_BYTES // (8 * max(n_features, 1)), -(-size // max(n_features, 1)))
     blocks = _validate.row_blocks(X.shape[0], n_features, 8 * n_features * rows_per_block)
     stats.class_count[...] += W.class_totals()
     if W.labels is None:
@@ -139,9 +141,11 @@ def add_into(
     row_weights = W.matrix.data
     unit = bool(np.all(row_weights == 1.0))
     flat = counts.reshape(-1) if counts.flags.c_contiguous else np.zeros(size)
+    buffer = np.empty(min(X.shape[0], rows_per_block) * n_features, dtype=np.intp)
     for rows in blocks:
         block = X[rows]
-        cells = block + offsets
+        cells = buffer[: block.size].reshape(block.shape)  # reused: one block's worth
+        np.add(block, offsets, out=cells)
         cells += (W.labels[rows] * width)[:, None]
         cells = cells.ravel()
         weights = None if unit else np.repeat(row_weights[rows], n_features)
