@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from nbayes._parallel import Scratch
+from nbayes._parallel import SCRATCH, Scratch
 from nbayes._validate import ClassWeights
 
 Moments = tuple[NDArray, NDArray, NDArray, NDArray, NDArray, NDArray, NDArray]
@@ -36,7 +36,7 @@ def block_moments(
     (:func:`pooled_totals`); nothing here checks overflow (``add_into`` does).
     """
     if W.labels is not None and observed is None:
-        return hard_block_moments(X, W.labels, W.matrix.data, W.n_classes, Scratch())
+        return hard_block_moments(X, W.labels, W.matrix.data, W.n_classes, SCRATCH)
     class_count = W.class_totals()
     weights = W.row_totals()
     usable = (weights > 0)[:, None] if observed is None else (weights > 0)[:, None] & observed

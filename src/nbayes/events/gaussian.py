@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes._parallel import Scratch, map_blocks
+from nbayes._parallel import SCRATCH, map_blocks
 from nbayes._validate import ClassWeights, row_blocks
 from nbayes.events._gaussian_fit import block_moments, hard_block_moments
 
@@ -183,13 +183,12 @@ def add_into(
     float64 raise ValueError (see ``GaussianStats.check_representable``).
     """
     blocks = row_blocks(X.shape[0], X.shape[1])
-    scratch = Scratch()
 
     def block_stats(rows: slice) -> GaussianStats:
         if W.labels is not None and observed is None:
             labels, weights = W.labels[rows], W.matrix.data[rows]
             return GaussianStats(
-                *hard_block_moments(X[rows], labels, weights, W.n_classes, scratch)
+                *hard_block_moments(X[rows], labels, weights, W.n_classes, SCRATCH)
             )
         part = None if observed is None else observed[rows]
         return summarize_block(X[rows], W.rows(rows), part)
