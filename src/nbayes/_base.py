@@ -1,7 +1,10 @@
 """The machinery every nbayes estimator shares, written once.
 
 ``fit`` and ``partial_fit`` are one path: validate → class-weight matrix ``W`` →
-``summarize`` → add to the running statistics. Parameters are estimated lazily,
+add the batch's statistics into the running statistics (``fit`` starts them at
+zero). The running statistics belong to the estimator, which may update them in
+place; once anyone else may hold them (they were read through ``_stats``, or set
+from outside), the next batch copies them first (copy on write). Parameters are estimated lazily,
 from the statistics and the settings in force at the last training call, the first
 time a prediction or a fitted attribute needs them, so a hundred ``partial_fit``
 calls cost one estimate. Prediction is log-likelihood → :mod:`nbayes.posterior`.
@@ -9,6 +12,7 @@ calls cost one estimate. Prediction is log-likelihood → :mod:`nbayes.posterior
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from numbers import Integral
 from typing import Any
@@ -57,6 +61,34 @@ class _LazyFit:
         self.fitted: Fitted | None = None
 
 
+class _RunningStats:
+    """The estimator's running statistics and whether they may be updated in place.
+
+    ``owner`` is the ``id`` of the estimator they belong to (a shallow copy of the
+    estimator shares this holder, but is not its owner); ``shared`` turns True once
+    the statistics have been handed out (read through ``BaseNB._stats``) or were given
+    from outside (assigned to it), so someone else may hold them.
+    """
+
+    __slots__ = ("owner", "shared", "stats")
+
+    def __init__(self, stats: Any, owner: int, shared: bool) -> None:
+        self.stats = stats
+        self.owner = owner
+        self.shared = shared
+
+
+def copy_stats(stats: Any) -> Any:
+    """A copy of a statistics dataclass whose array fields are copied too."""
+    return type(stats)(
+        **{
+            field.name: np.array(value, copy=True) if isinstance(value, np.ndarray) else value
+            for field in dataclasses.fields(stats)
+            for value in (getattr(stats, field.name),)
+        }
+    )
+
+
 class BaseNB(ClassifierMixin, BaseEstimator):
     """Base class: subclasses supply the event-model hooks below.
 
@@ -65,12 +97,42 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     _check_X(X, reset) : validated X for the event model.
     _zero_stats(n_classes, n_features) : the statistics of no data.
     _summarize(X, W) : one batch's statistics.
+    _add_into(stats, X, W) : ``stats`` plus the statistics of one batch (default:
+        ``stats + _summarize(X, W)``). Estimators whose ``_add_into`` updates
+        ``stats`` in place (saving a full-size summary per batch) set
+        ``_adds_in_place = True``; they are only ever given statistics they own.
     _estimate(stats, **settings) : the event model's parameters.
     _log_likelihood(params, X) : ``log P(x | y)``, shape (n_samples, n_classes).
     _log_likelihood_terms(params, X) : its per-feature terms ``log P(x_j | y)``,
         shape (n_samples, n_classes, n_features) (default: the event module's).
     _estimation_settings() : the hyper-parameters ``_estimate`` uses, checked.
     """
+
+    _adds_in_place: bool = False
+
+    # ------------------------------------------------------------ statistics
+    @property
+    def _stats(self) -> Any:
+        """The running statistics. Reading them hands them out: the next training call
+        copies them before adding in place, so what was read never changes."""
+        running = self.__dict__.get("_running")
+        if running is None:
+            raise AttributeError(f"{type(self).__name__} has no statistics yet.")
+        running.shared = True
+        return running.stats
+
+    @_stats.setter
+    def _stats(self, stats: Any) -> None:
+        """Statistics given from outside (merge, EM, files): never updated in place."""
+        self.__dict__["_running"] = _RunningStats(stats, id(self), shared=True)
+
+    def _own_stats(self, stats: Any) -> None:
+        """Make ``stats``, which no one else holds, the running statistics."""
+        self.__dict__["_running"] = _RunningStats(stats, id(self), shared=False)
+
+    def _add_into(self, stats, X, W: ClassWeights):
+        """``stats`` plus the statistics of X under W."""
+        return stats + self._summarize(X, W)
 
     # ------------------------------------------------------------ training
     def fit(self, X, y, sample_weight=None):
@@ -83,7 +145,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         X, y = self._check_X_y(X, y, reset=True)
         check_targets(y)
         self.classes_, index = encode_labels(y)
-        self._stats = self._zero_stats(len(self.classes_), X.shape[1])
+        self._own_stats(self._zero_stats(len(self.classes_), X.shape[1]))
         return self._learn(X, y, sample_weight, index)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -93,8 +155,9 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         call and optional afterwards. Fitting all batches one by one gives the
         same model as one ``fit`` on their union.
         """
-        self._validate_params()
         first_call = not hasattr(self, "classes_")
+        if first_call:  # as scikit-learn: parameters are checked once per training run
+            self._validate_params()
         if first_call and classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit.")
         X, y = self._check_X_y(X, y, reset=first_call)
@@ -108,7 +171,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
                 )
             if first_call:
                 self.classes_ = declared
-                self._stats = self._zero_stats(len(declared), X.shape[1])
+                self._own_stats(self._zero_stats(len(declared), X.shape[1]))
         return self._learn(X, y, sample_weight)
 
     def _learn(self, X, y, sample_weight, index=None) -> BaseNB:
@@ -124,10 +187,17 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         return self._learn_weighted(X, W)
 
     def _learn_weighted(self, X, W: ClassWeights) -> BaseNB:
-        """Add the statistics of validated X under class weights W (n, n_classes)."""
+        """Add the statistics of validated X under class weights W (n, n_classes).
+
+        Estimators that add in place get their own running statistics, copied first
+        if someone else may hold them (copy on write)."""
         settings = self._estimation_settings()
         self._check_prior_settings()
-        self._stats = self._stats + self._summarize(X, W)
+        running = self.__dict__["_running"]
+        stats = running.stats
+        if self._adds_in_place and (running.shared or running.owner != id(self)):
+            stats = copy_stats(stats)
+        self._own_stats(self._add_into(stats, X, W))
         self._lazy = _LazyFit(settings)
         return self
 

@@ -40,10 +40,14 @@ class ClassWeights:
 
     def class_totals(self) -> NDArray[np.float64]:
         """Column sums of ``W``: the weighted count of each class, shape (n_classes,)."""
+        if self.labels is not None:
+            return np.bincount(self.labels, self.matrix.data, minlength=self.n_classes)
         return np.asarray(self.matrix.sum(axis=0), dtype=np.float64).ravel()
 
     def row_totals(self) -> NDArray[np.float64]:
         """Row sums of ``W``: each sample's total weight, shape (n_samples,)."""
+        if self.labels is not None:  # one entry per row
+            return np.asarray(self.matrix.data, dtype=np.float64)
         return np.asarray(self.matrix.sum(axis=1), dtype=np.float64).ravel()
 
     def rows(self, rows: slice) -> ClassWeights:
@@ -71,11 +75,19 @@ class ClassWeights:
         nonzero into its (class, feature) cell, in blocks of rows.
         """
         if self.labels is not None and sp.issparse(X) and X.format == "csr":
-            return _scatter_add(self, X)
+            return _scatter_add(self, X, np.zeros((self.n_classes, X.shape[1])))
         product = self.matrix.T @ X
         if sp.issparse(product):
             product = product.toarray()
         return np.asarray(product, dtype=np.float64)
+
+    def add_transpose_dot(self, X, out: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``out += W.T @ X`` in place; ``out`` (n_classes, n_features) C-contiguous
+        float64. Hard labels with CSR X scatter-add straight into ``out``."""
+        if self.labels is not None and sp.issparse(X) and X.format == "csr":
+            return _scatter_add(self, X, out)
+        out += self.transpose_dot(X)
+        return out
 
 
 BLOCK_BYTES = 1 << 21  # 2 MiB: a block of rows and its temporaries stay in cache
@@ -88,17 +100,31 @@ def row_blocks(n_rows: int, width: int, block_bytes: int = BLOCK_BYTES) -> list[
     return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
 
 
-_NONZEROS_PER_BLOCK = 1 << 21  # 32 MiB of (cell, value) pairs a block
+_NONZEROS_PER_BLOCK = 1 << 20  # 8 MiB of cell indices a block
 
 
-def _scatter_add(weights: ClassWeights, X: sp.csr_matrix) -> NDArray[np.float64]:
-    """``W.T @ X`` for hard labels and CSR X: ``out[label_i, j] += w_i x_ij``."""
-    n_classes, n_features = weights.n_classes, X.shape[1]
-    size = n_classes * n_features
-    out = None
+def _scatter_add(
+    weights: ClassWeights, X: sp.csr_matrix, out: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """``out += W.T @ X`` for hard labels and CSR X: ``out[label_i, j] += w_i x_ij``.
+
+    The nonzeros go in blocks of rows (about ``max(2**20, out.size)`` nonzeros), each
+    turned into flat cell indices ``label_i * n_features + j`` (an int64 temporary).
+    When X has at least as many nonzeros as ``out`` has cells, each block is counted
+    by one ``bincount`` and added (the pass over its output is amortised; ``np.add.at``
+    is slower per nonzero); a smaller X (a ``partial_fit`` batch against many
+    features) goes by ``np.add.at`` straight into ``out``: no temporary of out's size.
+    """
+    if not out.flags.c_contiguous:
+        out += _scatter_add(weights, X, np.zeros(out.shape))
+        return out
+    n_features = X.shape[1]
+    size = out.size
+    flat = out.reshape(-1)  # a view of out
+    per_block = max(_NONZEROS_PER_BLOCK, size)  # big inputs: blocks that amortise a bincount
+    counted = X.nnz >= size  # else np.add.at
     row_weights = weights.matrix.data
     unit = bool(np.all(row_weights == 1.0))
-    per_block = max(_NONZEROS_PER_BLOCK, size)  # amortise each block's output
     indptr = X.indptr
     start = 0
     while start < X.shape[0]:
@@ -111,12 +137,12 @@ def _scatter_add(weights: ClassWeights, X: sp.csr_matrix) -> NDArray[np.float64]
         values = X.data[nonzeros]
         if not unit:
             values = values * np.repeat(row_weights[start:stop], lengths)
-        block = np.bincount(cells, values, minlength=size)
-        out = block if out is None else np.add(out, block, out=out)
+        if counted:
+            flat += np.bincount(cells, values, minlength=size)
+        else:
+            np.add.at(flat, cells, values)
         start = stop
-    if out is None:
-        out = np.zeros(size)
-    return out.reshape(n_classes, n_features)
+    return out
 
 
 def hard_class_weights(

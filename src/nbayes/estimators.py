@@ -78,8 +78,13 @@ class _DiscreteNB(LinearNBMixin, BaseNB):
     def _zero_stats(self, n_classes, n_features):
         return counts.CountStats.zero(n_classes, n_features)
 
+    _adds_in_place = True
+
     def _summarize(self, X, W):
         return counts.summarize(X, W)
+
+    def _add_into(self, stats, X, W):
+        return counts.add_into(stats, X, W)
 
     def _log_likelihood(self, params, X):
         return self._event.log_likelihood(params, X)
@@ -396,6 +401,9 @@ class CategoricalNB(_DiscreteNB):
     def _summarize(self, X, W):
         n_categories = np.maximum(self._n_categories(X), self._stats.n_categories)
         return categorical.summarize(X, W, n_categories)
+
+    def _add_into(self, stats, X, W):
+        return categorical.add_into(stats, X, W, self._n_categories(X))
 
     def _estimate(self, stats, alpha):
         return categorical.estimate(stats, alpha)

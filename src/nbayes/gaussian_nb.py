@@ -84,8 +84,13 @@ class GaussianNB(BaseNB):
     def _zero_stats(self, n_classes, n_features):
         return gaussian.GaussianStats.zero(n_classes, n_features)
 
+    _adds_in_place = True
+
     def _summarize(self, X, W):
         return gaussian.summarize(X, W)
+
+    def _add_into(self, stats, X, W):
+        return gaussian.add_into(stats, X, W)
 
     def _estimation_settings(self):
         return {"var_smoothing": self.var_smoothing, "ddof": self.ddof}

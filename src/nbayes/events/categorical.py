@@ -30,6 +30,9 @@ class UnknownCategoryError(ValueError, IndexError):
     """
 
 
+_BLOCK_BYTES = 1 << 19  # cell indices of a block of rows: 512 KiB
+
+
 def offsets_of(n_categories: NDArray[np.intp]) -> NDArray[np.intp]:
     """Start column of each feature in the flat block: shape (n_features,)."""
     return np.concatenate(([0], np.cumsum(n_categories)[:-1])).astype(np.intp)
@@ -91,38 +94,58 @@ class CategoricalStats:
 def summarize(
     X: NDArray[np.intp], W: ClassWeights, n_categories: NDArray[np.intp]
 ) -> CategoricalStats:
-    """Count ``N_cjt`` for integer codes X (n_samples, n_features), ``0 <= x_ij < K_j``.
+    """Count ``N_cjt`` for integer codes X (n_samples, n_features), ``0 <= x_ij < K_j``:
+    :func:`add_into` zero statistics laid out for ``n_categories`` (K_j), which must
+    cover every code in X."""
+    n_categories = np.asarray(n_categories, dtype=np.intp)
+    zero = CategoricalStats(
+        np.zeros(W.n_classes), n_categories, np.zeros((W.n_classes, int(n_categories.sum())))
+    )
+    return add_into(zero, X, W, n_categories)
 
-    ``n_categories`` (K_j) must cover every code in X. A negative code marks a
-    missing value: it adds nothing, so ``N_cj.`` counts only the observed values.
-    Hard labels: one ``bincount`` per cache-sized block of rows over the cells
+
+def add_into(
+    stats: CategoricalStats, X: NDArray[np.intp], W: ClassWeights, n_categories: NDArray[np.intp]
+) -> CategoricalStats:
+    """``stats`` plus the counts ``N_cjt`` of integer codes X (n_samples, n_features).
+
+    ``n_categories`` (K_j) must cover every code in X; the counts are widened to it
+    first if it exceeds ``stats.n_categories`` (then a new counts array), else added in
+    place: the caller must own ``stats`` (nobody else may hold its arrays). A negative
+    code marks a missing value: it adds nothing, so ``N_cj.`` counts only the observed
+    values. Hard labels: one ``bincount`` per cache-sized block of rows over the cells
     ``c * sum_j K_j + offset_j + x_ij`` (unweighted, in integers, when every sample
-    weight is 1).
+    weight is 1), added into the counts.
     """
+    n_categories = np.maximum(np.asarray(n_categories, dtype=np.intp), stats.n_categories)
+    if not np.array_equal(n_categories, stats.n_categories):
+        stats = CategoricalStats(stats.class_count, n_categories, stats.widened(n_categories))
     n_classes, n_features = W.n_classes, X.shape[1]
     offsets = offsets_of(n_categories)
     width = int(n_categories.sum())
     size = n_classes * width
-    # at least as many codes per block as cells, so each bincount's output is amortised
-    rows_per_block = max(
-        _validate.BLOCK_BYTES // (8 * max(n_features, 1)), -(-size // max(n_features, 1))
-    )
+    counts = stats.counts
+    # small blocks (the cell indices are the only temporary), but at least as many codes
+    # per block as cells, so each bincount's output is amortised
+    rows_per_block = max(_BLOCK_BYTES // (8 * max(n_features, 1)), -(-size // max(n_features, 1)))
     blocks = _validate.row_blocks(X.shape[0], n_features, 8 * n_features * rows_per_block)
+    stats.class_count[...] += W.class_totals()
     if W.labels is None:
-        counts = np.zeros((n_classes, width))
         for rows in blocks:
             columns = (X[rows] + offsets).ravel()
             observed = (X[rows] >= 0).ravel()
             for c in range(n_classes):
                 weights = np.repeat(W.matrix[rows, c], n_features)
                 counts[c] += np.bincount(columns[observed], weights[observed], minlength=width)
-        return CategoricalStats(W.class_totals(), n_categories.astype(np.intp), counts)
+        return stats
     row_weights = W.matrix.data
     unit = bool(np.all(row_weights == 1.0))
-    flat = np.zeros(size, dtype=np.int64 if unit else np.float64)
+    flat = counts.reshape(-1) if counts.flags.c_contiguous else np.zeros(size)
+    buffer = np.empty(min(X.shape[0], rows_per_block) * n_features, dtype=np.intp)
     for rows in blocks:
         block = X[rows]
-        cells = block + offsets
+        cells = buffer[: block.size].reshape(block.shape)  # reused: one block's worth
+        np.add(block, offsets, out=cells)
         cells += (W.labels[rows] * width)[:, None]
         cells = cells.ravel()
         weights = None if unit else np.repeat(row_weights[rows], n_features)
@@ -131,8 +154,9 @@ def summarize(
             cells = cells[observed]
             weights = None if weights is None else weights[observed]
         flat += np.bincount(cells, weights, minlength=size)
-    counts = flat.reshape(n_classes, width).astype(np.float64)
-    return CategoricalStats(W.class_totals(), n_categories.astype(np.intp), counts)
+    if not counts.flags.c_contiguous:
+        counts += flat.reshape(n_classes, width)
+    return stats
 
 
 @dataclass(frozen=True)

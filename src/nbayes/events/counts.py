@@ -44,7 +44,16 @@ class CountStats:
         """Raise ValueError if the counts, or the totals the estimates divide by
         (per class, per feature, overall), overflow float64."""
         with np.errstate(over="ignore", invalid="ignore"):
-            finite = np.isfinite(self.feature_count.sum()) and np.isfinite(self.class_count.sum())
+            total = self.feature_count.sum()
+            finite = np.isfinite(total) and np.isfinite(self.class_count.sum())
+        if finite:
+            # sum |N_cj| bounds every total the estimates take; known for counts >= 0
+            bound = (
+                float(total)
+                if self.feature_count.size == 0 or self.feature_count.min() >= 0
+                else None
+            )
+            object.__setattr__(self, "_magnitude_bound", bound)
         if not finite:
             with np.errstate(over="ignore", invalid="ignore"):
                 per_feature = np.isfinite(self.feature_count.sum(axis=0))
@@ -68,10 +77,53 @@ class CountStats:
 
 def summarize(X, W: ClassWeights) -> CountStats:
     """``N_c = W.sum(0)`` and ``N_cj = W.T @ X`` for X (n_samples, n_features),
-    dense or sparse. Overflow is checked where statistics are added (every training
-    path adds a batch to a running total), not here."""
+    dense or sparse: :func:`add_into` zero statistics."""
+    return add_into(CountStats.zero(W.n_classes, X.shape[1]), X, W)
+
+
+def add_into(stats: CountStats, X, W: ClassWeights) -> CountStats:
+    """``N_c += W.sum(0)`` and ``N_cj += W.T @ X`` in place, for X (n_samples,
+    n_features) dense or sparse; returns ``stats``, whose arrays the caller must own
+    (nobody else may hold them). Hard labels with CSR X scatter-add every nonzero
+    straight into ``feature_count``: no (n_classes, n_features) temporary per batch.
+    Overflow raises ValueError (``check_representable``)."""
+    batch_bound = _magnitude_bound(X, W, stats.feature_count.size)
     with np.errstate(over="ignore", invalid="ignore"):
-        return CountStats(W.class_totals(), W.transpose_dot(X))
+        stats.class_count[...] += W.class_totals()
+        W.add_transpose_dot(X, stats.feature_count)
+    _check_added(stats, batch_bound)
+    return stats
+
+
+# Below this, a bound on sum |N_cj| (however rounded) proves every total finite.
+_SAFE_MAGNITUDE = np.finfo(np.float64).max / 4
+
+
+def _magnitude_bound(X, W: ClassWeights, budget: int) -> float | None:
+    """An upper bound on ``sum_cj |(W.T @ X)_cj|``: ``max_i sum_c W_ic`` times
+    ``max_ij |x_ij|`` times the number of stored values, when X has fewer stored
+    values than ``budget`` (so it costs less than summing the statistics); else None.
+    (Two reductions and no temporary: a loose bound is enough, see ``_check_added``.)"""
+    values = X.data if sp.issparse(X) else X
+    if values.size >= budget or values.size == 0:
+        return None if values.size else 0.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        largest = max(float(values.max()), -float(values.min()))
+        return largest * values.size * float(W.row_totals().max(initial=0.0))
+
+
+def _check_added(stats: CountStats, batch_bound: float | None) -> None:
+    """``stats.check_representable()`` after a batch was added, skipped while the
+    running bound on ``sum |N_cj|`` (the previous bound plus ``batch_bound``) stays
+    far below the float64 limit: then the statistics cannot have overflowed. The
+    bound is kept on the statistics object (not a field: never saved or compared)."""
+    previous = stats.__dict__.get("_magnitude_bound")
+    if previous is not None and batch_bound is not None:
+        bound = previous + batch_bound
+        if bound < _SAFE_MAGNITUDE and np.isfinite(stats.class_count.sum()):
+            object.__setattr__(stats, "_magnitude_bound", bound)
+            return
+    stats.check_representable()
 
 
 def dot_with_infinities(X, weights: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -24,8 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes._parallel import map_blocks
+from nbayes._parallel import SCRATCH, map_blocks
 from nbayes._validate import ClassWeights, row_blocks
+from nbayes.events._gaussian_fit import block_moments, hard_block_moments
 
 
 def chan_merge(
@@ -160,94 +161,72 @@ def _weighted_moments(
 def summarize(
     X: NDArray[np.float64], W: ClassWeights, observed: NDArray[np.bool_] | None = None
 ) -> GaussianStats:
-    """Per-class and overall weighted moments of X (n_samples, n_features): those of
-    cache-sized row blocks (:func:`summarize_block`), pooled exactly with
-    :func:`chan_merge` (``GaussianStats.__add__``), so X is read from memory once and
-    the temporaries stay small. A feature constant within a class stays exact (every
-    block gives its value as mean and ``M2 = 0``; pooling adds ``delta = 0``)."""
+    """Per-class and overall weighted moments of X (n_samples, n_features):
+    :func:`add_into` zero statistics."""
+    return add_into(GaussianStats.zero(W.n_classes, X.shape[1]), X, W, observed)
+
+
+def add_into(
+    stats: GaussianStats,
+    X: NDArray[np.float64],
+    W: ClassWeights,
+    observed: NDArray[np.bool_] | None = None,
+) -> GaussianStats:
+    """``stats`` pooled with the moments of X (n_samples, n_features) under W, in place
+    (the caller must own ``stats``: nobody else may hold its arrays); returns ``stats``.
+
+    The moments of cache-sized row blocks (:func:`summarize_block`, spread over
+    threads) are pooled into ``stats`` one by one with :func:`chan_merge`, so X is read
+    from memory once, the temporaries stay small and pooling stays exact: a feature
+    constant within a class keeps its value as mean and ``M2 = 0`` (every block gives
+    that value and ``M2 = 0``; pooling adds ``delta = 0``). Moments that overflow
+    float64 raise ValueError (see ``GaussianStats.check_representable``).
+    """
     blocks = row_blocks(X.shape[0], X.shape[1])
-    if len(blocks) <= 1:
-        return summarize_block(X, W, observed)
 
     def block_stats(rows: slice) -> GaussianStats:
+        if W.labels is not None and observed is None:
+            labels, weights = W.labels[rows], W.matrix.data[rows]
+            return GaussianStats(
+                *hard_block_moments(X[rows], labels, weights, W.n_classes, SCRATCH)
+            )
         part = None if observed is None else observed[rows]
         return summarize_block(X[rows], W.rows(rows), part)
 
-    parts = map_blocks(block_stats, blocks)
-    stats = parts[0]
-    for part in parts[1:]:
-        stats = stats + part
+    for part in map_blocks(block_stats, blocks):
+        _pool_into(stats, part)
+    stats.check_representable()
     return stats
+
+
+def _pool_into(stats: GaussianStats, part: GaussianStats) -> None:
+    """``stats`` pooled with ``part`` (Chan et al.), written into ``stats``'s arrays."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        pooled = chan_merge(stats.count, stats.mean, stats.m2, part.count, part.mean, part.m2)
+        for target, value in zip((stats.count, stats.mean, stats.m2), pooled, strict=True):
+            target[...] = value
+        pooled = chan_merge(
+            stats.total_count,
+            stats.total_mean,
+            stats.total_m2,
+            part.total_count,
+            part.total_mean,
+            part.total_m2,
+        )
+        for target, value in zip(
+            (stats.total_count, stats.total_mean, stats.total_m2), pooled, strict=True
+        ):
+            target[...] = value
+    stats.class_count[...] += part.class_count
 
 
 def summarize_block(
     X: NDArray[np.float64], W: ClassWeights, observed: NDArray[np.bool_] | None = None
 ) -> GaussianStats:
-    """Per-class and overall weighted moments of X (n_samples, n_features).
-
-    Two passes, so no sum of squares cancels: the means first, then the squared
-    deviations from each row's own class mean (hard labels: one product; soft
-    labels: one pass per class). Each class's values of each feature are first
-    shifted by one of them (:func:`_reference_values`), so a feature constant within a
-    class gets exactly that value as its mean and ``M2 = 0``, however large the value
-    (rounding noise would otherwise make its variance, and the variance floor, depend
-    on the order of the rows). Rows of zero weight are left out, so their values cannot
-    overflow the sums. ``observed`` (n_samples, n_features), if given, marks the values
-    present: a missing value (where ``observed`` is False) adds nothing to its feature's
-    count, mean or M2. Moments that overflow float64 raise ValueError
-    (see ``GaussianStats.check_representable``).
-    """
-    class_count = W.class_totals()
-    weights = W.row_totals()
-    usable = (weights > 0)[:, None] if observed is None else (weights > 0)[:, None] & observed
-    if observed is None:
-        count = np.repeat(class_count[:, None], X.shape[1], axis=1)
-    else:
-        count = W.transpose_dot(observed.astype(np.float64))
-    reference = _reference_values(X, W, usable)
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        if W.labels is not None:
-            shifted = np.where(usable, X - reference[W.labels], 0.0)
-            offset = np.where(count > 0, W.transpose_dot(shifted) / count, 0.0)
-            deviation = np.where(usable, shifted - offset[W.labels], 0.0)
-            m2 = W.transpose_dot(deviation * deviation)
-        else:
-            offset, m2 = np.zeros_like(reference), np.zeros_like(reference)
-            for c in np.flatnonzero(class_count > 0):
-                class_weights = W.matrix[:, c]
-                rows = usable & (class_weights > 0)[:, None]
-                shifted = np.where(rows, X - reference[c], 0.0)
-                offset[c] = np.where(count[c] > 0, (class_weights @ shifted) / count[c], 0.0)
-                deviation = np.where(rows, shifted - offset[c], 0.0)
-                m2[c] = class_weights @ (deviation * deviation)
-        mean = reference + offset
-    total = _weighted_moments(weights, X, usable)
-    stats = GaussianStats(class_count, count, mean, m2, *total)
-    stats.check_representable()
-    return stats
-
-
-def _reference_values(X: NDArray, W: ClassWeights, usable: NDArray[np.bool_]) -> NDArray:
-    """For each class and feature, one usable value of X that class gives positive
-    weight (0 where none): shape (n_classes, n_features)."""
-    reference = np.zeros((W.n_classes, X.shape[1]))
-    if W.labels is not None:
-        if usable.shape[1] == 1:  # no missing values: one row per class
-            rows = np.flatnonzero(usable[:, 0])
-            classes, first = np.unique(W.labels[rows], return_index=True)
-            reference[classes] = X[rows[first]]
-            return reference
-        for j in range(X.shape[1]):
-            rows = np.flatnonzero(usable[:, j])
-            classes, first = np.unique(W.labels[rows], return_index=True)
-            reference[classes, j] = X[rows[first], j]
-        return reference
-    usable = np.broadcast_to(usable, X.shape)
-    for c in range(W.n_classes):
-        rows = usable & (W.matrix[:, c] > 0)[:, None]
-        has = rows.any(axis=0)
-        reference[c, has] = X[np.argmax(rows, axis=0)[has], np.flatnonzero(has)]
-    return reference
+    """Per-class and overall weighted moments of X (n_samples, n_features), in one
+    block (:func:`nbayes.events._gaussian_fit.block_moments`, which states the maths);
+    overflow is not checked here (``add_into`` does)."""
+    return GaussianStats(*block_moments(X, W, observed))
 
 
 @dataclass(frozen=True)

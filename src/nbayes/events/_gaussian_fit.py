@@ -1,0 +1,145 @@
+"""The Gaussian event model's block kernel: per-class and overall weighted moments
+of one block of rows, for :func:`nbayes.events.gaussian.add_into`.
+
+Each kernel returns the fields of ``GaussianStats`` in order: ``class_count``
+(n_classes,), ``count``, ``mean``, ``m2`` (n_classes, n_features), ``total_count``,
+``total_mean``, ``total_m2`` (n_features,).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+
+from nbayes._parallel import SCRATCH, Scratch
+from nbayes._validate import ClassWeights
+
+Moments = tuple[NDArray, NDArray, NDArray, NDArray, NDArray, NDArray, NDArray]
+
+
+def block_moments(
+    X: NDArray[np.float64], W: ClassWeights, observed: NDArray[np.bool_] | None = None
+) -> Moments:
+    """Per-class and overall weighted moments of X (n_samples, n_features).
+
+    Two passes, so no sum of squares cancels: the means first, then the squared
+    deviations from each row's own class mean (hard labels: one sparse product each;
+    soft labels: one pass per class). Each class's values of each feature are first
+    shifted by one of them (:func:`_reference_values`), so a feature constant within a
+    class gets exactly that value as its mean and ``M2 = 0``, however large the value
+    (rounding noise would otherwise make its variance, and the variance floor, depend
+    on the order of the rows). Rows of zero weight are left out, so their values cannot
+    overflow the sums. ``observed`` (n_samples, n_features), if given, marks the values
+    present: a missing value (where ``observed`` is False) adds nothing to its feature's
+    count, mean or M2. The overall moments are pooled from the class moments
+    (:func:`pooled_totals`); nothing here checks overflow (``add_into`` does).
+    """
+    if W.labels is not None and observed is None:
+        return hard_block_moments(X, W.labels, W.matrix.data, W.n_classes, SCRATCH)
+    class_count = W.class_totals()
+    weights = W.row_totals()
+    usable = (weights > 0)[:, None] if observed is None else (weights > 0)[:, None] & observed
+    if observed is None:
+        count = np.repeat(class_count[:, None], X.shape[1], axis=1)
+    else:
+        count = W.transpose_dot(observed.astype(np.float64))
+    reference = _reference_values(X, W, usable)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        if W.labels is not None:
+            shifted = np.where(usable, X - reference[W.labels], 0.0)
+            offset = np.where(count > 0, W.transpose_dot(shifted) / count, 0.0)
+            deviation = np.where(usable, shifted - offset[W.labels], 0.0)
+            m2 = W.transpose_dot(deviation * deviation)
+        else:
+            offset, m2 = np.zeros_like(reference), np.zeros_like(reference)
+            for c in np.flatnonzero(class_count > 0):
+                class_weights = W.matrix[:, c]
+                rows = usable & (class_weights > 0)[:, None]
+                shifted = np.where(rows, X - reference[c], 0.0)
+                offset[c] = np.where(count[c] > 0, (class_weights @ shifted) / count[c], 0.0)
+                deviation = np.where(rows, shifted - offset[c], 0.0)
+                m2[c] = class_weights @ (deviation * deviation)
+        mean = reference + offset
+    return (class_count, count, mean, m2, *pooled_totals(count, mean, m2))
+
+
+def hard_block_moments(
+    X: NDArray[np.float64],
+    labels: NDArray[np.intp],
+    weights: NDArray[np.float64],
+    n_classes: int,
+    scratch: Scratch,
+) -> Moments:
+    """``block_moments`` for hard labels (class ``labels``, weights ``weights``, each
+    (n_rows,)) and no missing values: the same two passes, with the class sums
+    ``sum_i w_i v_i`` as one sparse product ``S @ v`` (``S`` the (n_classes, n_rows)
+    transpose of W: each row added once into its class) and the (n_rows, n_features)
+    temporaries in two reused ``scratch`` buffers."""
+    class_count = np.bincount(labels, weights, minlength=n_classes)
+    if not np.all(weights > 0):  # rows of zero weight are left out
+        kept = weights > 0
+        X, labels, weights = X[kept], labels[kept], weights[kept]
+    rows, n_features = X.shape
+    if rows == 0:
+        zero, zeros = np.zeros((n_classes, n_features)), np.zeros(n_features)
+        return (class_count, zero, zero.copy(), zero.copy(), zeros, zeros.copy(), zeros.copy())
+    count = np.repeat(class_count[:, None], n_features, axis=1)
+    pick = np.zeros(n_classes, dtype=np.intp)
+    pick[labels] = np.arange(rows)  # one row of each class present (any one will do)
+    reference = np.where(np.bincount(labels, minlength=n_classes)[:, None] > 0, X[pick], 0.0)
+    by_class = sp.csc_matrix((weights, labels, np.arange(rows + 1)), shape=(n_classes, rows))
+    deviation, gathered = scratch.get(0, X.shape), scratch.get(1, X.shape)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        np.take(reference, labels, axis=0, out=deviation)
+        np.subtract(X, deviation, out=deviation)  # x - reference
+        offset = by_class @ deviation
+        offset /= np.where(count > 0, count, 1.0)
+        np.take(offset, labels, axis=0, out=gathered)
+        deviation -= gathered  # x - mean
+        np.multiply(deviation, deviation, out=deviation)
+        m2 = by_class @ deviation
+        mean = offset + reference
+    return (class_count, count, mean, m2, *pooled_totals(count, mean, m2))
+
+
+def pooled_totals(count: NDArray, mean: NDArray, m2: NDArray) -> tuple[NDArray, NDArray, NDArray]:
+    """The overall (count, mean, M2) of each feature, shape (n_features,), pooled from
+    the class moments (n_classes, n_features):
+    ``N = sum_c N_c``, ``mean = r + sum_c N_c (mean_c - r) / N`` and
+    ``M2 = sum_c M2_c + sum_c N_c (mean_c - mean)^2``, with ``r`` the mean of the first
+    class that observed the feature (so a feature with the same mean in every class
+    keeps it exactly, and ``M2`` gains exactly 0)."""
+    total = count.sum(axis=0)
+    seen = count > 0
+    has = seen.any(axis=0)
+    reference = np.where(has, mean[np.argmax(seen, axis=0), np.arange(mean.shape[1])], 0.0)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        delta = np.where(seen, mean - reference, 0.0)
+        offset = np.where(has, (count * delta).sum(axis=0) / np.where(has, total, 1.0), 0.0)
+        delta -= offset
+        spread = np.where(seen, count * delta * delta, 0.0).sum(axis=0)
+        return total, reference + offset, np.where(seen, m2, 0.0).sum(axis=0) + spread
+
+
+def _reference_values(X: NDArray, W: ClassWeights, usable: NDArray[np.bool_]) -> NDArray:
+    """For each class and feature, one usable value of X that class gives positive
+    weight (0 where none): shape (n_classes, n_features)."""
+    reference = np.zeros((W.n_classes, X.shape[1]))
+    if W.labels is not None:
+        if usable.shape[1] == 1:  # no missing values: one row per class
+            rows = np.flatnonzero(usable[:, 0])
+            classes, first = np.unique(W.labels[rows], return_index=True)
+            reference[classes] = X[rows[first]]
+            return reference
+        for j in range(X.shape[1]):
+            rows = np.flatnonzero(usable[:, j])
+            classes, first = np.unique(W.labels[rows], return_index=True)
+            reference[classes, j] = X[rows[first], j]
+        return reference
+    usable = np.broadcast_to(usable, X.shape)
+    for c in range(W.n_classes):
+        rows = usable & (W.matrix[:, c] > 0)[:, None]
+        has = rows.any(axis=0)
+        reference[c, has] = X[np.argmax(rows, axis=0)[has], np.flatnonzero(has)]
+    return reference

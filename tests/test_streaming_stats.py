@@ -1,0 +1,197 @@
+"""In-place accumulation of the running statistics (fit and partial_fit, one path).
+
+Estimators that add a batch's statistics into their running statistics in place
+(Gaussian, the count models, categorical) must never change a statistics object
+someone else holds: one read through ``_stats`` (EM's labelled snapshot, a merge, a
+saved model), one assigned from outside, or one shared with a shallow copy. And the
+in-place path must give the statistics of adding a fresh summary.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import tracemalloc
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import nbayes
+from nbayes import _validate
+from nbayes.events import counts
+
+IN_PLACE = ["GaussianNB", "MultinomialNB", "BernoulliNB", "ComplementNB", "CategoricalNB"]
+
+
+def batches(model: str, seed: int = 0, n_batches: int = 4, rows: int = 30):
+    """``n_batches`` (X, y) batches for ``model``; categorical batches bring new codes."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for b in range(n_batches):
+        y = rng.integers(0, 3, rows)
+        if model == "GaussianNB":
+            X = rng.normal(size=(rows, 4)) + y[:, None]
+        elif model == "CategoricalNB":
+            X = rng.integers(0, 3 + b, size=(rows, 4))  # the domain widens batch by batch
+        else:
+            X = rng.poisson(1.0 + y[:, None], size=(rows, 4)).astype(np.float64)
+        out.append((X, y))
+    return out
+
+
+def snapshot(stats) -> dict[str, np.ndarray]:
+    return {f.name: np.array(getattr(stats, f.name), copy=True) for f in dataclasses.fields(stats)}
+
+
+def assert_unchanged(stats, before: dict[str, np.ndarray]) -> None:
+    for name, value in before.items():
+        np.testing.assert_array_equal(getattr(stats, name), value, err_msg=name)
+
+
+def assert_same_stats(a, b, rtol: float = 0.0) -> None:
+    for field in dataclasses.fields(a):
+        np.testing.assert_allclose(
+            getattr(a, field.name), getattr(b, field.name), rtol=rtol, atol=0, err_msg=field.name
+        )
+
+
+@pytest.mark.parametrize("model", IN_PLACE)
+def test_partial_fit_never_changes_statistics_read_earlier(model):
+    data = batches(model)
+    estimator = getattr(nbayes, model)()
+    estimator.partial_fit(*data[0], classes=[0, 1, 2])
+    held = estimator._stats
+    before = snapshot(held)
+    for X, y in data[1:]:
+        estimator.partial_fit(X, y)
+    assert_unchanged(held, before)
+    assert estimator._stats is not held
+
+
+@pytest.mark.parametrize("model", IN_PLACE)
+def test_statistics_assigned_from_outside_are_never_changed(model):
+    """EM's M-step: ``model._stats = labelled_stats`` then ``_learn_weighted``."""
+    data = batches(model)
+    estimator = getattr(nbayes, model)().fit(*data[0])
+    labelled = estimator._stats
+    before = snapshot(labelled)
+    X = estimator._check_X(data[1][0])
+    for _ in range(2):
+        estimator._stats = labelled
+        W = _validate.soft_class_weights(np.full((X.shape[0], 3), 1 / 3))
+        estimator._learn_weighted(X, W)
+    assert_unchanged(labelled, before)
+
+
+@pytest.mark.parametrize("model", IN_PLACE)
+def test_merge_inputs_and_shallow_copies_are_never_changed(model):
+    data = batches(model)
+    first = getattr(nbayes, model)().partial_fit(*data[0], classes=[0, 1, 2])
+    second = getattr(nbayes, model)().partial_fit(*data[1], classes=[0, 1, 2])
+    # statistics reached without reading ``_stats`` (no hand-out recorded)
+    first_before = snapshot(first.__dict__["_running"].stats)
+    second_before = snapshot(second.__dict__["_running"].stats)
+    merged = nbayes.merge(first, second)
+    merged.partial_fit(*data[2])
+    twin = copy.copy(first)  # shares the running-statistics holder
+    twin.partial_fit(*data[3])
+    assert_unchanged(first.__dict__["_running"].stats, first_before)
+    assert_unchanged(second.__dict__["_running"].stats, second_before)
+
+
+@pytest.mark.parametrize("model", IN_PLACE)
+def test_in_place_accumulation_equals_summing_fresh_summaries(model):
+    """Chunked partial_fit (statistics added in place) equals the batches' own
+    statistics summed with ``+`` (Chan pooling, widening), and one fit on the union;
+    counts exactly."""
+    data = batches(model)
+    chunked = getattr(nbayes, model)()
+    expected = None
+    for X, y in data:
+        chunked.partial_fit(X, y, classes=[0, 1, 2])
+        alone = getattr(nbayes, model)().partial_fit(X, y, classes=[0, 1, 2])._stats
+        expected = alone if expected is None else expected + alone
+    union = getattr(nbayes, model)().fit(
+        np.vstack([X for X, _ in data]), np.concatenate([y for _, y in data])
+    )
+    rtol = 1e-12 if model == "GaussianNB" else 0.0
+    assert_same_stats(chunked._stats, expected, rtol=rtol)
+    assert_same_stats(chunked._stats, union._stats, rtol=rtol)
+
+
+def test_adding_into_running_statistics_equals_adding_a_summary():
+    """``counts.add_into`` on a copy equals ``stats + counts.summarize`` for dense,
+    CSR (both the bincount and the ``np.add.at`` routes) and soft weights."""
+    rng = np.random.default_rng(1)
+    X = sp.random(50, 400, density=0.05, format="csr", random_state=2) * 7
+    X.data = np.round(X.data)
+    y = rng.integers(0, 4, 50).astype(np.intp)
+    weights = rng.uniform(0.5, 2.0, 50)
+    base = counts.summarize(X[:20], _validate.hard_class_weights(y[:20], 4, None))
+    for W in (
+        _validate.hard_class_weights(y, 4, None),
+        _validate.hard_class_weights(y, 4, weights),
+        _validate.soft_class_weights(rng.dirichlet(np.ones(4), 50)),
+    ):
+        for data in (X, X.toarray()):
+            expected = base + counts.summarize(data, W)
+            got = counts.add_into(copy.deepcopy(base), data, W)
+            assert_same_stats(got, expected, rtol=1e-13)
+
+
+@pytest.mark.parametrize("dense_rows", [2, 5_000])  # np.add.at route, then bincount route
+def test_scatter_add_writes_into_non_contiguous_output(dense_rows):
+    X = sp.random(dense_rows, 300, density=0.01, format="csr", random_state=3)
+    y = np.random.default_rng(4).integers(0, 3, dense_rows).astype(np.intp)
+    W = _validate.hard_class_weights(y, 3, None)
+    start = np.asfortranarray(np.arange(900.0).reshape(3, 300))
+    out = W.add_transpose_dot(X, start.copy(order="F"))
+    one_hot = sp.csr_matrix(
+        (np.ones(dense_rows), y, np.arange(dense_rows + 1)), shape=(dense_rows, 3)
+    )
+    np.testing.assert_allclose(out, start + (one_hot.T @ X).toarray(), rtol=1e-14)
+
+
+def test_small_sparse_batch_allocates_nothing_the_size_of_the_statistics():
+    """A partial_fit batch of a few rows against 20 x 200,000 statistics (32 MB)
+    adds into them: its traced peak stays far below one statistics-sized array."""
+    n_classes, n_features = 20, 200_000
+    model = nbayes.MultinomialNB()
+    X0 = sp.csr_matrix(([1.0], ([0], [0])), shape=(1, n_features))
+    model.partial_fit(X0, [0], classes=np.arange(n_classes))
+    batch = sp.random(10, n_features, density=1e-4, format="csr", random_state=5)
+    model.partial_fit(batch, np.arange(10))  # warm-up (imports, caches)
+    tracemalloc.start()
+    try:
+        model.partial_fit(batch, np.arange(10) + 5)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < n_classes * n_features * 8 / 8
+
+
+def test_count_overflow_is_still_found_batch_by_batch():
+    """The cheap bound skips the full overflow check only while it proves the counts
+    finite: totals near the float64 limit are checked exactly, overflow is an error."""
+    model = nbayes.MultinomialNB()
+    big = np.array([[1e307, 1.0]])
+    for _ in range(15):  # 1.5e308: past the bound's safe zone, still representable
+        model.partial_fit(big, [0], classes=[0, 1])
+    assert np.isfinite(model.feature_count_).all()
+    with pytest.raises(ValueError, match="cannot be represented in float64"):
+        for _ in range(5):
+            model.partial_fit(big, [1])
+
+
+def test_gaussian_chunks_keep_a_constant_feature_exact():
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(400, 3))
+    X[:, 1] = 1e9 + 0.1
+    y = rng.integers(0, 3, 400)
+    model = nbayes.GaussianNB()
+    for rows in np.array_split(np.arange(400), 7):
+        model.partial_fit(X[rows], y[rows], classes=[0, 1, 2])
+    stats = model._stats
+    assert np.all(stats.mean[:, 1] == 1e9 + 0.1) and np.all(stats.m2[:, 1] == 0)
+    assert stats.total_mean[1] == 1e9 + 0.1 and stats.total_m2[1] == 0
