@@ -22,7 +22,7 @@ from sklearn.preprocessing import binarize
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_non_negative
 
-from nbayes._base import BaseNB, LinearNBMixin
+from nbayes._base import BATCH_SIZE, BaseNB, LinearNBMixin
 from nbayes.events import (
     bernoulli,
     categorical,
@@ -45,6 +45,7 @@ class _DiscreteNB(LinearNBMixin, BaseNB):
         "class_prior": ["array-like", None],
         "force_alpha": ["boolean"],
         **_PRIOR_ALPHA,
+        **BATCH_SIZE,
     }
 
     def _validation_options(self):
@@ -156,6 +157,11 @@ class MultinomialNB(_NonNegativeCountsNB):
         A fixed class prior.
     prior_alpha : float, default=0.0
         Pseudocount added to each class count for the fitted prior.
+    batch_size : int, default=None
+        Rows scored at once by ``predict``, ``predict_proba``, ``predict_log_proba``,
+        ``predict_joint_log_proba`` and ``decision_function``: memory beyond the
+        result stays bounded however many rows X has. None chooses cache-sized
+        blocks (a few MiB). Results do not depend on it.
 
     Attributes
     ----------
@@ -178,12 +184,14 @@ class MultinomialNB(_NonNegativeCountsNB):
         fit_prior=True,
         class_prior=None,
         prior_alpha=0.0,
+        batch_size=None,
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.prior_alpha = prior_alpha
+        self.batch_size = batch_size
 
     def _estimate(self, stats, alpha):
         return multinomial.estimate(stats, alpha)
@@ -227,6 +235,7 @@ class ComplementNB(_NonNegativeCountsNB):
         class_prior=None,
         norm=False,
         prior_alpha=0.0,
+        batch_size=None,
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -234,6 +243,7 @@ class ComplementNB(_NonNegativeCountsNB):
         self.class_prior = class_prior
         self.norm = norm
         self.prior_alpha = prior_alpha
+        self.batch_size = batch_size
 
     def _estimation_settings(self):
         return {**super()._estimation_settings(), "norm": self.norm}
@@ -287,6 +297,7 @@ class BernoulliNB(_DiscreteNB):
         fit_prior=True,
         class_prior=None,
         prior_alpha=0.0,
+        batch_size=None,
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -294,6 +305,7 @@ class BernoulliNB(_DiscreteNB):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.prior_alpha = prior_alpha
+        self.batch_size = batch_size
 
     def _prepare_X(self, X):
         if self.binarize is not None:
@@ -357,6 +369,7 @@ class CategoricalNB(_DiscreteNB):
         min_categories=None,
         handle_unknown="error",
         prior_alpha=0.0,
+        batch_size=None,
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -365,6 +378,7 @@ class CategoricalNB(_DiscreteNB):
         self.min_categories = min_categories
         self.handle_unknown = handle_unknown
         self.prior_alpha = prior_alpha
+        self.batch_size = batch_size
 
     def _validation_options(self):
         return {"dtype": "int", "accept_sparse": False, "ensure_all_finite": True}
