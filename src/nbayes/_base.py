@@ -22,9 +22,8 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from nbayes import posterior
-from nbayes._parallel import map_blocks
+from nbayes._parallel import map_blocks, n_workers
 from nbayes._validate import (
-    BLOCK_BYTES,
     ClassWeights,
     check_class_prior,
     check_sample_weight,
@@ -36,8 +35,9 @@ from nbayes._validate import (
     soft_class_weights,
 )
 
-#: Sparse prediction blocks: about this many nonzeros (3 MiB of CSR data and indices).
-SPARSE_BLOCK_NONZEROS = 1 << 18
+#: Sparse prediction blocks: at most this many nonzeros (views of X, not copies;
+#: temporaries of (rows, n_classes), e.g. 40k rows x 20 classes: 6 MiB).
+SPARSE_BLOCK_NONZEROS = 1 << 22
 
 #: ``batch_size``: rows scored at once in prediction; None chooses cache-sized blocks.
 BATCH_SIZE = {"batch_size": [Interval(Integral, 1, None, closed="left"), None]}
@@ -218,11 +218,15 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             return [slice(0, n_rows)]  # a subclass's own container (e.g. a mixed table)
         step = getattr(self, "batch_size", None)
         if step is None:
-            width = max(X.shape[1], len(self.classes_))
             if not sp.issparse(X):
-                return row_blocks(n_rows, width)
-            per_row = max(X.nnz / max(n_rows, 1), 1.0)
-            step = max(64, min(int(SPARSE_BLOCK_NONZEROS / per_row), BLOCK_BYTES // (8 * width)))
+                return row_blocks(n_rows, max(X.shape[1], len(self.classes_)))
+            # Each block is a view of X's arrays; its product streams through it once per
+            # cache-sized block of classes (see events.counts.product), so blocks are
+            # large, split evenly over the block threads.
+            workers = n_workers()
+            n_blocks = -(-X.nnz // SPARSE_BLOCK_NONZEROS)
+            n_blocks = -(-n_blocks // workers) * workers if X.nnz > 1 << 20 else n_blocks
+            step = max(64, -(-n_rows // max(n_blocks, 1)))
         return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
 
     def _blockwise(self, X, per_block, dtype=np.float64) -> NDArray:
@@ -238,7 +242,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         fitted = self._fitted  # estimated once, before the threads start
 
         def block_result(rows: slice) -> NDArray:
-            part = X if len(blocks) == 1 else X[rows]
+            part = X if len(blocks) == 1 else _take_rows(X, rows)
             return per_block(self._joint_log_likelihood(self._prepare_X(part), fitted))
 
         first = block_result(blocks[0]) if blocks else per_block(self._empty_jll())
@@ -346,6 +350,19 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         if draw is None:
             raise NotImplementedError(f"{type(self).__name__} cannot generate data.")
         return draw(params, class_index, rng, **options)
+
+
+def _take_rows(X, rows: slice):
+    """``X[rows]``; for CSR a view of X's arrays (slicing a CSR matrix copies them)."""
+    if not sp.isspmatrix_csr(X) and not (sp.issparse(X) and X.format == "csr"):
+        return X[rows]
+    start, stop = X.indptr[rows.start], X.indptr[rows.stop]
+    indptr = X.indptr[rows.start : rows.stop + 1] - start
+    return type(X)(
+        (X.data[start:stop], X.indices[start:stop], indptr),
+        shape=(rows.stop - rows.start, X.shape[1]),
+        copy=False,
+    )
 
 
 class LinearNBMixin:
