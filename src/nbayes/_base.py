@@ -217,6 +217,10 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         if not (isinstance(X, np.ndarray) or sp.issparse(X)):
             return [slice(0, n_rows)]  # a subclass's own container (e.g. a mixed table)
         step = getattr(self, "batch_size", None)
+        if step is not None and (
+            isinstance(step, bool) or not isinstance(step, Integral) or step < 1
+        ):
+            raise ValueError(f"batch_size must be a positive integer or None, got {step!r}.")
         if step is None:
             if not sp.issparse(X):
                 return row_blocks(n_rows, max(X.shape[1], len(self.classes_)))
@@ -353,16 +357,15 @@ class BaseNB(ClassifierMixin, BaseEstimator):
 
 
 def _take_rows(X, rows: slice):
-    """``X[rows]``; for CSR a view of X's arrays (slicing a CSR matrix copies them)."""
-    if not sp.isspmatrix_csr(X) and not (sp.issparse(X) and X.format == "csr"):
+    """``X[rows]``; for CSR a view of X's arrays (slicing a CSR matrix, or building one
+    from views of a much larger array, copies them: ``scipy.sparse._prune_array``)."""
+    if not (sp.issparse(X) and X.format == "csr"):
         return X[rows]
     start, stop = X.indptr[rows.start], X.indptr[rows.stop]
-    indptr = X.indptr[rows.start : rows.stop + 1] - start
-    return type(X)(
-        (X.data[start:stop], X.indices[start:stop], indptr),
-        shape=(rows.stop - rows.start, X.shape[1]),
-        copy=False,
-    )
+    view = type(X)((rows.stop - rows.start, X.shape[1]), dtype=X.dtype)
+    view.data, view.indices = X.data[start:stop], X.indices[start:stop]
+    view.indptr = X.indptr[rows.start : rows.stop + 1] - start
+    return view
 
 
 class LinearNBMixin:
