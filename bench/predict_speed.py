@@ -2,6 +2,7 @@
 
     python bench/predict_speed.py --old 7cee522               # scenarios A, B, C predict
     python bench/predict_speed.py --old 7cee522 --only C --quick
+    python bench/predict_speed.py --old 7cee522 --only A1M    # Gaussian 1M x 50 too
 
 The old commit's ``src/`` is exported (``git archive``) to a temporary folder and
 imported first; its estimator classes are kept and ``nbayes`` is re-imported from this
@@ -56,9 +57,11 @@ def old_classes(commit: str) -> dict[str, type]:
 
 
 def cases(quick: bool, only: set[str]):
-    """(label, X, y, class name, method) for the predict-side scenarios."""
-    if "A" in only:
-        for n, d, k in [(20_000, 20, 10)] if quick else [(1_000_000, 50, 10), (100_000, 50, 100)]:
+    """(label, X, y, class name, method) for the predict-side scenarios ("A1M": also
+    Gaussian 1M x 50, 10 classes, minutes of scikit-learn time)."""
+    if "A" in only or "A1M" in only:
+        shapes = [(100_000, 50, 100)] + ([(1_000_000, 50, 10)] if "A1M" in only else [])
+        for n, d, k in [(20_000, 20, 10)] if quick else shapes:
             X, y = data.gaussian(n, d, k)
             for method in ("predict", "predict_proba"):
                 yield f"A {n:,}x{d} k={k}", X, y, "GaussianNB", method

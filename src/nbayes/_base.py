@@ -233,13 +233,15 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             step = max(64, -(-n_rows // max(n_blocks, 1)))
         return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
 
-    def _blockwise(self, X, per_block, dtype=np.float64) -> NDArray:
+    def _blockwise(self, X, per_block) -> NDArray:
         """``per_block(jll)`` for the joint log-likelihood of each row block of X,
         stacked into one array of n_samples rows.
 
         X is validated whole but prepared (``_prepare_X``: dtype, binarizing, checks)
         one block at a time, so no full-size converted copy of X is ever made: float32
-        X stays float32 outside the block being scored.
+        X stays float32 outside the block being scored. Blocks run on the block threads
+        (:func:`nbayes._parallel.map_blocks`) after one row has been scored alone,
+        which builds the lazily prepared parameters once and gives the output's shape.
         """
         X = self._validate_X(X)
         blocks = self._row_blocks(X)
@@ -249,16 +251,15 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             part = X if len(blocks) == 1 else _take_rows(X, rows)
             return per_block(self._joint_log_likelihood(self._prepare_X(part), fitted))
 
-        first = block_result(blocks[0]) if blocks else per_block(self._empty_jll())
         if len(blocks) <= 1:
-            return first
-        out = np.empty((X.shape[0], *first.shape[1:]), dtype=dtype)
-        out[blocks[0]] = first
+            return block_result(blocks[0]) if blocks else per_block(self._empty_jll())
+        template = block_result(slice(0, 1))
+        out = np.empty((X.shape[0], *template.shape[1:]), dtype=template.dtype)
 
         def fill(rows: slice) -> None:
             out[rows] = block_result(rows)
 
-        map_blocks(fill, blocks[1:])
+        map_blocks(fill, blocks)
         return out
 
     def _empty_jll(self) -> NDArray[np.float64]:
@@ -300,9 +301,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         """The MAP class ``argmax_y log P(y) + log P(x | y)``, shape (n_samples,)."""
         check_is_fitted(self)
         log_prior = self._fitted.log_prior
-        index = self._blockwise(
-            X, lambda jll: posterior.predict_index(jll, log_prior), dtype=np.intp
-        )
+        index = self._blockwise(X, lambda jll: posterior.predict_index(jll, log_prior))
         return self.classes_[index]
 
     def predict_log_proba(self, X) -> NDArray[np.float64]:
