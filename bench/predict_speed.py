@@ -6,7 +6,7 @@
 
 The old commit's ``src/`` is exported (``git archive``) to a temporary folder and
 imported first; its estimator classes are kept and ``nbayes`` is re-imported from this
-checkout, so old, new and scikit-learn are timed interleaved (``bench.harness``) in
+checkout, so old, new, scikit-learn and the floor are timed interleaved (``bench.harness``) in
 one process, on the same data, with the same load. Also checked: new and old give
 the same predictions. Writes a markdown table to stdout (and ``--out``).
 """
@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -76,6 +77,27 @@ def cases(quick: bool, only: set[str]):
         yield f"C {n:,}x{d} k={k}", X, y, "CategoricalNB", "predict"
 
 
+def floor(X, k: int):
+    """The floor of bench/scenarios.py: two GEMMs (X*X)@A + X@B for dense float X,
+    one sparse product X@M for CSR, one one-hot sparse product for codes."""
+    rng = np.random.default_rng(4)
+    if sp.issparse(X):
+        M = rng.random((X.shape[1], k))
+        return lambda: X @ M
+    if np.issubdtype(X.dtype, np.integer):
+        width = X.max(axis=0) + 1
+        codes = X + np.concatenate(([0], np.cumsum(width)[:-1]))
+        n, d = X.shape
+        onehot = sp.csr_matrix(
+            (np.ones(codes.size), codes.ravel().astype(np.int32), np.arange(0, n * d + 1, d)),
+            shape=(n, int(width.sum())),
+        )
+        M = rng.random((onehot.shape[1], k))
+        return lambda: onehot @ M
+    A, B = rng.random((X.shape[1], k)), rng.random((X.shape[1], k))
+    return lambda: (X * X) @ A + X @ B
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--old", required=True, help="commit to compare against")
@@ -93,9 +115,9 @@ def main(argv=None) -> None:
     lines = [
         f"old = {args.old}, load average at start: {load_average()}",
         "",
-        "| data | model.method | new ms | old ms | sklearn ms | new/old | new/sklearn "
-        "| peak MB new | old | sklearn |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| data | model.method | new ms | old ms | sklearn ms | floor ms | new/floor | new/old "
+        "| new/sklearn | peak MB new | old | sklearn |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     print("\n".join(lines), flush=True)
     for label, X, y, name, method in cases(args.quick, set(args.only)):
@@ -110,14 +132,14 @@ def main(argv=None) -> None:
         else:
             np.testing.assert_allclose(results["new"], results["old"], rtol=1e-9, atol=1e-12)
         del results
-        m = measure_interleaved(
-            {key: (lambda mm=mm, f=method, Z=X: getattr(mm, f)(Z)) for key, mm in models.items()},
-            repeats=args.repeats,
-        )
+        fns = {key: (lambda mm=mm, f=method, Z=X: getattr(mm, f)(Z)) for key, mm in models.items()}
+        fns["floor"] = floor(X, len(np.unique(y)))
+        m = measure_interleaved(fns, repeats=args.repeats)
         new, oldm, skm = m["new"], m["old"], m["sklearn"]
         row = (
             f"| {label} | {name}.{method} | {new.median_s * 1e3:,.1f} | "
             f"{oldm.median_s * 1e3:,.1f} | {skm.median_s * 1e3:,.1f} | "
+            f"{m['floor'].median_s * 1e3:,.1f} | {new.median_s / m['floor'].median_s:.2f} | "
             f"{new.median_s / oldm.median_s:.3f} | {new.median_s / skm.median_s:.3f} | "
             f"{new.peak_bytes / 2**20:,.1f} | {oldm.peak_bytes / 2**20:,.1f} | "
             f"{skm.peak_bytes / 2**20:,.1f} |"
