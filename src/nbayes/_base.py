@@ -22,10 +22,11 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from nbayes import posterior
-from nbayes._parallel import map_blocks
+from nbayes._parallel import map_blocks, n_workers
 from nbayes._validate import (
     ClassWeights,
     check_class_prior,
@@ -37,6 +38,13 @@ from nbayes._validate import (
     row_blocks,
     soft_class_weights,
 )
+
+#: Sparse prediction blocks: at most this many nonzeros (views of X, not copies;
+#: temporaries of (rows, n_classes), e.g. 40k rows x 20 classes: 6 MiB).
+SPARSE_BLOCK_NONZEROS = 1 << 22
+
+#: ``batch_size``: rows scored at once in prediction; None chooses cache-sized blocks.
+BATCH_SIZE = {"batch_size": [Interval(Integral, 1, None, closed="left"), None]}
 
 
 @dataclass(frozen=True)
@@ -211,8 +219,12 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         return self._prepare_X(X), y
 
     def _check_X(self, X):
-        X = validate_data(self, X, **self._validation_options(), reset=False)
-        return self._prepare_X(X)
+        return self._prepare_X(self._validate_X(X))
+
+    def _validate_X(self, X):
+        """X checked against the fitted model (shape, dtype, sparsity), not yet
+        prepared: prediction prepares it block by block."""
+        return validate_data(self, X, **self._validation_options(), reset=False)
 
     def _validation_options(self) -> dict[str, Any]:
         return {}
@@ -259,7 +271,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     def _joint_log_likelihood(self, X, fitted: Fitted | None = None) -> NDArray[np.float64]:
         fitted = self._fitted if fitted is None else fitted
         return posterior.joint_log_likelihood(
-            self._log_likelihood(fitted.params, X), self._jll_prior(fitted.log_prior)
+            self._log_likelihood(fitted.params, X), self._jll_prior(fitted.log_prior), out=True
         )
 
     def _jll_prior(self, log_prior: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -267,29 +279,61 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         return log_prior
 
     def _row_blocks(self, X) -> list[slice]:
-        """Prediction works on cache-sized row blocks of dense X (which also bounds the
-        temporaries' memory); sparse X is taken whole."""
-        if sp.issparse(X):
-            return [slice(0, X.shape[0])]
-        return row_blocks(X.shape[0], max(X.shape[1], len(self.classes_)))
+        """The row blocks prediction works on, one at a time: ``batch_size`` rows, or
+        by default cache-sized blocks (dense X: about 2 MiB of rows and temporaries;
+        sparse X: about :data:`SPARSE_BLOCK_NONZEROS` nonzeros). Peak memory beyond the
+        result is a few blocks' temporaries, however many rows X has."""
+        n_rows = X.shape[0]
+        if not (isinstance(X, np.ndarray) or sp.issparse(X)):
+            return [slice(0, n_rows)]  # a subclass's own container (e.g. a mixed table)
+        step = getattr(self, "batch_size", None)
+        if step is not None and (
+            isinstance(step, bool) or not isinstance(step, Integral) or step < 1
+        ):
+            raise ValueError(f"batch_size must be a positive integer or None, got {step!r}.")
+        if step is None:
+            if not sp.issparse(X):
+                return row_blocks(n_rows, max(X.shape[1], len(self.classes_)))
+            # Each block is a view of X's arrays; its product streams through it once per
+            # cache-sized block of classes (see events.counts.product), so blocks are
+            # large, split evenly over the block threads.
+            workers = n_workers()
+            n_blocks = -(-X.nnz // SPARSE_BLOCK_NONZEROS)
+            n_blocks = -(-n_blocks // workers) * workers if X.nnz > 1 << 20 else n_blocks
+            step = max(64, -(-n_rows // max(n_blocks, 1)))
+        return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
 
-    def _blockwise(self, X, per_block, dtype=np.float64) -> NDArray:
+    def _blockwise(self, X, per_block) -> NDArray:
         """``per_block(jll)`` for the joint log-likelihood of each row block of X,
-        stacked into one array of n_samples rows."""
-        X = self._check_X(X)
+        stacked into one array of n_samples rows.
+
+        X is validated whole but prepared (``_prepare_X``: dtype, binarizing, checks)
+        one block at a time, so no full-size converted copy of X is ever made: float32
+        X stays float32 outside the block being scored. Blocks run on the block threads
+        (:func:`nbayes._parallel.map_blocks`) after one row has been scored alone,
+        which builds the lazily prepared parameters once and gives the output's shape.
+        """
+        X = self._validate_X(X)
         blocks = self._row_blocks(X)
-        if len(blocks) == 1:
-            return per_block(self._joint_log_likelihood(X))
         fitted = self._fitted  # estimated once, before the threads start
-        first = per_block(self._joint_log_likelihood(X[blocks[0]]))
-        out = np.empty((X.shape[0], *first.shape[1:]), dtype=dtype)
-        out[blocks[0]] = first
+
+        def block_result(rows: slice) -> NDArray:
+            part = X if len(blocks) == 1 else _take_rows(X, rows)
+            return per_block(self._joint_log_likelihood(self._prepare_X(part), fitted))
+
+        if len(blocks) <= 1:
+            return block_result(blocks[0]) if blocks else per_block(self._empty_jll())
+        template = block_result(slice(0, 1))
+        out = np.empty((X.shape[0], *template.shape[1:]), dtype=template.dtype)
 
         def fill(rows: slice) -> None:
-            out[rows] = per_block(self._joint_log_likelihood(X[rows], fitted))
+            out[rows] = block_result(rows)
 
-        map_blocks(fill, blocks[1:])
+        map_blocks(fill, blocks)
         return out
+
+    def _empty_jll(self) -> NDArray[np.float64]:
+        return np.empty((0, len(self.classes_)))
 
     def _log_likelihood_terms(self, params, X) -> NDArray[np.float64]:
         return self._event.log_likelihood_terms(params, X)
@@ -327,9 +371,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         """The MAP class ``argmax_y log P(y) + log P(x | y)``, shape (n_samples,)."""
         check_is_fitted(self)
         log_prior = self._fitted.log_prior
-        index = self._blockwise(
-            X, lambda jll: posterior.predict_index(jll, log_prior), dtype=np.intp
-        )
+        index = self._blockwise(X, lambda jll: posterior.predict_index(jll, log_prior))
         return self.classes_[index]
 
     def predict_log_proba(self, X) -> NDArray[np.float64]:
@@ -342,7 +384,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         """``P(y | x)``, shape (n_samples, n_classes); rows sum to 1."""
         check_is_fitted(self)
         log_prior = self._fitted.log_prior
-        return self._blockwise(X, lambda jll: posterior.posterior_proba(jll, log_prior))
+        return self._blockwise(X, lambda jll: posterior.posterior_proba_inplace(jll, log_prior))
 
     # ------------------------------------------------------------ generation
     def sample(self, n_samples: int, y=None, random_state=None, **options):
@@ -383,6 +425,18 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         return draw(params, class_index, rng, **options)
 
 
+def _take_rows(X, rows: slice):
+    """``X[rows]``; for CSR a view of X's arrays (slicing a CSR matrix, or building one
+    from views of a much larger array, copies them: ``scipy.sparse._prune_array``)."""
+    if not (sp.issparse(X) and X.format == "csr"):
+        return X[rows]
+    start, stop = X.indptr[rows.start], X.indptr[rows.stop]
+    view = type(X)((rows.stop - rows.start, X.shape[1]), dtype=X.dtype)
+    view.data, view.indices = X.data[start:stop], X.indices[start:stop]
+    view.indptr = X.indptr[rows.start : rows.stop + 1] - start
+    return view
+
+
 class LinearNBMixin:
     """The linear-classifier view of a discrete naive Bayes model.
 
@@ -419,8 +473,11 @@ class LinearNBMixin:
         """Log-odds of ``classes_[1]`` (binary, shape (n_samples,)), or the joint
         log-likelihood (multiclass, shape (n_samples, n_classes))."""
         check_is_fitted(self)
-        jll = self._joint_log_likelihood(self._check_X(X))
-        if jll.shape[1] == 2:
+        if len(self.classes_) != 2:
+            return self._blockwise(X, lambda jll: jll)
+
+        def log_odds(jll):
             with np.errstate(invalid="ignore"):
                 return jll[:, 1] - jll[:, 0]
-        return jll
+
+        return self._blockwise(X, log_odds)

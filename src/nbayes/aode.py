@@ -24,7 +24,7 @@ from scipy.special import logsumexp
 from sklearn.utils._param_validation import Interval
 
 from nbayes import _vocabulary, posterior
-from nbayes._base import BaseNB
+from nbayes._base import BATCH_SIZE, BaseNB
 from nbayes.events import pairwise
 
 
@@ -34,6 +34,7 @@ class _PairwiseNB(BaseNB):
     _parameter_constraints: dict = {
         "alpha": [Interval(Real, 0, None, closed="left")],
         "prior_alpha": [Interval(Real, 0, None, closed="left")],
+        **BATCH_SIZE,
     }
 
     def _validation_options(self):
@@ -121,6 +122,8 @@ class AODE(_PairwiseNB):
         Lidstone pseudocount of every estimate.
     prior_alpha : float, default=0.0
         Pseudocount of the class prior used by the naive Bayes fallback.
+    batch_size : int, default=None
+        Rows scored at once in prediction; None chooses cache-sized blocks.
 
     Memory: ``n_classes * V^2`` floats with ``V`` the total number of distinct
     values over all columns (50 columns × 20 values, 3 classes: 24 MB). Prediction
@@ -132,10 +135,11 @@ class AODE(_PairwiseNB):
         "min_parent_count": [Interval(Real, 0, None, closed="left")],
     }
 
-    def __init__(self, min_parent_count=1, alpha=1.0, prior_alpha=0.0):
+    def __init__(self, min_parent_count=1, alpha=1.0, prior_alpha=0.0, batch_size=None):
         self.min_parent_count = min_parent_count
         self.alpha = alpha
         self.prior_alpha = prior_alpha
+        self.batch_size = batch_size
 
     def sample(self, n_samples, y=None, random_state=None):
         """Draw ``(X, y)`` from AODE's joint, a uniform mixture of one-dependence models
@@ -224,9 +228,10 @@ class TAN(_PairwiseNB):
         The feature parent of each feature (-1 for the root).
     """
 
-    def __init__(self, alpha=1.0, prior_alpha=0.0):
+    def __init__(self, alpha=1.0, prior_alpha=0.0, batch_size=None):
         self.alpha = alpha
         self.prior_alpha = prior_alpha
+        self.batch_size = batch_size
 
     @property
     def tree_parent_(self) -> NDArray[np.intp]:

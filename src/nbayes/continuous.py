@@ -21,12 +21,13 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from nbayes._base import BaseNB
+from nbayes._base import BATCH_SIZE, BaseNB
 from nbayes.events import binned, exponential, grid, kde, poisson, sums
 
 _COMMON = {
     "priors": ["array-like", None],
     "prior_alpha": [Interval(Real, 0, None, closed="left")],
+    **BATCH_SIZE,
 }
 
 
@@ -121,6 +122,9 @@ class PoissonNB(_RateNB):
         Fixed class prior; if None, the (smoothed) class frequencies.
     prior_alpha : float, default=0.0
         Pseudocount added to each class count for the fitted prior.
+    batch_size : int, default=None
+        Rows scored at once in prediction (memory stays bounded); None chooses
+        cache-sized blocks. Results do not depend on it.
 
     Attributes
     ----------
@@ -133,11 +137,12 @@ class PoissonNB(_RateNB):
 
     _event = poisson
 
-    def __init__(self, *, alpha=2.0, beta=1.0, priors=None, prior_alpha=0.0):
+    def __init__(self, *, alpha=2.0, beta=1.0, priors=None, prior_alpha=0.0, batch_size=None):
         self.alpha = alpha
         self.beta = beta
         self.priors = priors
         self.prior_alpha = prior_alpha
+        self.batch_size = batch_size
 
     def _prepare_X(self, X):
         self._check_non_negative(X)
@@ -171,18 +176,19 @@ class ExponentialNB(_RateNB):
     alpha, beta : float, default=1.0, 0.0
         The Gamma prior (shape, rate): ``alpha - 1`` pseudo-observations with total
         ``beta``. The default is the maximum-likelihood estimate.
-    priors, prior_alpha : as in :class:`PoissonNB`.
+    priors, prior_alpha, batch_size : as in :class:`PoissonNB`.
 
     Attributes are those of :class:`PoissonNB`.
     """
 
     _event = exponential
 
-    def __init__(self, *, alpha=1.0, beta=0.0, priors=None, prior_alpha=0.0):
+    def __init__(self, *, alpha=1.0, beta=0.0, priors=None, prior_alpha=0.0, batch_size=None):
         self.alpha = alpha
         self.beta = beta
         self.priors = priors
         self.prior_alpha = prior_alpha
+        self.batch_size = batch_size
 
     def _prepare_X(self, X):
         self._check_non_negative(X)
@@ -214,7 +220,7 @@ class KernelDensityNB(_ContinuousNB):
         "auto" is exact up to ``max_exact_samples`` training rows, then binned.
     max_exact_samples : int, default=10000
     max_bins : int, default=512
-    priors, prior_alpha : as in :class:`PoissonNB`.
+    priors, prior_alpha, batch_size : as in :class:`PoissonNB`.
 
     Attributes
     ----------
@@ -249,6 +255,7 @@ class KernelDensityNB(_ContinuousNB):
         max_bins=512,
         priors=None,
         prior_alpha=0.0,
+        batch_size=None,
     ):
         self.bandwidth = bandwidth
         self.algorithm = algorithm
@@ -256,6 +263,7 @@ class KernelDensityNB(_ContinuousNB):
         self.max_bins = max_bins
         self.priors = priors
         self.prior_alpha = prior_alpha
+        self.batch_size = batch_size
 
     def _max_exact(self) -> int | None:
         return {"exact": None, "binned": 0}.get(self.algorithm, self.max_exact_samples)
@@ -310,7 +318,7 @@ class BinnedNB(_ContinuousNB):
     max_bins : int, default=1024
         Resolution of the grid the statistics are kept on: cuts are chosen among the
         gaps between its occupied bins.
-    priors, prior_alpha : as in :class:`PoissonNB`.
+    priors, prior_alpha, batch_size : as in :class:`PoissonNB`.
 
     Attributes
     ----------
@@ -331,7 +339,15 @@ class BinnedNB(_ContinuousNB):
     }
 
     def __init__(
-        self, *, strategy="mdl", n_bins=5, alpha=1.0, max_bins=1024, priors=None, prior_alpha=0.0
+        self,
+        *,
+        strategy="mdl",
+        n_bins=5,
+        alpha=1.0,
+        max_bins=1024,
+        priors=None,
+        prior_alpha=0.0,
+        batch_size=None,
     ):
         self.strategy = strategy
         self.n_bins = n_bins
@@ -339,6 +355,7 @@ class BinnedNB(_ContinuousNB):
         self.max_bins = max_bins
         self.priors = priors
         self.prior_alpha = prior_alpha
+        self.batch_size = batch_size
 
     def _zero_stats(self, n_classes, n_features):
         return grid.GridStats.zero(n_classes, n_features, self.max_bins)

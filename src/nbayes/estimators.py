@@ -22,7 +22,7 @@ from sklearn.preprocessing import binarize
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_non_negative
 
-from nbayes._base import BaseNB, LinearNBMixin
+from nbayes._base import BATCH_SIZE, BaseNB, LinearNBMixin
 from nbayes.events import (
     bernoulli,
     categorical,
@@ -45,6 +45,7 @@ class _DiscreteNB(LinearNBMixin, BaseNB):
         "class_prior": ["array-like", None],
         "force_alpha": ["boolean"],
         **_PRIOR_ALPHA,
+        **BATCH_SIZE,
     }
 
     def _validation_options(self):
@@ -161,6 +162,11 @@ class MultinomialNB(_NonNegativeCountsNB):
         A fixed class prior.
     prior_alpha : float, default=0.0
         Pseudocount added to each class count for the fitted prior.
+    batch_size : int, default=None
+        Rows scored at once by ``predict``, ``predict_proba``, ``predict_log_proba``,
+        ``predict_joint_log_proba`` and ``decision_function``: memory beyond the
+        result stays bounded however many rows X has. None chooses cache-sized
+        blocks (a few MiB). Results do not depend on it.
 
     Attributes
     ----------
@@ -183,12 +189,14 @@ class MultinomialNB(_NonNegativeCountsNB):
         fit_prior=True,
         class_prior=None,
         prior_alpha=0.0,
+        batch_size=None,
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.prior_alpha = prior_alpha
+        self.batch_size = batch_size
 
     def _estimate(self, stats, alpha):
         return multinomial.estimate(stats, alpha)
@@ -232,6 +240,7 @@ class ComplementNB(_NonNegativeCountsNB):
         class_prior=None,
         norm=False,
         prior_alpha=0.0,
+        batch_size=None,
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -239,6 +248,7 @@ class ComplementNB(_NonNegativeCountsNB):
         self.class_prior = class_prior
         self.norm = norm
         self.prior_alpha = prior_alpha
+        self.batch_size = batch_size
 
     def _estimation_settings(self):
         return {**super()._estimation_settings(), "norm": self.norm}
@@ -292,6 +302,7 @@ class BernoulliNB(_DiscreteNB):
         fit_prior=True,
         class_prior=None,
         prior_alpha=0.0,
+        batch_size=None,
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -299,6 +310,7 @@ class BernoulliNB(_DiscreteNB):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.prior_alpha = prior_alpha
+        self.batch_size = batch_size
 
     def _prepare_X(self, X):
         if self.binarize is not None:
@@ -362,6 +374,7 @@ class CategoricalNB(_DiscreteNB):
         min_categories=None,
         handle_unknown="error",
         prior_alpha=0.0,
+        batch_size=None,
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -370,6 +383,7 @@ class CategoricalNB(_DiscreteNB):
         self.min_categories = min_categories
         self.handle_unknown = handle_unknown
         self.prior_alpha = prior_alpha
+        self.batch_size = batch_size
 
     def _validation_options(self):
         return {"dtype": "int", "accept_sparse": False, "ensure_all_finite": True}

@@ -246,7 +246,7 @@ class NaiveBayes(BaseNB):
             self._layout = make_layout(self._resolved, self.kind_options)
         return self._read(table), y
 
-    def _check_X(self, X):
+    def _validate_X(self, X):
         table = as_table(X)
         validate_data(self, table, skip_check_array=True, reset=False)
         return self._read(table)

@@ -49,9 +49,16 @@ def class_log_prior(
 
 
 def joint_log_likelihood(
-    log_likelihood: NDArray[np.float64], log_prior: NDArray[np.float64]
+    log_likelihood: NDArray[np.float64], log_prior: NDArray[np.float64], out: bool = False
 ) -> NDArray[np.float64]:
-    """``log P(x, y) = log P(y) + log P(x | y)``, shape (n_samples, n_classes)."""
+    """``log P(x, y) = log P(y) + log P(x | y)``, shape (n_samples, n_classes).
+
+    ``out=True``: the caller owns ``log_likelihood`` (a fresh array), which is
+    updated in place when it is a writeable float64 array (one n x k pass saved).
+    """
+    if out and log_likelihood.dtype == np.float64 and log_likelihood.flags.writeable:
+        log_likelihood += log_prior
+        return log_likelihood
     return log_likelihood + log_prior
 
 
@@ -104,6 +111,20 @@ def posterior_proba(
     np.exp(out, out=out)
     out /= out.sum(axis=1, keepdims=True)
     return out
+
+
+def posterior_proba_inplace(
+    jll: NDArray[np.float64], log_prior: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """:func:`posterior_proba` overwriting ``jll`` (a block the caller owns): no
+    n x k temporaries, so a block of rows is normalised while it is in cache."""
+    row_max = jll.max(axis=1, keepdims=True) if jll.shape[0] else np.empty((0, 1))
+    if not np.all(np.isfinite(row_max)):
+        return np.exp(log_posterior(jll, log_prior))
+    jll -= row_max
+    np.exp(jll, out=jll)
+    jll /= jll.sum(axis=1, keepdims=True)
+    return jll
 
 
 def predict_index(jll: NDArray[np.float64], log_prior: NDArray[np.float64]) -> NDArray[np.intp]:

@@ -9,6 +9,7 @@ Unlike the multinomial, absent features count as evidence.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
@@ -16,9 +17,9 @@ from sklearn.utils.extmath import safe_sparse_dot
 
 from nbayes.events.counts import (
     CountStats,
+    LinearScorer,
     dense_rows,
     dot_with_infinities,
-    product,
     summarize,
     weighted_terms,
 )
@@ -39,6 +40,16 @@ class BernoulliParams:
 
     feature_log_prob: NDArray[np.float64]
     absent_log_prob: NDArray[np.float64]
+
+    @cached_property
+    def scorer(self) -> LinearScorer | None:
+        """Smoothed (finite) estimates: ``log P(x | c)`` as one linear map,
+        ``x @ (log p - log(1-p)).T + sum_j log(1 - p_cj)``, prepared once for
+        prediction in row blocks; None when some probability is 0 or 1."""
+        absent = self.absent_log_prob
+        if not (np.isfinite(absent).all() and np.isfinite(self.feature_log_prob).all()):
+            return None
+        return LinearScorer.of(self.feature_log_prob - absent, absent.sum(axis=1))
 
 
 def estimate(
@@ -76,10 +87,9 @@ def log_likelihood(params: BernoulliParams, X) -> NDArray[np.float64]:
     ``p = 0`` or ``p = 1`` gives ``-inf`` exactly where the event it forbids occurs
     (never ``0 * inf = nan``).
     """
+    if params.scorer is not None:  # smoothed estimates: one product
+        return params.scorer(X)
     absent = params.absent_log_prob
-    if np.isfinite(absent).all() and np.isfinite(params.feature_log_prob).all():
-        # smoothed estimates: one product, x @ (log p - log(1-p)) + sum_j log(1 - p)
-        return product(X, params.feature_log_prob - absent) + absent.sum(axis=1)
     finite_absent = np.where(np.isfinite(absent), absent, 0.0)
     ll = dot_with_infinities(X, params.feature_log_prob)
     ll -= dot_with_infinities(X, finite_absent)

@@ -13,11 +13,12 @@ complement that explains x worst). The statistics are the multinomial counts.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes.events.counts import CountStats, dot_with_infinities, summarize, weighted_terms
+from nbayes.events.counts import CountStats, LinearScorer, summarize, weighted_terms
 
 __all__ = [
     "ComplementParams",
@@ -34,6 +35,11 @@ class ComplementParams:
     """``feature_log_prob``: the weights ``w_cj``, shape (n_classes, n_features)."""
 
     feature_log_prob: NDArray[np.float64]
+
+    @cached_property
+    def scorer(self) -> LinearScorer:
+        """``X @ feature_log_prob.T``, prepared once for prediction in row blocks."""
+        return LinearScorer.of(self.feature_log_prob)
 
 
 def estimate(stats: CountStats, alpha: float | NDArray, norm: bool) -> ComplementParams:
@@ -60,7 +66,7 @@ def log_likelihood(params: ComplementParams, X) -> NDArray[np.float64]:
     Not a normalised log-likelihood: it plays that role in the posterior, as in
     Rennie et al. and scikit-learn.
     """
-    return dot_with_infinities(X, params.feature_log_prob)
+    return params.scorer(X)
 
 
 def log_likelihood_terms(params: ComplementParams, X) -> NDArray[np.float64]:

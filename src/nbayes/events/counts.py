@@ -167,6 +167,52 @@ def product(X, weights: NDArray[np.float64]) -> NDArray[np.float64]:
     return out
 
 
+@dataclass(frozen=True)
+class LinearScorer:
+    """``X @ weights.T + intercept`` prepared once per fitted model, applied to many
+    row blocks of X: the finiteness check and the cache-sized, contiguous class blocks
+    of ``weights.T`` (see :func:`product`) are computed here, not per block.
+
+    weights : (n_classes, n_features), may hold ``±inf`` (then
+        :func:`dot_with_infinities` semantics); intercept : (n_classes,) or None.
+    """
+
+    weights: NDArray[np.float64]
+    intercept: NDArray[np.float64] | None
+    finite: bool
+    column_blocks: tuple[tuple[slice, NDArray[np.float64]], ...]
+
+    @classmethod
+    def of(cls, weights: NDArray[np.float64], intercept=None) -> LinearScorer:
+        finite = bool(np.isfinite(weights).all())
+        n_classes, n_features = weights.shape
+        step = max(1, _PRODUCT_BLOCK_BYTES // (8 * max(n_features, 1)))
+        blocks = tuple(
+            (slice(start, start + step), np.ascontiguousarray(weights[start : start + step].T))
+            for start in range(0, n_classes, step)
+        )
+        return cls(weights, intercept, finite, blocks if finite else ())
+
+    def __call__(self, X) -> NDArray[np.float64]:
+        """The scores of X (n_samples, n_features), dense or CSR: (n_samples, n_classes).
+
+        float32 X is read as is; the scores are float64.
+        """
+        if not self.finite:
+            out = dot_with_infinities(X, self.weights)
+        elif not sp.issparse(X):
+            out = np.asarray(safe_sparse_dot(X, self.weights.T), dtype=np.float64)
+        elif len(self.column_blocks) == 1:
+            out = np.asarray(X @ self.column_blocks[0][1], dtype=np.float64)
+        else:
+            out = np.empty((X.shape[0], self.weights.shape[0]))
+            for columns, block in self.column_blocks:
+                out[:, columns] = X @ block
+        if self.intercept is not None:
+            out += self.intercept
+        return out
+
+
 def dense_rows(X) -> NDArray[np.float64]:
     """X (n_samples, n_features) as a dense float array (for per-feature terms)."""
     if hasattr(X, "toarray"):

@@ -11,11 +11,12 @@ left out, as is customary.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes.events.counts import CountStats, dot_with_infinities, summarize, weighted_terms
+from nbayes.events.counts import CountStats, LinearScorer, summarize, weighted_terms
 
 __all__ = [
     "CountStats",
@@ -32,6 +33,11 @@ class MultinomialParams:
     """``feature_log_prob``: ``log theta_cj``, shape (n_classes, n_features)."""
 
     feature_log_prob: NDArray[np.float64]
+
+    @cached_property
+    def scorer(self) -> LinearScorer:
+        """``X @ feature_log_prob.T``, prepared once for prediction in row blocks."""
+        return LinearScorer.of(self.feature_log_prob)
 
 
 def estimate(stats: CountStats, alpha: float | NDArray) -> MultinomialParams:
@@ -50,7 +56,7 @@ def linear_terms(params: MultinomialParams) -> tuple[NDArray, NDArray]:
 
 def log_likelihood(params: MultinomialParams, X) -> NDArray[np.float64]:
     """``sum_j x_j log theta_cj`` for X (n_samples, n_features) → (n_samples, n_classes)."""
-    return dot_with_infinities(X, params.feature_log_prob)
+    return params.scorer(X)
 
 
 def log_likelihood_terms(params: MultinomialParams, X) -> NDArray[np.float64]:
