@@ -12,8 +12,6 @@ calls cost one estimate. Prediction is log-likelihood → :mod:`nbayes.posterior
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
 from numbers import Integral
 from typing import Any
 
@@ -27,6 +25,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from nbayes import posterior
 from nbayes._parallel import map_blocks, n_workers
+from nbayes._state import Fitted, _LazyFit, _RunningStats, copy_stats
 from nbayes._validate import (
     ClassWeights,
     check_class_prior,
@@ -45,56 +44,6 @@ SPARSE_BLOCK_NONZEROS = 1 << 22
 
 #: ``batch_size``: rows scored at once in prediction; None chooses cache-sized blocks.
 BATCH_SIZE = {"batch_size": [Interval(Integral, 1, None, closed="left"), None]}
-
-
-@dataclass(frozen=True)
-class Fitted:
-    """What prediction needs: the event model's parameters and ``log P(y)``."""
-
-    params: Any
-    log_prior: NDArray[np.float64]
-
-
-class _LazyFit:
-    """Holds the estimate derived from one state of the statistics, once computed.
-
-    A fresh holder replaces the old one at every training call, so the estimator's
-    ``__dict__`` never changes during prediction.
-    """
-
-    __slots__ = ("fitted", "settings")
-
-    def __init__(self, settings: dict[str, Any]) -> None:
-        self.settings = settings
-        self.fitted: Fitted | None = None
-
-
-class _RunningStats:
-    """The estimator's running statistics and whether they may be updated in place.
-
-    ``owner`` is the ``id`` of the estimator they belong to (a shallow copy of the
-    estimator shares this holder, but is not its owner); ``shared`` turns True once
-    the statistics have been handed out (read through ``BaseNB._stats``) or were given
-    from outside (assigned to it), so someone else may hold them.
-    """
-
-    __slots__ = ("owner", "shared", "stats")
-
-    def __init__(self, stats: Any, owner: int, shared: bool) -> None:
-        self.stats = stats
-        self.owner = owner
-        self.shared = shared
-
-
-def copy_stats(stats: Any) -> Any:
-    """A copy of a statistics dataclass whose array fields are copied too."""
-    return type(stats)(
-        **{
-            field.name: np.array(value, copy=True) if isinstance(value, np.ndarray) else value
-            for field in dataclasses.fields(stats)
-            for value in (getattr(stats, field.name),)
-        }
-    )
 
 
 class BaseNB(ClassifierMixin, BaseEstimator):
@@ -435,49 +384,3 @@ def _take_rows(X, rows: slice):
     view.data, view.indices = X.data[start:stop], X.indices[start:stop]
     view.indptr = X.indptr[rows.start : rows.stop + 1] - start
     return view
-
-
-class LinearNBMixin:
-    """The linear-classifier view of a discrete naive Bayes model.
-
-    ``log P(x, y=c) = x' @ w_c + b_c`` where ``x'`` is x (or its one-hot encoding)
-    and ``b_c`` holds the log prior. Binary problems get one row, the log-odds of
-    ``classes_[1]`` over ``classes_[0]``, so ``predict(X) ==
-    classes_[(decision_function(X) > 0).astype(int)]``; multiclass problems get one
-    row per class, and ``argmax`` reproduces ``predict``.
-    """
-
-    def _linear_terms(self):
-        fitted = self._fitted
-        weights, intercept = self._event.linear_terms(fitted.params)
-        return weights, intercept + self._jll_prior(fitted.log_prior)
-
-    @property
-    def coef_(self) -> NDArray[np.float64]:
-        """Shape (1, n_features') for two classes, else (n_classes, n_features')."""
-        weights, _ = self._linear_terms()
-        if weights.shape[0] == 2:
-            with np.errstate(invalid="ignore"):
-                return (weights[1] - weights[0])[None, :]
-        return weights
-
-    @property
-    def intercept_(self) -> NDArray[np.float64]:
-        """Shape (1,) for two classes, else (n_classes,)."""
-        _, intercept = self._linear_terms()
-        if intercept.shape[0] == 2:
-            return np.array([intercept[1] - intercept[0]])
-        return intercept
-
-    def decision_function(self, X) -> NDArray[np.float64]:
-        """Log-odds of ``classes_[1]`` (binary, shape (n_samples,)), or the joint
-        log-likelihood (multiclass, shape (n_samples, n_classes))."""
-        check_is_fitted(self)
-        if len(self.classes_) != 2:
-            return self._blockwise(X, lambda jll: jll)
-
-        def log_odds(jll):
-            with np.errstate(invalid="ignore"):
-                return jll[:, 1] - jll[:, 0]
-
-        return self._blockwise(X, log_odds)

@@ -22,7 +22,8 @@ from sklearn.preprocessing import binarize
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_non_negative
 
-from nbayes._base import BATCH_SIZE, BaseNB, LinearNBMixin
+from nbayes._base import BATCH_SIZE, BaseNB
+from nbayes._linear import LinearNBMixin
 from nbayes.events import (
     bernoulli,
     categorical,
@@ -172,7 +173,7 @@ class MultinomialNB(_NonNegativeCountsNB):
     ----------
     class_count_, class_log_prior_ : ndarray of shape (n_classes,)
     feature_count_, feature_log_prob_ : ndarray of shape (n_classes, n_features)
-    coef_, intercept_ : the linear view (see :class:`nbayes._base.LinearNBMixin`)
+    coef_, intercept_ : the linear view (see :class:`nbayes._linear.LinearNBMixin`)
 
     References
     ----------
