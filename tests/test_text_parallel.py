@@ -96,4 +96,7 @@ def test_thread_count_setting(monkeypatch):
     with pytest.raises(ValueError, match="NBAYES_TEXT_THREADS"):
         _parallel.n_threads()
     monkeypatch.delenv("NBAYES_TEXT_THREADS")
-    assert _parallel.n_threads() == 1  # off by default
+    monkeypatch.setattr(_parallel, "_available_cpus", lambda: 1)
+    assert _parallel.n_threads() == 1  # by default: one thread per free CPU, at most two
+    monkeypatch.setattr(_parallel, "_available_cpus", lambda: 16)
+    assert _parallel.n_threads() == 2

@@ -23,17 +23,29 @@ MIN_BYTES = 4_000_000
 
 
 def n_threads() -> int:
-    """Threads for the compiled pass: ``NBAYES_TEXT_THREADS`` (1 or 2; default 1).
+    """Threads for the compiled pass: ``NBAYES_TEXT_THREADS`` (1 or 2), by default 2
+    where the process may run on two or more CPUs.
 
-    Off by default: on the shared, loaded 2-core development machine the second
-    thread waited for a core and a 20 Newsgroups fit took longer (0.66 s vs 0.46 s
-    wall, bench/RESULTS_text.md); turn it on where a core is free.
+    On an idle 2-core machine the second thread cuts a 20 Newsgroups fit from
+    0.47-0.51 s to 0.36-0.37 s wall (BBC news 0.064-0.070 to 0.051-0.054 s) for about
+    8 % more CPU time; on an oversubscribed machine, where the second thread waits for
+    a core, it can cost more than it saves (bench/RESULTS_text.md): set
+    ``NBAYES_TEXT_THREADS=1`` there.
     """
-    value = os.environ.get("NBAYES_TEXT_THREADS", "1")
+    value = os.environ.get("NBAYES_TEXT_THREADS")
+    if value is None:
+        return min(2, _available_cpus())
     try:
         return max(1, int(value))
     except ValueError:
         raise ValueError(f"NBAYES_TEXT_THREADS must be an integer; got {value!r}") from None
+
+
+def _available_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def worth_splitting(buf: NDArray[np.uint8], offsets: NDArray[np.int64]) -> bool:
