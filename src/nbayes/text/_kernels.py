@@ -222,6 +222,8 @@ def analyze(
                     gid = add_gram(g_table, g_toks, g_off, counts, toks, p, p + g, h, slot)
                 if gid < 0:
                     continue
+                # the unigram loop's tally, written out again: helpers in this loop
+                # made a 20 Newsgroups fit 1.4-1.8x slower (measured, not explained)
                 if tally:
                     at = g_where[gid]
                     if at >= row_start:

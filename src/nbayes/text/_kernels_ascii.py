@@ -162,6 +162,8 @@ def scan_ascii(
         length = j - s
         if length < min_len or length > max_len or (digits and not numbers):
             continue
+        # The same look-up as analyze()'s Unicode path, written out on purpose: an
+        # inline="always" helper for it made a 20 Newsgroups fit 1.4-1.8x slower.
         tid, slot = find_token(t_table, t_bytes, t_off, key, length, h)
         if tid < 0 and insert:
             tid = add_token(t_table, t_bytes, t_off, t_stop, counts, key, length, h, slot)
