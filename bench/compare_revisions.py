@@ -13,13 +13,8 @@ fit, and ``partial_fit`` over 100 chunks against one fit.
 from __future__ import annotations
 
 import argparse
-import importlib
-import io
 import itertools
-import subprocess
 import sys
-import tarfile
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -30,30 +25,7 @@ from sklearn import naive_bayes as sk  # noqa: E402
 
 from bench import data  # noqa: E402
 from bench.harness import load_average, measure_interleaved  # noqa: E402
-
-
-def import_revision(rev: str):
-    """The ``nbayes`` package as of git revision ``rev``, imported from a temporary
-    export and then moved out of the way (its modules keep their own references)."""
-    blob = subprocess.run(
-        ["git", "archive", rev, "src/nbayes"], cwd=HERE.parent, capture_output=True, check=True
-    ).stdout
-    root = Path(tempfile.mkdtemp(prefix="nbayes-rev-"))
-    tarfile.open(fileobj=io.BytesIO(blob)).extractall(root, filter="data")
-    saved = {k: v for k, v in sys.modules.items() if k == "nbayes" or k.startswith("nbayes.")}
-    for key in saved:
-        del sys.modules[key]
-    sys.path.insert(0, str(root / "src"))
-    try:
-        package = importlib.import_module("nbayes")
-        importlib.import_module("nbayes.gaussian_nb")
-        importlib.import_module("nbayes.estimators")
-    finally:
-        sys.path.remove(str(root / "src"))
-        for key in [k for k in sys.modules if k == "nbayes" or k.startswith("nbayes.")]:
-            del sys.modules[key]
-        sys.modules.update(saved)
-    return package
+from bench.revisions import import_revision  # noqa: E402
 
 
 def chunked(cls, X, y, parts):

@@ -14,12 +14,7 @@ the same predictions. Writes a markdown table to stdout (and ``--out``).
 from __future__ import annotations
 
 import argparse
-import importlib
-import io
-import subprocess
 import sys
-import tarfile
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -30,31 +25,15 @@ sys.path.insert(0, str(HERE.parent))
 
 from bench import data  # noqa: E402
 from bench.harness import load_average, measure_interleaved  # noqa: E402
+from bench.revisions import import_revision  # noqa: E402
 
 NAMES = ("GaussianNB", "MultinomialNB", "ComplementNB", "BernoulliNB", "CategoricalNB")
 
 
 def old_classes(commit: str) -> dict[str, type]:
-    """The estimator classes of ``commit``, imported from an exported copy of its src/."""
-    archive = subprocess.run(
-        ["git", "archive", commit, "src/nbayes"], cwd=HERE.parent, capture_output=True, check=True
-    ).stdout
-    folder = Path(tempfile.mkdtemp(prefix="nbayes-old-"))
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(folder, filter="data")
-    saved = {k: v for k, v in sys.modules.items() if k == "nbayes" or k.startswith("nbayes.")}
-    for key in saved:
-        del sys.modules[key]
-    sys.path.insert(0, str(folder / "src"))
-    try:
-        old = importlib.import_module("nbayes")
-        classes = {name: getattr(old, name) for name in NAMES}
-    finally:
-        sys.path.remove(str(folder / "src"))
-        for key in [k for k in sys.modules if k == "nbayes" or k.startswith("nbayes.")]:
-            del sys.modules[key]
-        sys.modules.update(saved)
-    return classes
+    """The estimator classes of ``commit``."""
+    old = import_revision(commit)
+    return {name: getattr(old, name) for name in NAMES}
 
 
 def cases(quick: bool, only: set[str]):

@@ -29,7 +29,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -126,16 +125,6 @@ def ours_times(docs: list[bytes], repeat: int) -> dict[str, tuple[float, float]]
     return out
 
 
-def export_baseline(rev: str) -> Path:
-    """``src`` of git revision rev, in a temporary folder."""
-    folder = Path(tempfile.mkdtemp(prefix="nbayes-baseline-"))
-    archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", rev, "src"], check=True, capture_output=True
-    ).stdout
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-    return folder / "src"
-
-
 def baseline_times(src: Path, name: str, repeat: int) -> dict[str, tuple[float, float]]:
     """:func:`ours_times` of the nbayes found in src, in a child process."""
     env = {**os.environ, "PYTHONPATH": str(src)}
@@ -216,7 +205,12 @@ def main() -> None:
     if args.worker:
         print(json.dumps(ours_times(CORPORA[args.worker](), args.repeat)))
         return
-    baseline = export_baseline(args.baseline) if args.baseline else None
+    baseline = None
+    if args.baseline:
+        sys.path.insert(0, str(ROOT))  # run as a script, bench/ is not yet importable
+        from bench.revisions import export_revision
+
+        baseline = export_revision(args.baseline)
     header = HEADER
     if baseline is not None:
         first, rule = HEADER.split("\n")
