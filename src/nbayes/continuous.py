@@ -80,7 +80,7 @@ class _RateNB(_ContinuousNB):
     def _estimate(self, stats, alpha, beta):
         return self._event.estimate(stats, alpha, beta)
 
-    def _check_non_negative(self, X):
+    def _prepare_X(self, X):
         negative = X < 0  # NaN compares False
         if negative.any():
             row, col, value = _first_bad(X, negative)
@@ -88,6 +88,13 @@ class _RateNB(_ContinuousNB):
                 f"Negative values in data passed to {type(self).__name__}: feature {col} "
                 f"is {value!r} in row {row}; the model needs non-negative values."
             )
+        return X
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True
+        tags.classifier_tags.poor_score = True
+        return tags
 
     @property
     def feature_count_(self) -> NDArray[np.float64]:
@@ -145,7 +152,7 @@ class PoissonNB(_RateNB):
         self.batch_size = batch_size
 
     def _prepare_X(self, X):
-        self._check_non_negative(X)
+        X = super()._prepare_X(X)
         fractional = (X != np.floor(X)) & ~np.isnan(X)
         if fractional.any():
             row, col, value = _first_bad(X, fractional)
@@ -156,11 +163,9 @@ class PoissonNB(_RateNB):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.positive_only = True
         # scikit-learn has no "non-negative integers" tag; "categorical" makes its
         # estimator checks feed rounded non-negative data, the Poisson input domain.
         tags.input_tags.categorical = True
-        tags.classifier_tags.poor_score = True
         return tags
 
 
@@ -189,16 +194,6 @@ class ExponentialNB(_RateNB):
         self.priors = priors
         self.prior_alpha = prior_alpha
         self.batch_size = batch_size
-
-    def _prepare_X(self, X):
-        self._check_non_negative(X)
-        return X
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.positive_only = True
-        tags.classifier_tags.poor_score = True
-        return tags
 
 
 class KernelDensityNB(_ContinuousNB):
