@@ -125,23 +125,17 @@ def gaussian(quick: bool) -> Iterator[Dataset]:
                     None,
                     1.5,
                 ),
-                Case(
-                    "predict",
-                    lambda X=X, m=ours: m.predict(X),
-                    lambda X=X, m=theirs: m.predict(X),
-                    two_gemms,
-                    "two GEMMs (X*X)@A + X@B",
-                    vs_sklearn,
-                    1.5,
-                ),
-                Case(
-                    "predict_proba",
-                    lambda X=X, m=ours: m.predict_proba(X),
-                    lambda X=X, m=theirs: m.predict_proba(X),
-                    two_gemms,
-                    "two GEMMs (X*X)@A + X@B",
-                    vs_sklearn,
-                    1.5,
+                *(
+                    Case(
+                        method,
+                        lambda X=X, m=ours, f=method: getattr(m, f)(X),
+                        lambda X=X, m=theirs, f=method: getattr(m, f)(X),
+                        two_gemms,
+                        "two GEMMs (X*X)@A + X@B",
+                        vs_sklearn,
+                        1.5,
+                    )
+                    for method in ("predict", "predict_proba")
                 ),
             ],
         )
