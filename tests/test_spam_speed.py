@@ -212,6 +212,7 @@ def test_the_caller_tokenizes_chunks_no_worker_has_started(monkeypatch):
     def counting(raw):
         if os.getpid() == parent:
             in_parent.append(raw)
+            time.sleep(0.02)  # so a worker slow to start (a loaded machine) still takes some
         return tokenize_here(raw)
 
     monkeypatch.setattr(parallel, "_tokenize_or_error", counting)

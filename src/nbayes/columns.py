@@ -97,6 +97,43 @@ def read_column(X, j: int) -> tuple[NDArray, NDArray[np.bool_]]:
     return values, missing_mask(values)
 
 
+def read_codes(X, j: int) -> tuple[list, NDArray[np.intp]]:
+    """Column ``j`` of a table factorized: ``(uniques, codes)``, ``codes`` (n_samples,)
+    indexing ``uniques``, -1 where the value is missing.
+
+    A pandas column is factorized by pandas itself, so string columns (Arrow-backed or
+    categorical) never become one Python object per row."""
+    if _is_pandas(X):
+        import pandas as pd
+
+        codes, uniques = pd.factorize(X.iloc[:, j], use_na_sentinel=True)
+        return list(uniques), np.asarray(codes, dtype=np.intp)
+    values, missing = read_column(X, j)
+    codes = np.full(values.shape[0], -1, dtype=np.intp)
+    uniques, codes[~missing] = factorize(values[~missing])
+    return uniques, codes
+
+
+def factorize(values: NDArray) -> tuple[list, NDArray[np.intp]]:
+    """Distinct values and each value's index among them, shape (n,).
+
+    Hash-based (``pandas.factorize``, first-appearance order) when the program has
+    imported pandas; else ``np.unique`` for non-object arrays, and a dict otherwise.
+    """
+    pandas = sys.modules.get("pandas")
+    if pandas is not None:
+        codes, uniques = pandas.factorize(values, use_na_sentinel=False)
+        return list(uniques), np.asarray(codes, dtype=np.intp)
+    if values.dtype.kind != "O":
+        uniques, inverse = np.unique(values, return_inverse=True)
+        return list(uniques), inverse.ravel().astype(np.intp)
+    index: dict = {}
+    codes = np.fromiter(
+        (index.setdefault(v, len(index)) for v in values), dtype=np.intp, count=len(values)
+    )
+    return list(index), codes
+
+
 def missing_mask(values: NDArray) -> NDArray[np.bool_]:
     """Missing entries of a 1-D array: NaN; for object arrays also None and pandas'
     NA/NaT (pandas is consulted only if the program has already imported it)."""

@@ -3,7 +3,6 @@ each column with its own vocabulary (value -> code), which grows as data arrive.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -11,29 +10,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nbayes.blocks.base import Block, register_kind
-from nbayes.columns import read_column
+from nbayes.columns import read_codes
 from nbayes.events import categorical
 from nbayes.events.categorical import CategoricalStats, UnknownCategoryError
-
-
-def factorize(values: NDArray) -> tuple[list, NDArray[np.intp]]:
-    """Distinct values and each value's index among them, shape (n,).
-
-    Hash-based (``pandas.factorize``, first-appearance order) when the program has
-    imported pandas; else ``np.unique`` for non-object arrays, and a dict otherwise.
-    """
-    pandas = sys.modules.get("pandas")
-    if pandas is not None:
-        codes, uniques = pandas.factorize(values, use_na_sentinel=False)
-        return list(uniques), np.asarray(codes, dtype=np.intp)
-    if values.dtype.kind != "O":
-        uniques, inverse = np.unique(values, return_inverse=True)
-        return list(uniques), inverse.ravel().astype(np.intp)
-    index: dict = {}
-    codes = np.fromiter(
-        (index.setdefault(v, len(index)) for v in values), dtype=np.intp, count=len(values)
-    )
-    return list(index), codes
 
 
 @dataclass(frozen=True)
@@ -96,8 +75,9 @@ class CategoricalBlock(Block):
 
     kind: ClassVar[str] = "categorical"
 
-    def read(self, X) -> list[tuple[NDArray, NDArray[np.bool_]]]:
-        return [read_column(X, j) for _, j in self._columns()]
+    def read(self, X) -> list[tuple[list, NDArray[np.intp]]]:
+        """Each column factorized: ``(uniques, codes)``, codes -1 where missing."""
+        return [read_codes(X, j) for _, j in self._columns()]
 
     def zero(self, n_classes):
         width = len(self.keys)
@@ -109,15 +89,21 @@ class CategoricalBlock(Block):
         how EM fixes the parameter space before its first M-step)."""
         n_samples = W.matrix.shape[0]
         weightless = W.row_totals() <= 0
-        if domain_only:
-            weightless = np.zeros(n_samples, dtype=bool)
-        codes = np.full((n_samples, len(data)), -1, dtype=np.intp)
-        vocabulary = []
-        for j, (values, missing) in enumerate(data):
-            counted = ~(missing | weightless)
-            uniques, inverse = factorize(values[counted])
-            codes[counted, j] = inverse
-            vocabulary.append(tuple(uniques))
+        if domain_only or not weightless.any():
+            vocabulary = [tuple(uniques) for uniques, _ in data]
+            codes = np.column_stack([column for _, column in data]) if data else None
+        else:
+            codes = np.full((n_samples, len(data)), -1, dtype=np.intp)
+            vocabulary = []
+            for j, (uniques, column) in enumerate(data):
+                counted = (column >= 0) & ~weightless
+                present = np.unique(column[counted])
+                renumber = np.empty(len(uniques), dtype=np.intp)
+                renumber[present] = np.arange(len(present))
+                codes[counted, j] = renumber[column[counted]]
+                vocabulary.append(tuple(uniques[k] for k in present))
+        if codes is None:
+            codes = np.empty((n_samples, 0), dtype=np.intp)
         n_categories = np.array([len(v) for v in vocabulary], dtype=np.intp)
         stats = categorical.summarize(codes, W, n_categories)
         return CategoricalBlockStats(tuple(vocabulary), stats)
@@ -154,11 +140,10 @@ class CategoricalBlock(Block):
     def _codes(self, params, data) -> NDArray[np.intp]:
         """Codes of the values (n_samples, n_columns): -1 where missing, ``K_j`` for a
         value never seen (the extra slot under ``"smooth"``; left out otherwise)."""
-        n_samples = data[0][0].shape[0]
+        n_samples = data[0][1].shape[0]
         codes = np.full((n_samples, len(data)), -1, dtype=np.intp)
-        for j, (values, missing) in enumerate(data):
+        for j, (uniques, column) in enumerate(data):
             index = params.codes[j]
-            uniques, inverse = factorize(values[~missing])
             unseen = len(index)
             mapped = np.array([index.get(u, unseen) for u in uniques], dtype=np.intp)
             if params.handle_unknown == "error" and np.any(mapped == unseen):
@@ -167,5 +152,6 @@ class CategoricalBlock(Block):
                     f"Column {self.keys[j]!r} has the value {value!r}, never seen in "
                     "training. Use handle_unknown='ignore' or 'smooth'."
                 )
-            codes[~missing, j] = mapped[inverse]
+            observed = column >= 0
+            codes[observed, j] = mapped[column[observed]]
         return codes
