@@ -11,13 +11,9 @@ from nbayes.calibration import (
     expected_calibration_error,
     reliability_table,
 )
+from nbayes.categorical_nb import CategoricalNB
 from nbayes.continuous import BinnedNB, ExponentialNB, KernelDensityNB, PoissonNB
-from nbayes.estimators import (
-    BernoulliNB,
-    CategoricalNB,
-    ComplementNB,
-    MultinomialNB,
-)
+from nbayes.estimators import BernoulliNB, ComplementNB, MultinomialNB
 from nbayes.events.categorical import UnknownCategoryError
 from nbayes.gaussian_nb import GaussianNB
 from nbayes.io import ModelFileError, load, save

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from nbayes import aode, continuous, estimators, gaussian_nb
+from nbayes import aode, categorical_nb, continuous, estimators, gaussian_nb
 from nbayes._base import BaseNB, _LazyFit
 from nbayes.events.categorical import CategoricalStats
 from nbayes.events.counts import CountStats
@@ -86,7 +86,7 @@ for _registration in [
     (estimators.MultinomialNB, CountStats),
     (estimators.BernoulliNB, CountStats),
     (estimators.ComplementNB, CountStats),
-    (estimators.CategoricalNB, CategoricalStats),
+    (categorical_nb.CategoricalNB, CategoricalStats),
     (aode.AODE, PairStats),
     (aode.TAN, PairStats),
     (continuous.PoissonNB, SumStats),

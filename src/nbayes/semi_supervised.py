@@ -57,7 +57,8 @@ from nbayes import posterior
 from nbayes._base import BaseNB
 from nbayes._validate import check_sample_weight, label_index, soft_class_weights
 from nbayes.blocks.categorical import CategoricalBlockParams
-from nbayes.estimators import BernoulliNB, CategoricalNB, MultinomialNB
+from nbayes.categorical_nb import CategoricalNB
+from nbayes.estimators import BernoulliNB, MultinomialNB
 from nbayes.events.bernoulli import BernoulliParams
 from nbayes.events.multinomial import MultinomialParams
 from nbayes.mixed import NaiveBayes
