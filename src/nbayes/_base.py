@@ -34,6 +34,7 @@ from nbayes._validate import (
     encode_labels,
     hard_class_weights,
     label_index,
+    quick_check_X_y,
     row_blocks,
     soft_class_weights,
 )
@@ -164,8 +165,17 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         self._learn_weighted(X, soft_class_weights(np.zeros((X.shape[0], len(self.classes_)))))
 
     def _check_X_y(self, X, y, reset: bool):
-        X, y = validate_data(self, X, y, **self._validation_options(), reset=reset)
+        X, y = self._validated_X_y(X, y, reset)
         return self._prepare_X(X), y
+
+    def _validated_X_y(self, X, y, reset: bool):
+        """X and y checked (``validate_data``), not yet prepared. A later batch that
+        needs no conversion takes :func:`nbayes._validate.quick_check_X_y`, the same
+        checks without their per-call costs (a ``partial_fit`` stream pays them per
+        batch)."""
+        options = self._validation_options()
+        checked = None if reset else quick_check_X_y(self, X, y, options)
+        return checked or validate_data(self, X, y, **options, reset=reset)
 
     def _check_X(self, X):
         return self._prepare_X(self._validate_X(X))

@@ -9,12 +9,14 @@ responsibilities give a dense ``W``. Event models only ever see ``W``.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
+from sklearn.utils import assert_all_finite
 from sklearn.utils.multiclass import check_classification_targets
 
 
@@ -94,10 +96,14 @@ BLOCK_BYTES = 1 << 21  # 2 MiB: a block of rows and its temporaries stay in cach
 
 
 def row_blocks(n_rows: int, width: int, block_bytes: int = BLOCK_BYTES) -> list[slice]:
-    """Consecutive row slices covering ``range(n_rows)``, each about ``block_bytes`` of
-    float64 at ``width`` values per row (at least 64 rows a block)."""
-    step = max(64, block_bytes // (8 * max(width, 1)))
-    return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
+    """Consecutive row slices covering ``range(n_rows)``, each at most about
+    ``block_bytes`` of float64 at ``width`` values per row (at least 64 rows a block),
+    as few as that allows and of equal sizes (within a row): the block threads get
+    even shares, and per-thread buffers sized by one block fit every block of the
+    next batch of the same size."""
+    n_blocks = -(-n_rows // max(64, block_bytes // (8 * max(width, 1))))
+    bounds = [i * n_rows // n_blocks for i in range(n_blocks + 1)] if n_rows else []
+    return [slice(start, stop) for start, stop in itertools.pairwise(bounds)]
 
 
 _NONZEROS_PER_BLOCK = 1 << 20  # 8 MiB of cell indices a block
@@ -171,6 +177,69 @@ def soft_class_weights(responsibilities: ArrayLike) -> ClassWeights:
     if not np.all(np.isfinite(matrix)) or np.any(matrix < 0):
         raise ValueError("Class weights must be finite and non-negative.")
     return ClassWeights(matrix=matrix, labels=None)
+
+
+_QUICK_OPTIONS = frozenset({"dtype", "accept_sparse", "ensure_all_finite"})
+
+
+def quick_check_X_y(estimator, X, y, options: dict) -> tuple | None:
+    """``validate_data(estimator, X, y, reset=False, **options)`` for a batch that needs
+    no conversion, without its per-call costs (dataframe detection, array-namespace
+    dispatch, re-checks of y); None for any other batch, which then goes the full way
+    (that also raises the errors: wrong width, wrong type, mismatched lengths, ...).
+
+    Taken when the estimator was fitted without feature names, X is a plain 2-D
+    ndarray or a CSR matrix whose dtype ``options`` keep as is, with at least one row
+    and ``n_features_in_`` columns, and y is a C-contiguous 1-D ndarray of integers,
+    booleans, strings or finite floats with one label per row. X's finiteness check
+    is scikit-learn's own (``assert_all_finite``: one sum, the element-wise pass only
+    to word the error), so errors read the same.
+    """
+    if not options.keys() <= _QUICK_OPTIONS or hasattr(estimator, "feature_names_in_"):
+        return None
+    if sp.issparse(X):
+        accept = options.get("accept_sparse", False)
+        if isinstance(accept, str):
+            accept = [accept]
+        if X.format != "csr" or not (accept is True or (accept and "csr" in accept)):
+            return None
+        values = X.data
+    elif type(X) is np.ndarray and X.ndim == 2:
+        values = X
+    else:
+        return None
+    if not (
+        _keeps_dtype(X.dtype, options.get("dtype", "numeric"))
+        and X.shape[0] >= 1
+        and X.shape[1] == getattr(estimator, "n_features_in_", None)
+        and type(y) is np.ndarray
+        and y.shape == (X.shape[0],)
+        and y.flags.c_contiguous
+        and y.dtype.kind in "biufU"
+    ):
+        return None
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        return None
+    finite = options.get("ensure_all_finite", True)
+    if finite and X.dtype.kind == "f":
+        assert_all_finite(
+            values,
+            allow_nan=finite == "allow-nan",
+            estimator_name=type(estimator).__name__,
+            input_name="X",
+        )
+    return X, y
+
+
+def _keeps_dtype(dtype: np.dtype, wanted) -> bool:
+    """Whether ``check_array(dtype=wanted)`` leaves a numeric array of ``dtype`` as is."""
+    if dtype.kind not in "biuf":
+        return False
+    if wanted is None or (isinstance(wanted, str) and wanted == "numeric"):
+        return True
+    if isinstance(wanted, list | tuple):
+        return dtype in wanted
+    return dtype == np.dtype(wanted)
 
 
 def check_sample_weight(sample_weight, n_samples: int) -> NDArray[np.float64] | None:
