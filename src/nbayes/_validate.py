@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from functools import cached_property
 from numbers import Real
 
 import numpy as np
@@ -26,36 +27,55 @@ class ClassWeights:
 
     Attributes
     ----------
-    matrix : sparse CSR or ndarray of shape (n_samples, n_classes)
-        The weights themselves.
+    values : ndarray of shape (n_samples,), or W itself
+        For hard labels, the weight of each row's one entry; for soft weights, the
+        matrix ``W`` (dense, or sparse CSR) of shape (n_samples, n_classes).
     labels : ndarray of shape (n_samples,) or None
         For hard labels, the class index of each row (``W`` has one entry per row);
         ``None`` for soft weights.
+    n_classes : int
+        Columns of ``W`` (read from ``values`` for soft weights).
     """
 
-    matrix: sp.csr_matrix | NDArray[np.float64]
-    labels: NDArray[np.intp] | None
+    values: sp.csr_matrix | NDArray[np.float64]
+    labels: NDArray[np.intp] | None = None
+    n_classes: int | None = None
 
-    @property
-    def n_classes(self) -> int:
-        return self.matrix.shape[1]
+    def __post_init__(self) -> None:
+        if self.labels is None:
+            object.__setattr__(self, "n_classes", self.values.shape[1])
+        elif self.n_classes is None:
+            raise TypeError("Hard class weights need n_classes.")
+
+    @cached_property
+    def matrix(self) -> sp.csr_matrix | NDArray[np.float64]:
+        """``W`` itself; for hard labels a sparse CSR matrix, built on first use (the
+        event models' hard-label paths read ``labels`` and ``values`` only, so a
+        ``partial_fit`` batch does not pay for it)."""
+        if self.labels is None:
+            return self.values
+        n_samples = self.labels.shape[0]
+        return sp.csr_matrix(
+            (self.values, self.labels, np.arange(n_samples + 1)),
+            shape=(n_samples, self.n_classes),
+        )
 
     def class_totals(self) -> NDArray[np.float64]:
         """Column sums of ``W``: the weighted count of each class, shape (n_classes,)."""
         if self.labels is not None:
-            return np.bincount(self.labels, self.matrix.data, minlength=self.n_classes)
+            return np.bincount(self.labels, self.values, minlength=self.n_classes)
         return np.asarray(self.matrix.sum(axis=0), dtype=np.float64).ravel()
 
     def row_totals(self) -> NDArray[np.float64]:
         """Row sums of ``W``: each sample's total weight, shape (n_samples,)."""
         if self.labels is not None:  # one entry per row
-            return np.asarray(self.matrix.data, dtype=np.float64)
+            return np.asarray(self.values, dtype=np.float64)
         return np.asarray(self.matrix.sum(axis=1), dtype=np.float64).ravel()
 
     def rows(self, rows: slice) -> ClassWeights:
         """The class weights of the rows ``rows`` only."""
         labels = None if self.labels is None else self.labels[rows]
-        return ClassWeights(matrix=self.matrix[rows], labels=labels)
+        return ClassWeights(self.values[rows], labels, self.n_classes)
 
     def dense_block(self, rows: slice) -> NDArray[np.float64]:
         """The rows ``rows`` of ``W`` as a dense array of shape (len(rows), n_classes)."""
@@ -63,7 +83,7 @@ class ClassWeights:
             return self.matrix[rows]
         labels = self.labels[rows]
         out = np.zeros((labels.shape[0], self.n_classes))
-        out[np.arange(labels.shape[0]), labels] = self.matrix.data[rows]
+        out[np.arange(labels.shape[0]), labels] = self.values[rows]
         return out
 
     def block_labels(self, rows: slice) -> NDArray[np.intp] | None:
@@ -129,7 +149,7 @@ def _scatter_add(
     flat = out.reshape(-1)  # a view of out
     per_block = max(_NONZEROS_PER_BLOCK, size)  # big inputs: blocks that amortise a bincount
     counted = X.nnz >= size  # else np.add.at
-    row_weights = weights.matrix.data
+    row_weights = weights.values
     unit = bool(np.all(row_weights == 1.0))
     indptr = X.indptr
     start = 0
@@ -161,10 +181,7 @@ def hard_class_weights(
         if sample_weight is None
         else np.asarray(sample_weight, dtype=np.float64)
     )
-    matrix = sp.csr_matrix(
-        (data, label_index, np.arange(n_samples + 1)), shape=(n_samples, n_classes)
-    )
-    return ClassWeights(matrix=matrix, labels=label_index)
+    return ClassWeights(data, label_index, n_classes)
 
 
 def soft_class_weights(responsibilities: ArrayLike) -> ClassWeights:
@@ -176,7 +193,7 @@ def soft_class_weights(responsibilities: ArrayLike) -> ClassWeights:
         )
     if not np.all(np.isfinite(matrix)) or np.any(matrix < 0):
         raise ValueError("Class weights must be finite and non-negative.")
-    return ClassWeights(matrix=matrix, labels=None)
+    return ClassWeights(matrix)
 
 
 _QUICK_OPTIONS = frozenset({"dtype", "accept_sparse", "ensure_all_finite"})

@@ -141,7 +141,7 @@ def add_into(
                 weights = np.repeat(W.matrix[rows, c], n_features)
                 counts[c] += np.bincount(columns[observed], weights[observed], minlength=width)
         return stats
-    row_weights = W.matrix.data
+    row_weights = W.values
     unit = bool(np.all(row_weights == 1.0))
     flat = counts.reshape(-1) if counts.flags.c_contiguous else np.zeros(size)
     for rows in blocks:
