@@ -20,6 +20,8 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import assert_all_finite
 from sklearn.utils.multiclass import check_classification_targets
 
+from nbayes import _compiled
+
 
 @dataclass(frozen=True)
 class ClassWeights:
@@ -134,12 +136,14 @@ def _scatter_add(
 ) -> NDArray[np.float64]:
     """``out += W.T @ X`` for hard labels and CSR X: ``out[label_i, j] += w_i x_ij``.
 
-    The nonzeros go in blocks of rows (about ``max(2**20, out.size)`` nonzeros), each
-    turned into flat cell indices ``label_i * n_features + j`` (an int64 temporary).
-    When X has at least as many nonzeros as ``out`` has cells, each block is counted
-    by one ``bincount`` and added (the pass over its output is amortised; ``np.add.at``
-    is slower per nonzero); a smaller X (a ``partial_fit`` batch against many
-    features) goes by ``np.add.at`` straight into ``out``: no temporary of out's size.
+    The nonzeros go in blocks of rows (about 2**20 nonzeros), each turned into flat
+    cell indices ``label_i * n_features + j`` (an int64 temporary) and added straight
+    into ``out`` by the compiled scatter-add (:func:`nbayes._compiled.scatter_add`,
+    numba installed). Without it: when X has at least as many nonzeros as ``out`` has
+    cells, each block (then of at least ``out.size`` nonzeros) is counted by one
+    ``bincount`` and added (the pass over its output is amortised; ``np.add.at`` is
+    slower per nonzero); a smaller X (a ``partial_fit`` batch against many features)
+    goes by ``np.add.at``, the compiled kernel's additions in the same order.
     """
     if not out.flags.c_contiguous:
         out += _scatter_add(weights, X, np.zeros(out.shape))
@@ -147,8 +151,10 @@ def _scatter_add(
     n_features = X.shape[1]
     size = out.size
     flat = out.reshape(-1)  # a view of out
-    per_block = max(_NONZEROS_PER_BLOCK, size)  # big inputs: blocks that amortise a bincount
-    counted = X.nnz >= size  # else np.add.at
+    compiled = _compiled.available()
+    counted = not compiled and X.nnz >= size  # else a scatter-add
+    # bincount: blocks that amortise its pass over the output
+    per_block = max(_NONZEROS_PER_BLOCK, size) if counted else _NONZEROS_PER_BLOCK
     row_weights = weights.values
     unit = bool(np.all(row_weights == 1.0))
     indptr = X.indptr
@@ -163,7 +169,9 @@ def _scatter_add(
         values = X.data[nonzeros]
         if not unit:
             values = values * np.repeat(row_weights[start:stop], lengths)
-        if counted:
+        if compiled:
+            _compiled.scatter_add(cells, np.asarray(values, dtype=np.float64), flat)
+        elif counted:
             flat += np.bincount(cells, values, minlength=size)
         else:
             np.add.at(flat, cells, values)
