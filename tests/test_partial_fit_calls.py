@@ -5,6 +5,7 @@ way. Either way the model is the one ``fit`` gives on all the rows."""
 
 from __future__ import annotations
 
+import time
 import warnings
 
 import numpy as np
@@ -117,6 +118,18 @@ def test_blocks_run_in_order_and_errors_reach_the_caller():
     with pytest.raises(ArithmeticError, match="block 7"):
         _parallel.map_blocks(fails_on_7, list(range(20)))
     assert _parallel.n_workers() == threads_before  # BLAS threads restored
+
+    ran = []
+
+    def fails_first(i):
+        ran.append(i)
+        if i == 0:
+            raise ArithmeticError("block 0")
+        time.sleep(0.001)
+
+    with pytest.raises(ArithmeticError, match="block 0"):
+        _parallel.map_blocks(fails_first, list(range(1000)))
+    assert len(ran) < 100  # after an error no thread takes another block
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert _parallel.map_blocks(str, [1]) == ["1"]

@@ -95,10 +95,15 @@ def map_blocks(fn: Callable[[B], T], blocks: Sequence[B]) -> list[T]:
             return [fn(block) for block in blocks]
         results: list = [None] * len(blocks)
         taken = itertools.count()  # next() is atomic: each block is taken once
+        failed = threading.Event()  # an error (or Ctrl-C) anywhere: take no more blocks
 
         def work() -> None:
-            while (i := next(taken)) < len(blocks):
-                results[i] = fn(blocks[i])
+            try:
+                while not failed.is_set() and (i := next(taken)) < len(blocks):
+                    results[i] = fn(blocks[i])
+            except BaseException:
+                failed.set()
+                raise
 
         helpers = [_executor(workers - 1).submit(work) for _ in range(workers - 1)]
         try:
