@@ -2,7 +2,7 @@
 against the working tree, in one process.
 
     python bench/stream_calls.py [OLD_REV] [--cases gauss sparse categorical]
-                                 [--repeats 7] [--small]
+                                 [--repeats 7] [--small] [--fixed]
 
 The streams are scenario E's (``bench/scenarios.py``): 100 chunks cut before timing,
 one fresh model fed all of them, against one ``fit`` on the same data. The four runs
@@ -14,6 +14,10 @@ medians: ms per ``partial_fit`` call, the overhead per call over one fit's share
 (``(chunks - fit) / 100``), the chunks / fit ratio (scenario E's target: at most
 1.2), also of the minimum wall times (the least disturbed runs on a busy machine),
 and the traced peak memory of the chunked run.
+
+``--fixed`` measures instead the fixed cost of a call: CPU microseconds per
+``partial_fit`` call on a 16-row batch (the models of the cases, 10 classes),
+old and new alternating, median of ``repeats`` runs of 200 calls.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 import numpy as np  # noqa: E402
+import scipy.sparse as sp  # noqa: E402
 
 from bench import data  # noqa: E402
 from bench.harness import load_average, peak_memory  # noqa: E402
@@ -86,15 +91,48 @@ def timed_round_robin(fns: dict, repeats: int) -> dict[str, tuple[float, float, 
     }
 
 
+def fixed_cost(old, new, repeats: int) -> None:
+    """CPU us per partial_fit call on a 16-row batch, old against new (see module doc)."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 10, 16)
+    batches = {
+        "GaussianNB": rng.normal(size=(16, 50)),
+        "MultinomialNB": sp.csr_matrix(rng.poisson(0.05, size=(16, 1000)).astype(float)),
+        "CategoricalNB": rng.integers(0, 5, size=(16, 200)),
+    }
+    classes = np.arange(10)
+    print("| model | old us/call CPU | new us/call CPU |\n|---|---:|---:|")
+    for name, X in batches.items():
+        models = {}
+        for code, package in (("old", old), ("new", new)):
+            models[code] = getattr(package, name)().partial_fit(X, y, classes=classes)
+        times: dict[str, list[float]] = {code: [] for code in models}
+        for _ in range(repeats):
+            for code, model in models.items():
+                start = time.process_time()
+                for _ in range(200):
+                    model.partial_fit(X, y, classes=classes)
+                times[code].append((time.process_time() - start) / 200 * 1e6)
+        old_us, new_us = (statistics.median(times[code]) for code in ("old", "new"))
+        print(f"| {name} | {old_us:.0f} | {new_us:.0f} |", flush=True)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("old", nargs="?", default="main", help="git revision (default main)")
     parser.add_argument("--cases", nargs="+", default=None)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--small", action="store_true", help="a tenth of the rows")
+    parser.add_argument("--fixed", action="store_true", help="per-call cost, 16-row batches")
     args = parser.parse_args(argv)
     old = import_revision(args.old)
     import nbayes as new
+
+    if args.fixed:
+        print(f"old = {args.old}; load average at start: {load_average()}")
+        fixed_cost(old, new, args.repeats)
+        print(f"load average at end: {load_average()}")
+        return 0
 
     table = cases(args.small)
     print(f"old = {args.old}; load average at start: {load_average()}")
