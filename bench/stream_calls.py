@@ -86,9 +86,7 @@ def timed_round_robin(fns: dict, repeats: int) -> dict[str, tuple[float, float, 
                 wall[name].append(time.perf_counter() - start_wall)
     finally:
         gc.enable()
-    return {
-        n: (statistics.median(wall[n]), statistics.median(cpu[n]), min(wall[n])) for n in names
-    }
+    return {n: (statistics.median(wall[n]), statistics.median(cpu[n]), min(wall[n])) for n in names}
 
 
 def fixed_cost(old, new, repeats: int) -> None:

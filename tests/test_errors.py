@@ -171,7 +171,7 @@ MISTAKES = [
     ),
     ("negative alpha", MODELS[1:], lambda M: M(alpha=-1.0).fit(X, Y), "'alpha' parameter"),
     # A later partial_fit batch that needs no conversion takes the quick check
-    # (nbayes._validate.quick_check_X_y): the same errors, worded the same.
+    # (nbayes._quick_check.quick_check_X_y): the same errors, worded the same.
     (
         "NaN in X in a later partial_fit",
         MODELS,

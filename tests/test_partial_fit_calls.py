@@ -1,5 +1,5 @@
 """Repeated ``partial_fit`` calls: a later batch that needs no conversion is checked by
-``nbayes._validate.quick_check_X_y`` instead of scikit-learn's ``validate_data`` (the
+``nbayes._quick_check.quick_check_X_y`` instead of scikit-learn's ``validate_data`` (the
 errors it must still raise are in ``test_errors.py``); every other batch goes the full
 way. Either way the model is the one ``fit`` gives on all the rows."""
 
@@ -67,9 +67,11 @@ def batch_forms(model: str, X, y):
         lambda X, y: (X, y.astype(np.int8)),
         lambda X, y: (X, y.astype(np.float64)),  # float labels: finite, so quick
         lambda X, y: (X.astype(np.float32) if model == "GaussianNB" else X, y),
-        lambda X, y: (X.astype(np.int32) if model == "CategoricalNB" else sp.csr_matrix(X), y)
-        if model != "GaussianNB"
-        else (X, y),
+        lambda X, y: (
+            (X.astype(np.int32) if model == "CategoricalNB" else sp.csr_matrix(X), y)
+            if model != "GaussianNB"
+            else (X, y)
+        ),
     ]
     return [form(X[rows], y[rows]) for form, rows in zip(forms, parts, strict=True)]
 

@@ -25,6 +25,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from nbayes import posterior
 from nbayes._parallel import map_blocks, n_workers
+from nbayes._quick_check import quick_check_X_y
 from nbayes._state import Fitted, _LazyFit, _RunningStats, copy_stats
 from nbayes._validate import (
     ClassWeights,
@@ -34,7 +35,6 @@ from nbayes._validate import (
     encode_labels,
     hard_class_weights,
     label_index,
-    quick_check_X_y,
     row_blocks,
     soft_class_weights,
 )
@@ -170,7 +170,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
 
     def _validated_X_y(self, X, y, reset: bool):
         """X and y checked (``validate_data``), not yet prepared. A later batch that
-        needs no conversion takes :func:`nbayes._validate.quick_check_X_y`, the same
+        needs no conversion takes :func:`nbayes._quick_check.quick_check_X_y`, the same
         checks without their per-call costs (a ``partial_fit`` stream pays them per
         batch)."""
         options = self._validation_options()
