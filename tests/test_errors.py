@@ -30,6 +30,12 @@ def _fitted(Model):
     return Model().fit(X, Y)
 
 
+def _started(Model):
+    """A model after its first partial_fit call (dense X: CategoricalNB gets integer codes)."""
+    first = X.astype(np.int64) if Model.__name__ == "CategoricalNB" else X
+    return Model().partial_fit(first, Y, classes=[0, 1, 2])
+
+
 # How scikit-learn's answer to the same mistake is compared with ours.
 SAME = "same message"  # same error type, same message
 CLEARER = "same type"  # scikit-learn's message is less clear ("Unknown label type: (array(...),)")
@@ -164,6 +170,63 @@ MISTAKES = [
         "When alpha is an array, it should contains `n_features`",
     ),
     ("negative alpha", MODELS[1:], lambda M: M(alpha=-1.0).fit(X, Y), "'alpha' parameter"),
+    # A later partial_fit batch that needs no conversion takes the quick check
+    # (nbayes._quick_check.quick_check_X_y): the same errors, worded the same.
+    (
+        "NaN in X in a later partial_fit",
+        MODELS,
+        lambda M: _started(M).partial_fit(np.where(X == 3, np.nan, X), Y),
+        "Input X contains NaN",
+    ),
+    (
+        "inf in X in a later partial_fit",
+        MODELS[:-1],
+        lambda M: _started(M).partial_fit(np.where(X == 3, -np.inf, X), Y),
+        "Input X contains infinity",
+    ),
+    (
+        "NaN in sparse X in a later partial_fit",
+        [*COUNT_MODELS, "BernoulliNB"],
+        lambda M: _started(M).partial_fit(sp.csr_matrix(np.where(X == 3, np.nan, X)), Y),
+        "Input X contains NaN",
+    ),
+    (
+        "negative counts in a later sparse partial_fit",
+        COUNT_MODELS,
+        lambda M: _started(M).partial_fit(sp.csr_matrix(-X), Y),
+        "Negative values in data passed to",
+    ),
+    (
+        "negative codes in a later partial_fit",
+        ["CategoricalNB"],
+        lambda M: _started(M).partial_fit(-X.astype(np.int64), Y),
+        "Negative values in data passed to",
+    ),
+    (
+        "X and y lengths differ in a later partial_fit",
+        MODELS,
+        lambda M: _started(M).partial_fit(X, Y[:3]),
+        "inconsistent numbers of samples: [4, 3]",
+    ),
+    (
+        "NaN in y in a later partial_fit",
+        MODELS,
+        lambda M: _started(M).partial_fit(X, np.array([0.0, 1.0, np.nan, 2.0])),
+        "Input y contains NaN",
+    ),
+    (
+        "wrong n_features in a later sparse partial_fit",
+        [*COUNT_MODELS, "BernoulliNB"],
+        lambda M: _started(M).partial_fit(sp.csr_matrix(np.ones((1, 3))), np.array([0])),
+        "X has 3 features, but",
+    ),
+    (
+        "undeclared class in a later integer partial_fit",
+        MODELS,
+        lambda M: _started(M).partial_fit(X, np.array([0, 1, 7, 1])),
+        "The target label(s) [7] in y do not exist in the initial classes [0 1 2]",
+        STRICTER,
+    ),
     (
         "sparse input to a dense-only model",
         ["GaussianNB", "CategoricalNB"],

@@ -11,7 +11,7 @@ from scipy.special import logsumexp
 from sklearn import naive_bayes as sk
 
 import nbayes
-from nbayes import _validate, posterior
+from nbayes import _compiled, _validate, posterior
 from nbayes.events import counts, gaussian
 
 
@@ -108,6 +108,37 @@ def test_scatter_add_equals_the_sparse_product(weighted):
     W = _validate.hard_class_weights(y, 5, weights)
     expected = (W.matrix.T @ X.toarray()).astype(float)
     np.testing.assert_allclose(W.transpose_dot(X), expected, rtol=1e-13)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("nonzeros", ["fewer than cells", "more than cells"])
+def test_compiled_scatter_add_equals_the_numpy_paths(monkeypatch, weighted, nonzeros):
+    """numba's scatter-add makes np.add.at's additions in its order (bitwise equal);
+    against the bincount path (X with more nonzeros than the statistics have cells)
+    only the grouping of the additions differs."""
+    pytest.importorskip("numba")
+    X, y = count_data(n=300 if nonzeros == "more than cells" else 20, d=40)
+    assert (X.nnz >= 5 * X.shape[1]) == (nonzeros == "more than cells")
+    weights = np.random.default_rng(6).uniform(0.1, 3, X.shape[0]) if weighted else None
+    W = _validate.hard_class_weights(y, 5, weights)
+    start = np.random.default_rng(7).uniform(0, 1, (5, X.shape[1]))  # a running total
+    compiled = W.add_transpose_dot(X, start.copy())
+    monkeypatch.setattr(_compiled, "ENABLED", False)
+    numpy_path = W.add_transpose_dot(X, start.copy())
+    if nonzeros == "fewer than cells":
+        np.testing.assert_array_equal(compiled, numpy_path)
+    else:
+        np.testing.assert_allclose(compiled, numpy_path, rtol=1e-14, atol=0)
+    np.testing.assert_allclose(compiled, start + W.matrix.T @ X.toarray(), rtol=1e-13)
+
+
+def test_compiled_scatter_add_rejects_cells_out_of_range():
+    pytest.importorskip("numba")
+    out = np.zeros(6)
+    with pytest.raises(IndexError, match="index 6 is out of bounds for axis 0 with size 6"):
+        _compiled.scatter_add(np.array([1, 6, 2]), np.ones(3), out)
+    with pytest.raises(IndexError, match="index -1 is out of bounds"):
+        _compiled.scatter_add(np.array([-1]), np.ones(1), out)
 
 
 @pytest.mark.usefixtures("small_blocks")

@@ -25,6 +25,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from nbayes import posterior
 from nbayes._parallel import map_blocks, n_workers
+from nbayes._quick_check import quick_check_X_y
 from nbayes._state import Fitted, _LazyFit, _RunningStats, copy_stats
 from nbayes._validate import (
     ClassWeights,
@@ -164,8 +165,17 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         self._learn_weighted(X, soft_class_weights(np.zeros((X.shape[0], len(self.classes_)))))
 
     def _check_X_y(self, X, y, reset: bool):
-        X, y = validate_data(self, X, y, **self._validation_options(), reset=reset)
+        X, y = self._validated_X_y(X, y, reset)
         return self._prepare_X(X), y
+
+    def _validated_X_y(self, X, y, reset: bool):
+        """X and y checked (``validate_data``), not yet prepared. A later batch that
+        needs no conversion takes :func:`nbayes._quick_check.quick_check_X_y`, the same
+        checks without their per-call costs (a ``partial_fit`` stream pays them per
+        batch)."""
+        options = self._validation_options()
+        checked = None if reset else quick_check_X_y(self, X, y, options)
+        return checked or validate_data(self, X, y, **options, reset=reset)
 
     def _check_X(self, X):
         return self._prepare_X(self._validate_X(X))

@@ -11,11 +11,13 @@ used, never more than the blocks.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import TypeVar
 
 import numpy as np
@@ -50,27 +52,73 @@ def _blas():
     return _controller
 
 
+def _blas_libraries() -> list:
+    """The loaded BLAS libraries' controllers (their thread counts are read live)."""
+    return [lib for lib in _blas().lib_controllers if lib.user_api == "blas"]
+
+
 def n_workers() -> int:
     """Threads for block loops: the BLAS thread count (at least 1, at most the CPUs)."""
-    counts = [lib.num_threads for lib in _blas().lib_controllers if lib.user_api == "blas"]
+    counts = [lib.num_threads for lib in _blas_libraries()]
     return max(1, min(max(counts, default=1), _CPUS))
+
+
+@contextmanager
+def _single_threaded_blas() -> Iterator[int]:
+    """BLAS on one thread meanwhile; yields the thread count it had (the block loops'
+    :func:`n_workers`). ``threadpoolctl``'s own ``limit`` does the same at ~50 us a
+    call (it re-reads every library's state), a cost a small ``partial_fit`` batch
+    would pay every time; this touches only the BLAS libraries not already at 1."""
+    changed = [(lib, lib.num_threads) for lib in _blas_libraries()]
+    changed = [(lib, threads) for lib, threads in changed if threads != 1]
+    for lib, _ in changed:
+        lib.set_num_threads(1)
+    try:
+        yield max(1, min(max((threads for _, threads in changed), default=1), _CPUS))
+    finally:
+        for lib, threads in changed:
+            lib.set_num_threads(threads)
 
 
 def map_blocks(fn: Callable[[B], T], blocks: Sequence[B]) -> list[T]:
     """``[fn(block) for block in blocks]``, in order, on up to :func:`n_workers`
     threads, with BLAS single-threaded meanwhile. ``fn`` must be thread-safe (write
-    only to its own rows)."""
+    only to its own rows).
+
+    The calling thread is one of the workers: it takes blocks from the same queue as
+    the pool's threads, so two blocks cost one hand-off, not two and a wait."""
     if len(blocks) <= 1:
         return [fn(block) for block in blocks]
-    workers = min(n_workers(), len(blocks))
-    with _blas().limit(limits=1, user_api="blas"):
+    with _single_threaded_blas() as workers:
+        workers = min(workers, len(blocks))
         if workers == 1:
             return [fn(block) for block in blocks]
-        return list(_executor(workers).map(fn, blocks))
+        results: list = [None] * len(blocks)
+        taken = itertools.count()  # next() is atomic: each block is taken once
+        failed = threading.Event()  # an error (or Ctrl-C) anywhere: take no more blocks
+
+        def work() -> None:
+            try:
+                while not failed.is_set() and (i := next(taken)) < len(blocks):
+                    results[i] = fn(blocks[i])
+            except BaseException:
+                failed.set()
+                raise
+
+        helpers = [_executor(workers - 1).submit(work) for _ in range(workers - 1)]
+        try:
+            work()
+        finally:  # every block is taken: a helper not started yet is not needed
+            started = [helper for helper in helpers if not helper.cancel()]
+            errors = [helper.exception() for helper in started]  # waits: BLAS stays at 1
+        for error in errors:
+            if error is not None:
+                raise error
+        return results
 
 
 class Scratch:
-    """Float64 work buffers kept per thread and reused by every kernel call.
+    """Work buffers kept per thread and reused by every kernel call.
 
     A fresh multi-megabyte temporary per block pays its page faults every time (the
     allocator returns big blocks to the system when they are freed), several times
@@ -83,16 +131,18 @@ class Scratch:
         self._local = threading.local()
         self._keep_bytes = keep_bytes
 
-    def get(self, slot: int, shape: tuple[int, ...]) -> NDArray[np.float64]:
-        """This thread's buffer number ``slot``, as an uninitialised array of ``shape``."""
-        size = math.prod(shape)
-        if 8 * size > self._keep_bytes:
-            return np.empty(shape)
+    def get(self, slot: int, shape: tuple[int, ...], dtype=np.float64) -> NDArray:
+        """This thread's buffer number ``slot``, as an uninitialised array of ``shape``
+        and ``dtype`` (float64 by default)."""
+        dtype = np.dtype(dtype)
+        nbytes = math.prod(shape) * dtype.itemsize
+        if nbytes > self._keep_bytes:
+            return np.empty(shape, dtype)
         buffers = self._local.__dict__.setdefault("buffers", {})
         buffer = buffers.get(slot)
-        if buffer is None or buffer.size < size:
-            buffer = buffers[slot] = np.empty(size)
-        return buffer[:size].reshape(shape)
+        if buffer is None or buffer.size < nbytes:
+            buffer = buffers[slot] = np.empty(nbytes, np.uint8)  # aligned for any dtype
+        return buffer[:nbytes].view(dtype).reshape(shape)
 
 
 # Shared by the dense kernels: at most a few row blocks' worth per thread (the block

@@ -9,13 +9,17 @@ responsibilities give a dense ``W``. Event models only ever see ``W``.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
+from functools import cached_property
 from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.multiclass import check_classification_targets
+
+from nbayes import _compiled
 
 
 @dataclass(frozen=True)
@@ -24,36 +28,55 @@ class ClassWeights:
 
     Attributes
     ----------
-    matrix : sparse CSR or ndarray of shape (n_samples, n_classes)
-        The weights themselves.
+    values : ndarray of shape (n_samples,), or W itself
+        For hard labels, the weight of each row's one entry; for soft weights, the
+        matrix ``W`` (dense, or sparse CSR) of shape (n_samples, n_classes).
     labels : ndarray of shape (n_samples,) or None
         For hard labels, the class index of each row (``W`` has one entry per row);
         ``None`` for soft weights.
+    n_classes : int
+        Columns of ``W`` (read from ``values`` for soft weights).
     """
 
-    matrix: sp.csr_matrix | NDArray[np.float64]
-    labels: NDArray[np.intp] | None
+    values: sp.csr_matrix | NDArray[np.float64]
+    labels: NDArray[np.intp] | None = None
+    n_classes: int | None = None
 
-    @property
-    def n_classes(self) -> int:
-        return self.matrix.shape[1]
+    def __post_init__(self) -> None:
+        if self.labels is None:
+            object.__setattr__(self, "n_classes", self.values.shape[1])
+        elif self.n_classes is None:
+            raise TypeError("Hard class weights need n_classes.")
+
+    @cached_property
+    def matrix(self) -> sp.csr_matrix | NDArray[np.float64]:
+        """``W`` itself; for hard labels a sparse CSR matrix, built on first use (the
+        event models' hard-label paths read ``labels`` and ``values`` only, so a
+        ``partial_fit`` batch does not pay for it)."""
+        if self.labels is None:
+            return self.values
+        n_samples = self.labels.shape[0]
+        return sp.csr_matrix(
+            (self.values, self.labels, np.arange(n_samples + 1)),
+            shape=(n_samples, self.n_classes),
+        )
 
     def class_totals(self) -> NDArray[np.float64]:
         """Column sums of ``W``: the weighted count of each class, shape (n_classes,)."""
         if self.labels is not None:
-            return np.bincount(self.labels, self.matrix.data, minlength=self.n_classes)
+            return np.bincount(self.labels, self.values, minlength=self.n_classes)
         return np.asarray(self.matrix.sum(axis=0), dtype=np.float64).ravel()
 
     def row_totals(self) -> NDArray[np.float64]:
         """Row sums of ``W``: each sample's total weight, shape (n_samples,)."""
         if self.labels is not None:  # one entry per row
-            return np.asarray(self.matrix.data, dtype=np.float64)
+            return np.asarray(self.values, dtype=np.float64)
         return np.asarray(self.matrix.sum(axis=1), dtype=np.float64).ravel()
 
     def rows(self, rows: slice) -> ClassWeights:
         """The class weights of the rows ``rows`` only."""
         labels = None if self.labels is None else self.labels[rows]
-        return ClassWeights(matrix=self.matrix[rows], labels=labels)
+        return ClassWeights(self.values[rows], labels, self.n_classes)
 
     def dense_block(self, rows: slice) -> NDArray[np.float64]:
         """The rows ``rows`` of ``W`` as a dense array of shape (len(rows), n_classes)."""
@@ -61,7 +84,7 @@ class ClassWeights:
             return self.matrix[rows]
         labels = self.labels[rows]
         out = np.zeros((labels.shape[0], self.n_classes))
-        out[np.arange(labels.shape[0]), labels] = self.matrix.data[rows]
+        out[np.arange(labels.shape[0]), labels] = self.values[rows]
         return out
 
     def block_labels(self, rows: slice) -> NDArray[np.intp] | None:
@@ -94,10 +117,14 @@ BLOCK_BYTES = 1 << 21  # 2 MiB: a block of rows and its temporaries stay in cach
 
 
 def row_blocks(n_rows: int, width: int, block_bytes: int = BLOCK_BYTES) -> list[slice]:
-    """Consecutive row slices covering ``range(n_rows)``, each about ``block_bytes`` of
-    float64 at ``width`` values per row (at least 64 rows a block)."""
-    step = max(64, block_bytes // (8 * max(width, 1)))
-    return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
+    """Consecutive row slices covering ``range(n_rows)``, each at most about
+    ``block_bytes`` of float64 at ``width`` values per row (at least 64 rows a block),
+    as few as that allows and of equal sizes (within a row): the block threads get
+    even shares, and per-thread buffers sized by one block fit every block of the
+    next batch of the same size."""
+    n_blocks = -(-n_rows // max(64, block_bytes // (8 * max(width, 1))))
+    bounds = [i * n_rows // n_blocks for i in range(n_blocks + 1)] if n_rows else []
+    return [slice(start, stop) for start, stop in itertools.pairwise(bounds)]
 
 
 _NONZEROS_PER_BLOCK = 1 << 20  # 8 MiB of cell indices a block
@@ -108,12 +135,14 @@ def _scatter_add(
 ) -> NDArray[np.float64]:
     """``out += W.T @ X`` for hard labels and CSR X: ``out[label_i, j] += w_i x_ij``.
 
-    The nonzeros go in blocks of rows (about ``max(2**20, out.size)`` nonzeros), each
-    turned into flat cell indices ``label_i * n_features + j`` (an int64 temporary).
-    When X has at least as many nonzeros as ``out`` has cells, each block is counted
-    by one ``bincount`` and added (the pass over its output is amortised; ``np.add.at``
-    is slower per nonzero); a smaller X (a ``partial_fit`` batch against many
-    features) goes by ``np.add.at`` straight into ``out``: no temporary of out's size.
+    The nonzeros go in blocks of rows (about 2**20 nonzeros), each turned into flat
+    cell indices ``label_i * n_features + j`` (an int64 temporary) and added straight
+    into ``out`` by the compiled scatter-add (:func:`nbayes._compiled.scatter_add`,
+    numba installed). Without it: when X has at least as many nonzeros as ``out`` has
+    cells, each block (then of at least ``out.size`` nonzeros) is counted by one
+    ``bincount`` and added (the pass over its output is amortised; ``np.add.at`` is
+    slower per nonzero); a smaller X (a ``partial_fit`` batch against many features)
+    goes by ``np.add.at``, the compiled kernel's additions in the same order.
     """
     if not out.flags.c_contiguous:
         out += _scatter_add(weights, X, np.zeros(out.shape))
@@ -121,9 +150,11 @@ def _scatter_add(
     n_features = X.shape[1]
     size = out.size
     flat = out.reshape(-1)  # a view of out
-    per_block = max(_NONZEROS_PER_BLOCK, size)  # big inputs: blocks that amortise a bincount
-    counted = X.nnz >= size  # else np.add.at
-    row_weights = weights.matrix.data
+    compiled = _compiled.available()
+    counted = not compiled and X.nnz >= size  # else a scatter-add
+    # bincount: blocks that amortise its pass over the output
+    per_block = max(_NONZEROS_PER_BLOCK, size) if counted else _NONZEROS_PER_BLOCK
+    row_weights = weights.values
     unit = bool(np.all(row_weights == 1.0))
     indptr = X.indptr
     start = 0
@@ -137,7 +168,9 @@ def _scatter_add(
         values = X.data[nonzeros]
         if not unit:
             values = values * np.repeat(row_weights[start:stop], lengths)
-        if counted:
+        if compiled:
+            _compiled.scatter_add(cells, np.asarray(values, dtype=np.float64), flat)
+        elif counted:
             flat += np.bincount(cells, values, minlength=size)
         else:
             np.add.at(flat, cells, values)
@@ -155,10 +188,7 @@ def hard_class_weights(
         if sample_weight is None
         else np.asarray(sample_weight, dtype=np.float64)
     )
-    matrix = sp.csr_matrix(
-        (data, label_index, np.arange(n_samples + 1)), shape=(n_samples, n_classes)
-    )
-    return ClassWeights(matrix=matrix, labels=label_index)
+    return ClassWeights(data, label_index, n_classes)
 
 
 def soft_class_weights(responsibilities: ArrayLike) -> ClassWeights:
@@ -170,7 +200,7 @@ def soft_class_weights(responsibilities: ArrayLike) -> ClassWeights:
         )
     if not np.all(np.isfinite(matrix)) or np.any(matrix < 0):
         raise ValueError("Class weights must be finite and non-negative.")
-    return ClassWeights(matrix=matrix, labels=None)
+    return ClassWeights(matrix)
 
 
 def check_sample_weight(sample_weight, n_samples: int) -> NDArray[np.float64] | None:

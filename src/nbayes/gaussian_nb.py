@@ -8,7 +8,6 @@ from numbers import Real
 import numpy as np
 from numpy.typing import NDArray
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import validate_data
 
 from nbayes._base import BATCH_SIZE, BaseNB
 from nbayes.events import gaussian
@@ -79,7 +78,7 @@ class GaussianNB(BaseNB):
         return {"dtype": [np.float64, np.float32]}
 
     def _check_X_y(self, X, y, reset):
-        X, y = validate_data(self, X, y, **self._validation_options(), reset=reset)
+        X, y = self._validated_X_y(X, y, reset)
         if reset:
             self._fit_dtype = X.dtype
         return self._prepare_X(X), y

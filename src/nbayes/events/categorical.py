@@ -20,6 +20,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 
 from nbayes import _compiled, _validate
+from nbayes._parallel import Scratch
 from nbayes._validate import ClassWeights
 from nbayes.events.counts import dot_with_infinities
 
@@ -32,6 +33,7 @@ class UnknownCategoryError(ValueError, IndexError):
 
 
 _BLOCK_BYTES = 1 << 19  # cell indices of a block of rows: 512 KiB
+_CELLS = Scratch(keep_bytes=_BLOCK_BYTES)  # their buffer, kept between calls
 
 
 def offsets_of(n_categories: NDArray[np.intp]) -> NDArray[np.intp]:
@@ -139,13 +141,12 @@ def add_into(
                 weights = np.repeat(W.matrix[rows, c], n_features)
                 counts[c] += np.bincount(columns[observed], weights[observed], minlength=width)
         return stats
-    row_weights = W.matrix.data
+    row_weights = W.values
     unit = bool(np.all(row_weights == 1.0))
     flat = counts.reshape(-1) if counts.flags.c_contiguous else np.zeros(size)
-    buffer = np.empty(min(X.shape[0], rows_per_block) * n_features, dtype=np.intp)
     for rows in blocks:
         block = X[rows]
-        cells = buffer[: block.size].reshape(block.shape)  # reused: one block's worth
+        cells = _CELLS.get(0, block.shape, np.intp)  # one block's worth, kept per thread
         np.add(block, offsets, out=cells)
         cells += (W.labels[rows] * width)[:, None]
         cells = cells.ravel()

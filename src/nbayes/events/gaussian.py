@@ -186,7 +186,7 @@ def add_into(
 
     def block_stats(rows: slice) -> GaussianStats:
         if W.labels is not None and observed is None:
-            labels, weights = W.labels[rows], W.matrix.data[rows]
+            labels, weights = W.labels[rows], W.values[rows]
             return GaussianStats(
                 *hard_block_moments(X[rows], labels, weights, W.n_classes, SCRATCH)
             )

@@ -99,7 +99,7 @@ class KDEStats:
     def zero(
         cls, n_classes: int, n_features: int, max_exact: int | None = None, max_bins: int = 512
     ) -> KDEStats:
-        empty = ClassWeights(sp.csr_matrix((0, n_classes)), np.zeros(0, np.intp))
+        empty = ClassWeights(np.zeros(0), np.zeros(0, np.intp), n_classes)
         return _from_rows(
             np.zeros((0, n_features)),
             empty,
@@ -111,7 +111,7 @@ class KDEStats:
     def _as_grid(self) -> grid.GridStats:
         if self.grid is not None:
             return self.grid
-        W = ClassWeights(self.weights, None)
+        W = ClassWeights(self.weights)
         return grid.summarize(self.values, _dense(W), self.max_bins)
 
     def __add__(self, other: KDEStats) -> KDEStats:
@@ -140,7 +140,7 @@ class KDEStats:
 def _dense(W: ClassWeights) -> ClassWeights:
     """W as a soft (dense) weight matrix."""
     matrix = W.matrix.toarray() if sp.issparse(W.matrix) else W.matrix
-    return ClassWeights(np.asarray(matrix, dtype=np.float64), None)
+    return ClassWeights(np.asarray(matrix, dtype=np.float64))
 
 
 def _from_rows(X, W: ClassWeights, total, max_exact, max_bins) -> KDEStats:
