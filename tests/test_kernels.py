@@ -280,3 +280,54 @@ def test_in_place_posterior_equals_exp_of_log_posterior(n_classes, kernel_path):
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-14)
     assert not np.isnan(proba).any()
     np.testing.assert_allclose(proba[3], np.exp(log_prior), rtol=1e-14)
+
+
+def test_compiled_gaussian_terms_equal_the_numpy_passes():
+    """The fused pass gives bitwise the NumPy passes' log-likelihoods and marks the
+    same entries for direct recomputation: cancelling, overflowing, NaN and ordinary
+    entries, with and without competing suspect classes."""
+    pytest.importorskip("numba")
+    rng = np.random.default_rng(15)
+    quadratic = rng.uniform(0, 1e3, (400, 9))
+    cross = rng.normal(scale=300, size=(400, 9))
+    means = rng.uniform(0, 1e3, 9)
+    log_norm = rng.normal(scale=10, size=9)
+    quadratic[8:40] *= 1e7  # bounds past the absolute tolerance: suspects
+    near = rng.random((400, 9)) < 0.2  # A - 2B + C cancels to ~0: inexact
+    near[5:8] = False
+    cross[near] = ((quadratic + means) / 2 * (1 + 1e-15))[near]
+    quadratic[5, 2] = np.inf  # overflow
+    cross[6, 3], quadratic[6, 3] = np.inf, np.inf  # inf - inf
+    cross[7, 4] = np.nan
+    tolerances = (1e-13 / 3e-16, 1e-11 / 3e-16, 60.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        expected = gaussian._terms(cross.copy(), quadratic.copy(), means, log_norm, *tolerances)
+    got = _compiled.gaussian_terms(cross.copy(), quadratic.copy(), means, log_norm, *tolerances)
+    for ours, theirs in zip(got, expected, strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+    mask = got[1]
+    assert mask[near].all() and mask[5:8].any() and not mask.all()
+    assert (mask[8:40] & ~near[8:40]).any()  # marked only as competing suspects
+
+
+def test_gaussian_log_likelihood_keeps_its_accuracy_contract(kernel_path):
+    """Classes with tiny variances (cancellation near their means) and rows far away
+    (overflow): every entry within 1e-13 relative of the direct sum of terms, and
+    compiled and NumPy paths agree bitwise."""
+    rng = np.random.default_rng(16)
+    y = np.repeat(np.arange(4), 50)
+    X = rng.normal(size=(4, 6))[y] * 1e3 + rng.normal(size=(200, 6)) * [1e-6, 1e-6, 1, 1, 3, 9]
+    model = nbayes.GaussianNB(var_smoothing=1e-15).fit(X, y)
+    params = model._fitted.params
+    rows = np.vstack([X, X[:5] * 1e150, rng.normal(size=(50, 6)) * 1e3])
+    got = gaussian.log_likelihood(params, rows)
+    direct = gaussian.log_likelihood_terms(params, rows).sum(axis=2)
+    np.testing.assert_allclose(got, direct, rtol=1e-13)
+    enabled = _compiled.ENABLED
+    _compiled.ENABLED = not enabled
+    try:
+        other = gaussian.log_likelihood(params, rows)
+    finally:
+        _compiled.ENABLED = enabled
+    if _compiled._numba() is not None:
+        np.testing.assert_array_equal(got, other)

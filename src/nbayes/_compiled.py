@@ -1,5 +1,6 @@
 """Optional compiled kernels (numba), used when numba is importable: the categorical
-gather-sum, the Gaussian class moments of a row block, the posterior's row max/sum.
+gather-sum; the Gaussian class moments of a row block and log-likelihood terms; the
+posterior's row max and row sum.
 
 ``pip install 'nbayes[text]'`` brings numba; without it every caller falls back to
 its NumPy/SciPy path, which gives the same numbers (tests check both). The kernels
@@ -227,3 +228,57 @@ def divide_by_row_sum(proba: NDArray[np.float64], regular: NDArray[np.bool_]) ->
     sum added in order of c. Call only where :func:`shift_by_row_max` did not return
     None."""
     _row_kernels()[1](proba, regular)
+
+
+# ------------------------------------------------ Gaussian log-likelihood terms
+def _gaussian_terms_kernel(cross, quadratic, means, log_norm, relative, absolute, window, inexact):
+    """See :func:`gaussian_terms`."""
+    n_rows, n_classes = cross.shape
+    for i in range(n_rows):
+        top = -np.inf
+        suspects = False
+        for c in range(n_classes):
+            b, a = cross[i, c], quadratic[i, c]
+            bound = (abs(b) * 2.0 + a) + means[c]
+            value = (a + b * -2.0) + means[c]
+            inexact[i, c] = not bound <= max(value, 1.0) * relative
+            value = (value + log_norm[c]) * -0.5
+            cross[i, c] = value
+            quadratic[i, c] = bound
+            suspects |= bound > absolute
+            if value > top:  # NaN left out, as np.fmax does
+                top = value
+        if suspects:
+            for c in range(n_classes):
+                if quadratic[i, c] > absolute and cross[i, c] >= top - window:
+                    inexact[i, c] = True
+
+
+@cache
+def _gaussian_terms_compiled() -> Callable:
+    return _numba().njit(nogil=True, cache=True)(_gaussian_terms_kernel)
+
+
+def gaussian_terms(
+    cross: NDArray[np.float64],
+    quadratic: NDArray[np.float64],
+    means: NDArray[np.float64],
+    log_norm: NDArray[np.float64],
+    relative: float,
+    absolute: float,
+    window: float,
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]] | None:
+    """:func:`nbayes.events.gaussian._terms` in one pass over the rows, the same
+    operations in the same order (bitwise the same result): from ``B`` (cross) and
+    ``A`` (quadratic), (n_rows, n_classes), and ``C`` (means, (n_classes,)), the
+    log-likelihood ``-1/2 (A - 2B + C + log_norm)``, written into ``cross``, and the
+    mask of entries to recompute directly: bound ``A + 2|B| + C`` above
+    ``relative * max(1, A - 2B + C)``, or above ``absolute`` within ``window`` nats
+    of the row's best entry. ``quadratic`` is overwritten. None when the compiled
+    kernels are not available."""
+    if not available():
+        return None
+    inexact = np.empty(cross.shape, dtype=np.bool_)
+    kernel = _gaussian_terms_compiled()
+    kernel(cross, quadratic, means, log_norm, relative, absolute, window, inexact)
+    return cross, inexact

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from nbayes import _compiled
 from nbayes._parallel import SCRATCH, map_blocks
 from nbayes._validate import ClassWeights, row_blocks
 from nbayes.events._gaussian_fit import block_moments, hard_block_moments
@@ -302,34 +303,54 @@ def log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np
     # rounding(bound) = bound * eps * sqrt(d): compare bounds against scaled tolerances
     unit = np.finfo(np.float64).eps * np.sqrt(max(X.shape[1], 1))
     with np.errstate(over="ignore", invalid="ignore"):
-        cross = centred @ (centred_theta * precision).T
+        cross = centred @ (centred_theta * precision).T  # B
         np.square(centred, out=centred)
-        quadratic = centred @ precision.T  # A, then A - 2B + C
+        quadratic = centred @ precision.T  # A
         del centred
-        means = (centred_theta * centred_theta * precision).sum(axis=1)
-        bound = np.abs(cross)
-        bound *= 2.0
-        bound += quadratic
-        bound += means  # A + 2|B| + C
-        cross *= -2.0
-        quadratic += cross
-        quadratic += means
-        del cross
-        scale = np.maximum(quadratic, 1.0)
-        scale *= RELATIVE_TOLERANCE / unit
-        inexact = ~(bound <= scale)
-        del scale
-        out = quadratic + log_norm
-        out *= -0.5
-        suspect = bound > ABSOLUTE_TOLERANCE / unit
-        if suspect.any():
-            contender = out >= (np.fmax.reduce(out, axis=1, keepdims=True) - POSTERIOR_RANGE)
-            inexact |= contender & suspect
+        means = (centred_theta * centred_theta * precision).sum(axis=1)  # C
+        tolerances = (RELATIVE_TOLERANCE / unit, ABSOLUTE_TOLERANCE / unit, POSTERIOR_RANGE)
+        finished = _compiled.gaussian_terms(cross, quadratic, means, log_norm, *tolerances)
+        if finished is None:
+            finished = _terms(cross, quadratic, means, log_norm, *tolerances)
+        out, inexact = finished
     if inexact.any():
         rows, classes = np.nonzero(inexact)
-        quadratic[rows, classes] = _quadratic_direct(X, theta, var, rows, classes)
-        out[rows, classes] = -0.5 * (log_norm[classes] + quadratic[rows, classes])
+        direct = _quadratic_direct(X, theta, var, rows, classes)
+        out[rows, classes] = -0.5 * (log_norm[classes] + direct)
     return out
+
+
+def _terms(
+    cross: NDArray,
+    quadratic: NDArray,
+    means: NDArray,
+    log_norm: NDArray,
+    relative: float,
+    absolute: float,
+    window: float,
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """``-1/2 (A - 2B + C + log_norm)`` and the mask of entries to recompute, in NumPy
+    passes over the inputs (overwritten); see :func:`nbayes._compiled.gaussian_terms`,
+    the same in one compiled pass, for the arguments."""
+    bound = np.abs(cross)
+    bound *= 2.0
+    bound += quadratic
+    bound += means  # A + 2|B| + C
+    cross *= -2.0
+    quadratic += cross
+    quadratic += means
+    scale = np.maximum(quadratic, 1.0)
+    scale *= relative
+    inexact = ~(bound <= scale)
+    del scale
+    out = quadratic
+    out += log_norm
+    out *= -0.5
+    suspect = bound > absolute
+    if suspect.any():
+        contender = out >= (np.fmax.reduce(out, axis=1, keepdims=True) - window)
+        inexact |= contender & suspect
+    return out, inexact
 
 
 # Accuracy of the fast path (see log_likelihood): every entry to 1e-13 relative, and
