@@ -232,23 +232,24 @@ def divide_by_row_sum(proba: NDArray[np.float64], regular: NDArray[np.bool_]) ->
 
 # ------------------------------------------------ Gaussian log-likelihood terms
 def _gaussian_terms_kernel(cross, quadratic, means, log_norm, relative, absolute, window, inexact):
-    """See :func:`gaussian_terms`."""
+    """See :func:`gaussian_terms`. The row maximum is taken only for rows with a suspect
+    entry (rare), so the main loop has no reduction but an OR, and vectorises."""
     n_rows, n_classes = cross.shape
     for i in range(n_rows):
-        top = -np.inf
         suspects = False
         for c in range(n_classes):
             b, a = cross[i, c], quadratic[i, c]
             bound = (abs(b) * 2.0 + a) + means[c]
             value = (a + b * -2.0) + means[c]
             inexact[i, c] = not bound <= max(value, 1.0) * relative
-            value = (value + log_norm[c]) * -0.5
-            cross[i, c] = value
+            cross[i, c] = (value + log_norm[c]) * -0.5
             quadratic[i, c] = bound
             suspects |= bound > absolute
-            if value > top:  # NaN left out, as np.fmax does
-                top = value
         if suspects:
+            top = -np.inf
+            for c in range(n_classes):
+                if cross[i, c] > top:  # NaN left out, as np.fmax does
+                    top = cross[i, c]
             for c in range(n_classes):
                 if quadratic[i, c] > absolute and cross[i, c] >= top - window:
                     inexact[i, c] = True
