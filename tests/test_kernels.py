@@ -21,6 +21,7 @@ from nbayes.events import _gaussian_fit, counts, gaussian
 def small_blocks(monkeypatch):
     """Blocks of a few rows / nonzeros / columns, so every multi-block path runs."""
     monkeypatch.setattr(_validate, "BLOCK_BYTES", 8 * 64 * 8)
+    monkeypatch.setattr(gaussian, "FIT_BLOCK_BYTES", 8 * 64 * 8)
     monkeypatch.setattr(_validate, "_NONZEROS_PER_BLOCK", 97)
     monkeypatch.setattr(counts, "_PRODUCT_BLOCK_BYTES", 8 * 3 * 40)
     monkeypatch.setattr(_validate.row_blocks, "__defaults__", (8 * 64 * 8,))

@@ -29,6 +29,10 @@ from nbayes._parallel import SCRATCH, map_blocks
 from nbayes._validate import ClassWeights, row_blocks
 from nbayes.events._gaussian_fit import block_moments, hard_block_moments
 
+#: Bytes of X per block of ``add_into`` (each read twice, the second time from cache);
+#: 4 MiB measured best (bench/NOTES.md): fewer blocks, fewer per-block costs.
+FIT_BLOCK_BYTES = 1 << 22
+
 
 def chan_merge(
     count_a: NDArray,
@@ -183,7 +187,7 @@ def add_into(
     that value and ``M2 = 0``; pooling adds ``delta = 0``). Moments that overflow
     float64 raise ValueError (see ``GaussianStats.check_representable``).
     """
-    blocks = row_blocks(X.shape[0], X.shape[1])
+    blocks = row_blocks(X.shape[0], X.shape[1], FIT_BLOCK_BYTES)
 
     def block_stats(rows: slice) -> GaussianStats:
         if W.labels is not None and observed is None:
@@ -321,17 +325,12 @@ def log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np
 
 
 def _terms(
-    cross: NDArray,
-    quadratic: NDArray,
-    means: NDArray,
-    log_norm: NDArray,
-    relative: float,
-    absolute: float,
-    window: float,
+    cross: NDArray, quadratic: NDArray, means: NDArray, log_norm: NDArray, *tolerances: float
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """``-1/2 (A - 2B + C + log_norm)`` and the mask of entries to recompute, in NumPy
     passes over the inputs (overwritten); see :func:`nbayes._compiled.gaussian_terms`,
     the same in one compiled pass, for the arguments."""
+    relative, absolute, window = tolerances
     bound = np.abs(cross)
     bound *= 2.0
     bound += quadratic
