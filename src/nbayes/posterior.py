@@ -126,7 +126,7 @@ def posterior_proba_inplace(
     each instead of NumPy's slow reductions over short rows, and the exponential stays
     NumPy's vectorised one; degenerate rows are set aside before it and take the
     :func:`log_posterior` path."""
-    if jll.dtype == np.float64 and jll.flags.writeable and jll.ndim == 2:
+    if jll.dtype == np.float64 and jll.flags.writeable and jll.ndim == 2 and jll.shape[1]:
         regular = _compiled.shift_by_row_max(jll)
         if regular is not None:
             degenerate = None if regular.all() else jll[~regular]  # untouched rows
