@@ -1,6 +1,7 @@
 """Parity of the fast kernels (bench/ measures their speed) with scikit-learn and with
 the direct computations they replace: row blocks, bincount scatter-add, column-blocked
-sparse products, label encoding, the one-pass posterior."""
+sparse products, label encoding, the one-pass posterior; the compiled (numba) Gaussian
+block moments and posterior normalisation against their NumPy fallbacks."""
 
 from __future__ import annotations
 
@@ -12,16 +13,27 @@ from sklearn import naive_bayes as sk
 
 import nbayes
 from nbayes import _compiled, _validate, posterior
-from nbayes.events import counts, gaussian
+from nbayes._parallel import SCRATCH
+from nbayes.events import _gaussian_fit, counts, gaussian
 
 
 @pytest.fixture
 def small_blocks(monkeypatch):
     """Blocks of a few rows / nonzeros / columns, so every multi-block path runs."""
     monkeypatch.setattr(_validate, "BLOCK_BYTES", 8 * 64 * 8)
+    monkeypatch.setattr(gaussian, "FIT_BLOCK_BYTES", 8 * 64 * 8)
     monkeypatch.setattr(_validate, "_NONZEROS_PER_BLOCK", 97)
     monkeypatch.setattr(counts, "_PRODUCT_BLOCK_BYTES", 8 * 3 * 40)
     monkeypatch.setattr(_validate.row_blocks, "__defaults__", (8 * 64 * 8,))
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def kernel_path(request, monkeypatch):
+    """Runs the test on the compiled kernels (numba) and on the NumPy fallback."""
+    if request.param == "compiled":
+        pytest.importorskip("numba")
+    monkeypatch.setattr(_compiled, "ENABLED", request.param == "compiled")
+    return request.param
 
 
 def gaussian_data(n=1500, d=8, k=7, seed=0):
@@ -38,7 +50,7 @@ def test_row_blocks_cover_the_rows_in_order():
     assert _validate.row_blocks(0, 5) == []
 
 
-@pytest.mark.usefixtures("small_blocks")
+@pytest.mark.usefixtures("small_blocks", "kernel_path")
 def test_blocked_gaussian_matches_scikit_learn():
     X, y = gaussian_data()
     weights = np.random.default_rng(1).uniform(0.1, 3, X.shape[0])
@@ -234,3 +246,120 @@ def test_blocked_gaussian_summary_equals_one_block(soft):
     for name in ("class_count", "mean", "m2"):
         np.testing.assert_allclose(getattr(blocked, name), getattr(whole, name), rtol=1e-11)
     assert np.all(blocked.mean[:, 2] == 1e9 + 0.5) and np.all(blocked.m2[:, 2] == 0)
+
+
+def _moments_both_ways(X, y, weights, k):
+    numba = pytest.importorskip("numba")
+    assert numba is not None
+    compiled = _gaussian_fit.hard_block_moments(X, y, weights, k, SCRATCH)
+    _compiled.ENABLED = False
+    try:
+        fallback = _gaussian_fit.hard_block_moments(X, y, weights, k, SCRATCH)
+    finally:
+        _compiled.ENABLED = True
+    return compiled, fallback
+
+
+@pytest.mark.parametrize("weighting", ["ones", "uniform", "some zero"])
+def test_compiled_gaussian_moments_equal_the_numpy_passes(weighting):
+    """Same references, same additions in the same order: bitwise the same moments."""
+    X, y = gaussian_data(n=900, d=13, k=9)
+    X[:, 4] += 1e9  # a large offset
+    X[y == 2, 5] = 7.25  # constant within a class
+    rng = np.random.default_rng(12)
+    weights = {"ones": np.ones(900), "uniform": rng.uniform(0.1, 3, 900)}.get(
+        weighting, np.where(rng.random(900) < 0.3, 0.0, rng.uniform(0.1, 3, 900))
+    )
+    compiled, fallback = _moments_both_ways(X, y.astype(np.intp), weights, 11)  # 2 empty
+    for ours, theirs in zip(compiled, fallback, strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+    assert np.all(compiled[2][2, 5] == 7.25) and compiled[3][2, 5] == 0
+
+
+def test_gaussian_block_moments_leave_zero_weight_rows_out(kernel_path):
+    """A row of weight 0 changes nothing, however large its values (no overflow), and a
+    feature constant within a class keeps its value as mean with M2 exactly 0."""
+    X, y = gaussian_data(n=300, d=5, k=4)
+    y = y.astype(np.intp)
+    X[:, 1] = 1e9 + 0.5
+    weights = np.random.default_rng(13).uniform(0.5, 2, 300)
+    weights[::7] = 0.0
+    X[::7] = 1.7e308
+    kept = weights > 0
+    moments = _gaussian_fit.hard_block_moments(X, y, weights, 4, SCRATCH)
+    without = _gaussian_fit.hard_block_moments(X[kept], y[kept], weights[kept], 4, SCRATCH)
+    for ours, theirs in zip(moments, without, strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+    assert np.all(moments[2][:, 1] == 1e9 + 0.5) and np.all(moments[3][:, 1] == 0)
+    nothing = _gaussian_fit.hard_block_moments(X[:3], y[:3], np.zeros(3), 4, SCRATCH)
+    assert all(np.all(part == 0) for part in nothing)
+
+
+@pytest.mark.parametrize("n_classes", [1, 3, 12])
+def test_in_place_posterior_equals_exp_of_log_posterior(n_classes, kernel_path):
+    """Both normalisations: rows sum to 1; degenerate rows (all -inf: the prior; +inf:
+    an even split; NaN: the prior) as :func:`posterior.log_posterior` gives them."""
+    rng = np.random.default_rng(14)
+    jll = rng.normal(scale=300, size=(500, n_classes))
+    jll[3] = -np.inf
+    jll[4, -1] = jll[5, 0] = np.inf
+    jll[6, -1] = np.nan
+    jll[7, 1:] = -np.inf  # one possible class
+    log_prior = np.log(rng.dirichlet(np.ones(n_classes)))
+    expected = np.exp(posterior.log_posterior(jll, log_prior))
+    proba = posterior.posterior_proba_inplace(jll.copy(), log_prior)
+    np.testing.assert_allclose(proba, expected, rtol=1e-13, atol=1e-300)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-14)
+    assert not np.isnan(proba).any()
+    np.testing.assert_allclose(proba[3], np.exp(log_prior), rtol=1e-14)
+
+
+def test_compiled_gaussian_terms_equal_the_numpy_passes():
+    """The fused pass gives bitwise the NumPy passes' log-likelihoods and marks the
+    same entries for direct recomputation: cancelling, overflowing, NaN and ordinary
+    entries, with and without competing suspect classes."""
+    pytest.importorskip("numba")
+    rng = np.random.default_rng(15)
+    quadratic = rng.uniform(0, 1e3, (400, 9))
+    cross = rng.normal(scale=300, size=(400, 9))
+    means = rng.uniform(0, 1e3, 9)
+    log_norm = rng.normal(scale=10, size=9)
+    quadratic[8:40] *= 1e7  # bounds past the absolute tolerance: suspects
+    near = rng.random((400, 9)) < 0.2  # A - 2B + C cancels to ~0: inexact
+    near[5:8] = False
+    cross[near] = ((quadratic + means) / 2 * (1 + 1e-15))[near]
+    quadratic[5, 2] = np.inf  # overflow
+    cross[6, 3], quadratic[6, 3] = np.inf, np.inf  # inf - inf
+    cross[7, 4] = np.nan
+    tolerances = (1e-13 / 3e-16, 1e-11 / 3e-16, 60.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        expected = gaussian._terms(cross.copy(), quadratic.copy(), means, log_norm, *tolerances)
+    got = _compiled.gaussian_terms(cross.copy(), quadratic.copy(), means, log_norm, *tolerances)
+    for ours, theirs in zip(got, expected, strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+    mask = got[1]
+    assert mask[near].all() and mask[5:8].any() and not mask.all()
+    assert (mask[8:40] & ~near[8:40]).any()  # marked only as competing suspects
+
+
+def test_gaussian_log_likelihood_keeps_its_accuracy_contract(kernel_path):
+    """Classes with tiny variances (cancellation near their means) and rows far away
+    (overflow): every entry within 1e-13 relative of the direct sum of terms, and
+    compiled and NumPy paths agree bitwise."""
+    rng = np.random.default_rng(16)
+    y = np.repeat(np.arange(4), 50)
+    X = rng.normal(size=(4, 6))[y] * 1e3 + rng.normal(size=(200, 6)) * [1e-6, 1e-6, 1, 1, 3, 9]
+    model = nbayes.GaussianNB(var_smoothing=1e-15).fit(X, y)
+    params = model._fitted.params
+    rows = np.vstack([X, X[:5] * 1e150, rng.normal(size=(50, 6)) * 1e3])
+    got = gaussian.log_likelihood(params, rows)
+    direct = gaussian.log_likelihood_terms(params, rows).sum(axis=2)
+    np.testing.assert_allclose(got, direct, rtol=1e-13)
+    enabled = _compiled.ENABLED
+    _compiled.ENABLED = not enabled
+    try:
+        other = gaussian.log_likelihood(params, rows)
+    finally:
+        _compiled.ENABLED = enabled
+    if _compiled._numba() is not None:
+        np.testing.assert_array_equal(got, other)

@@ -1,4 +1,6 @@
-"""Optional compiled prediction kernels (numba), used when numba is importable.
+"""Optional compiled kernels (numba), used when numba is importable: the categorical
+gather-sum; the Gaussian class moments of a row block and log-likelihood terms; the
+posterior's row max and row sum.
 
 ``pip install 'nbayes[text]'`` brings numba; without it every caller falls back to
 its NumPy/SciPy path, which gives the same numbers (tests check both). The kernels
@@ -149,3 +151,173 @@ def gather_sum(
     out = np.empty((codes.shape[0], n_classes))
     unknown = _gather_kernel(gather_width(n_classes))(codes, offsets, n_categories, table, out)
     return out, int(unknown)
+
+
+# ------------------------------------------------ Gaussian block moments
+def _class_moments_kernel(X, labels, weights, class_count, reference, offset, m2):
+    """See :func:`class_moments`; ``reference``, ``offset``, ``m2`` start at zero."""
+    n_rows, n_features = X.shape
+    seen = np.zeros(offset.shape[0], dtype=np.bool_)
+    for i in range(n_rows - 1, -1, -1):  # the last kept row of each class
+        c = labels[i]
+        if weights[i] > 0 and not seen[c]:
+            seen[c] = True
+            for j in range(n_features):
+                reference[c, j] = X[i, j]
+    for i in range(n_rows):
+        w = weights[i]
+        if w > 0:
+            c = labels[i]
+            for j in range(n_features):
+                offset[c, j] += w * (X[i, j] - reference[c, j])
+    for c in range(offset.shape[0]):
+        if class_count[c] > 0:
+            for j in range(n_features):
+                offset[c, j] /= class_count[c]
+    for i in range(n_rows):
+        w = weights[i]
+        if w > 0:
+            c = labels[i]
+            for j in range(n_features):
+                deviation = (X[i, j] - reference[c, j]) - offset[c, j]
+                m2[c, j] += w * (deviation * deviation)
+
+
+@cache
+def _class_moments_compiled() -> Callable:
+    return _numba().njit(nogil=True, cache=True)(_class_moments_kernel)
+
+
+def class_moments(
+    X: NDArray[np.float64],
+    labels: NDArray[np.intp],
+    weights: NDArray[np.float64],
+    class_count: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]] | None:
+    """The two passes of :func:`nbayes.events._gaussian_fit.hard_block_moments` over
+    rows X (n_rows, n_features) of classes ``labels`` and weights ``weights`` (n_rows,),
+    with no temporaries: ``(reference, offset, m2)``, each (n_classes, n_features),
+    ``n_classes = len(class_count)``, class weight totals ``class_count``.
+
+    ``r_c`` is the last row of class c with positive weight (0 for a class with none);
+    ``offset_c = sum_i w_i (x_i - r_c) / N_c`` and
+    ``m2_c = sum_i w_i ((x_i - r_c) - offset_c)^2`` over the rows of class c with
+    ``w_i > 0``, added row by row in order of i: the additions of the sparse product
+    ``S @ v`` the NumPy path makes, so the same rounding. None when the compiled
+    kernels are not available.
+    """
+    if not available():
+        return None
+    shape = (class_count.shape[0], X.shape[1])
+    reference, offset, m2 = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    _class_moments_compiled()(X, labels, weights, class_count, reference, offset, m2)
+    return reference, offset, m2
+
+
+# ------------------------------------------------ posterior normalisation
+def _shift_by_row_max_kernel(jll, regular):
+    """See :func:`shift_by_row_max`."""
+    n_rows, n_classes = jll.shape
+    for i in range(n_rows):
+        top = jll[i, 0]
+        nan = False
+        for c in range(n_classes):
+            value = jll[i, c]
+            top = max(top, value)
+            nan |= value != value
+        regular[i] = not nan and np.isfinite(top)
+        if regular[i]:
+            for c in range(n_classes):
+                jll[i, c] -= top
+
+
+def _divide_by_row_sum_kernel(proba, regular):
+    """See :func:`divide_by_row_sum`."""
+    n_rows, n_classes = proba.shape
+    for i in range(n_rows):
+        if regular[i]:
+            total = 0.0
+            for c in range(n_classes):
+                total += proba[i, c]
+            for c in range(n_classes):
+                proba[i, c] /= total
+
+
+@cache
+def _row_kernels() -> tuple[Callable, Callable]:
+    njit = _numba().njit(nogil=True, cache=True)
+    return njit(_shift_by_row_max_kernel), njit(_divide_by_row_sum_kernel)
+
+
+def shift_by_row_max(jll: NDArray[np.float64]) -> NDArray[np.bool_] | None:
+    """``jll -= max_c jll[i, c]`` in place for each row ``i`` (n_rows, n_classes) whose
+    values are not NaN and whose maximum is finite; those rows are marked True in the
+    returned mask (n_rows,), the others are left as they were. None (``jll`` untouched)
+    when the compiled kernels are not available."""
+    if not available():
+        return None
+    regular = np.empty(jll.shape[0], dtype=np.bool_)
+    _row_kernels()[0](jll, regular)
+    return regular
+
+
+def divide_by_row_sum(proba: NDArray[np.float64], regular: NDArray[np.bool_]) -> None:
+    """``proba[i] /= sum_c proba[i, c]`` in place for the rows where ``regular``, the
+    sum added in order of c. Call only where :func:`shift_by_row_max` did not return
+    None."""
+    _row_kernels()[1](proba, regular)
+
+
+# ------------------------------------------------ Gaussian log-likelihood terms
+def _gaussian_terms_kernel(cross, quadratic, means, log_norm, relative, absolute, window, inexact):
+    """See :func:`gaussian_terms`. The row maximum is taken only for rows with a suspect
+    entry (rare), so the main loop has no reduction but an OR, and vectorises."""
+    n_rows, n_classes = cross.shape
+    for i in range(n_rows):
+        suspects = False
+        for c in range(n_classes):
+            b, a = cross[i, c], quadratic[i, c]
+            bound = (abs(b) * 2.0 + a) + means[c]
+            value = (a + b * -2.0) + means[c]
+            inexact[i, c] = not bound <= max(value, 1.0) * relative
+            cross[i, c] = (value + log_norm[c]) * -0.5
+            quadratic[i, c] = bound
+            suspects |= bound > absolute
+        if suspects:
+            top = -np.inf
+            for c in range(n_classes):
+                if cross[i, c] > top:  # NaN left out, as np.fmax does
+                    top = cross[i, c]
+            for c in range(n_classes):
+                if quadratic[i, c] > absolute and cross[i, c] >= top - window:
+                    inexact[i, c] = True
+
+
+@cache
+def _gaussian_terms_compiled() -> Callable:
+    return _numba().njit(nogil=True, cache=True)(_gaussian_terms_kernel)
+
+
+def gaussian_terms(
+    cross: NDArray[np.float64],
+    quadratic: NDArray[np.float64],
+    means: NDArray[np.float64],
+    log_norm: NDArray[np.float64],
+    relative: float,
+    absolute: float,
+    window: float,
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]] | None:
+    """:func:`nbayes.events.gaussian._terms` in one pass over the rows, the same
+    operations in the same order (bitwise the same result): from ``B`` (cross) and
+    ``A`` (quadratic), (n_rows, n_classes), and ``C`` (means, (n_classes,)), the
+    log-likelihood ``-1/2 (A - 2B + C + log_norm)``, written into ``cross``, and the
+    mask of entries to recompute directly: bound ``A + 2|B| + C`` above
+    ``relative * max(1, A - 2B + C)``, or above ``absolute`` within ``window`` nats
+    of the row's best entry. ``quadratic`` is overwritten. None when the compiled
+    kernels are not available."""
+    if not available():
+        return None
+    inexact = np.empty(cross.shape, dtype=np.bool_)
+    kernel = _gaussian_terms_compiled()
+    kernel(cross, quadratic, means, log_norm, relative, absolute, window, inexact)
+    return cross, inexact

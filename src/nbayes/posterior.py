@@ -18,6 +18,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import logsumexp
 
+from nbayes import _compiled
+
 
 def class_log_prior(
     class_count: NDArray[np.float64],
@@ -117,7 +119,23 @@ def posterior_proba_inplace(
     jll: NDArray[np.float64], log_prior: NDArray[np.float64]
 ) -> NDArray[np.float64]:
     """:func:`posterior_proba` overwriting ``jll`` (a block the caller owns): no
-    n x k temporaries, so a block of rows is normalised while it is in cache."""
+    n x k temporaries, so a block of rows is normalised while it is in cache.
+
+    Where numba is installed (and ``jll`` is a writeable float64 array), the row
+    maximum and the row sum are compiled loops (:mod:`nbayes._compiled`), one pass
+    each instead of NumPy's slow reductions over short rows, and the exponential stays
+    NumPy's vectorised one; degenerate rows are set aside before it and take the
+    :func:`log_posterior` path."""
+    if jll.dtype == np.float64 and jll.flags.writeable and jll.ndim == 2 and jll.shape[1]:
+        regular = _compiled.shift_by_row_max(jll)
+        if regular is not None:
+            degenerate = None if regular.all() else jll[~regular]  # untouched rows
+            with np.errstate(over="ignore"):  # only in the rows set aside
+                np.exp(jll, out=jll)
+            _compiled.divide_by_row_sum(jll, regular)
+            if degenerate is not None:
+                jll[~regular] = np.exp(log_posterior(degenerate, log_prior))
+            return jll
     row_max = jll.max(axis=1, keepdims=True) if jll.shape[0] else np.empty((0, 1))
     if not np.all(np.isfinite(row_max)):
         return np.exp(log_posterior(jll, log_prior))

@@ -12,6 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
+from nbayes import _compiled
 from nbayes._parallel import SCRATCH, Scratch
 from nbayes._validate import ClassWeights
 
@@ -75,8 +76,16 @@ def hard_block_moments(
     (n_rows,)) and no missing values: the same two passes, with the class sums
     ``sum_i w_i v_i`` as one sparse product ``S @ v`` (``S`` the (n_classes, n_rows)
     transpose of W: each row added once into its class) and the (n_rows, n_features)
-    temporaries in two reused ``scratch`` buffers."""
+    temporaries in two reused ``scratch`` buffers; or, where numba is installed, the
+    same passes compiled (:func:`nbayes._compiled.class_moments`: same rounding)."""
     class_count = np.bincount(labels, weights, minlength=n_classes)
+    count = np.repeat(class_count[:, None], X.shape[1], axis=1)
+    compiled = _compiled.class_moments(X, labels, weights, class_count)
+    if compiled is not None:  # the same passes, row by row: no temporaries
+        reference, offset, m2 = compiled
+        with np.errstate(over="ignore"):
+            mean = offset + reference
+        return (class_count, count, mean, m2, *pooled_totals(count, mean, m2))
     if not np.all(weights > 0):  # rows of zero weight are left out
         kept = weights > 0
         X, labels, weights = X[kept], labels[kept], weights[kept]
@@ -84,7 +93,6 @@ def hard_block_moments(
     if rows == 0:
         zero, zeros = np.zeros((n_classes, n_features)), np.zeros(n_features)
         return (class_count, zero, zero.copy(), zero.copy(), zeros, zeros.copy(), zeros.copy())
-    count = np.repeat(class_count[:, None], n_features, axis=1)
     pick = np.zeros(n_classes, dtype=np.intp)
     pick[labels] = np.arange(rows)  # one row of each class present (any one will do)
     reference = np.where(np.bincount(labels, minlength=n_classes)[:, None] > 0, X[pick], 0.0)

@@ -24,9 +24,14 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from nbayes import _compiled
 from nbayes._parallel import SCRATCH, map_blocks
 from nbayes._validate import ClassWeights, row_blocks
 from nbayes.events._gaussian_fit import block_moments, hard_block_moments
+
+#: Bytes of X per block of ``add_into`` (each read twice, the second time from cache);
+#: 4 MiB measured best (bench/NOTES.md): fewer blocks, fewer per-block costs.
+FIT_BLOCK_BYTES = 1 << 22
 
 
 def chan_merge(
@@ -182,7 +187,7 @@ def add_into(
     that value and ``M2 = 0``; pooling adds ``delta = 0``). Moments that overflow
     float64 raise ValueError (see ``GaussianStats.check_representable``).
     """
-    blocks = row_blocks(X.shape[0], X.shape[1])
+    blocks = row_blocks(X.shape[0], X.shape[1], FIT_BLOCK_BYTES)
 
     def block_stats(rows: slice) -> GaussianStats:
         if W.labels is not None and observed is None:
@@ -302,34 +307,49 @@ def log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np
     # rounding(bound) = bound * eps * sqrt(d): compare bounds against scaled tolerances
     unit = np.finfo(np.float64).eps * np.sqrt(max(X.shape[1], 1))
     with np.errstate(over="ignore", invalid="ignore"):
-        cross = centred @ (centred_theta * precision).T
+        cross = centred @ (centred_theta * precision).T  # B
         np.square(centred, out=centred)
-        quadratic = centred @ precision.T  # A, then A - 2B + C
+        quadratic = centred @ precision.T  # A
         del centred
-        means = (centred_theta * centred_theta * precision).sum(axis=1)
-        bound = np.abs(cross)
-        bound *= 2.0
-        bound += quadratic
-        bound += means  # A + 2|B| + C
-        cross *= -2.0
-        quadratic += cross
-        quadratic += means
-        del cross
-        scale = np.maximum(quadratic, 1.0)
-        scale *= RELATIVE_TOLERANCE / unit
-        inexact = ~(bound <= scale)
-        del scale
-        out = quadratic + log_norm
-        out *= -0.5
-        suspect = bound > ABSOLUTE_TOLERANCE / unit
-        if suspect.any():
-            contender = out >= (np.fmax.reduce(out, axis=1, keepdims=True) - POSTERIOR_RANGE)
-            inexact |= contender & suspect
+        means = (centred_theta * centred_theta * precision).sum(axis=1)  # C
+        tolerances = (RELATIVE_TOLERANCE / unit, ABSOLUTE_TOLERANCE / unit, POSTERIOR_RANGE)
+        finished = _compiled.gaussian_terms(cross, quadratic, means, log_norm, *tolerances)
+        if finished is None:
+            finished = _terms(cross, quadratic, means, log_norm, *tolerances)
+        out, inexact = finished
     if inexact.any():
         rows, classes = np.nonzero(inexact)
-        quadratic[rows, classes] = _quadratic_direct(X, theta, var, rows, classes)
-        out[rows, classes] = -0.5 * (log_norm[classes] + quadratic[rows, classes])
+        direct = _quadratic_direct(X, theta, var, rows, classes)
+        out[rows, classes] = -0.5 * (log_norm[classes] + direct)
     return out
+
+
+def _terms(
+    cross: NDArray, quadratic: NDArray, means: NDArray, log_norm: NDArray, *tolerances: float
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """``-1/2 (A - 2B + C + log_norm)`` and the mask of entries to recompute, in NumPy
+    passes over the inputs (overwritten); see :func:`nbayes._compiled.gaussian_terms`,
+    the same in one compiled pass, for the arguments."""
+    relative, absolute, window = tolerances
+    bound = np.abs(cross)
+    bound *= 2.0
+    bound += quadratic
+    bound += means  # A + 2|B| + C
+    cross *= -2.0
+    quadratic += cross
+    quadratic += means
+    scale = np.maximum(quadratic, 1.0)
+    scale *= relative
+    inexact = ~(bound <= scale)
+    del scale
+    out = quadratic
+    out += log_norm
+    out *= -0.5
+    suspect = bound > absolute
+    if suspect.any():
+        contender = out >= (np.fmax.reduce(out, axis=1, keepdims=True) - window)
+        inexact |= contender & suspect
+    return out, inexact
 
 
 # Accuracy of the fast path (see log_likelihood): every entry to 1e-13 relative, and
