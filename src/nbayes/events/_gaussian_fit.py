@@ -37,7 +37,7 @@ def block_moments(
     (:func:`pooled_totals`); nothing here checks overflow (``add_into`` does).
     """
     if W.labels is not None and observed is None:
-        return hard_block_moments(X, W.labels, W.matrix.data, W.n_classes, SCRATCH)
+        return hard_block_moments(X, W.labels, W.values, W.n_classes, SCRATCH)
     class_count = W.class_totals()
     weights = W.row_totals()
     usable = (weights > 0)[:, None] if observed is None else (weights > 0)[:, None] & observed
@@ -99,11 +99,11 @@ def hard_block_moments(
     by_class = sp.csc_matrix((weights, labels, np.arange(rows + 1)), shape=(n_classes, rows))
     deviation, gathered = scratch.get(0, X.shape), scratch.get(1, X.shape)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        np.take(reference, labels, axis=0, out=deviation)
+        np.take(reference, labels, axis=0, out=deviation, mode="clip")  # "raise" would copy
         np.subtract(X, deviation, out=deviation)  # x - reference
         offset = by_class @ deviation
         offset /= np.where(count > 0, count, 1.0)
-        np.take(offset, labels, axis=0, out=gathered)
+        np.take(offset, labels, axis=0, out=gathered, mode="clip")
         deviation -= gathered  # x - mean
         np.multiply(deviation, deviation, out=deviation)
         m2 = by_class @ deviation

@@ -180,7 +180,7 @@ def summarize(X: NDArray[np.float64], W: ClassWeights, max_bins: int = 1024) -> 
         bins = _bin_index(x, exponent) - out.offset[j]
         if W.labels is not None:
             flat = W.labels[keep] * max_bins + bins
-            weights = W.matrix.data[keep]
+            weights = W.values[keep]
             size = W.n_classes * max_bins
             out.counts[:, j, :] = np.bincount(flat, weights, minlength=size).reshape(-1, max_bins)
             out.sums[:, j, :] = np.bincount(flat, weights * x, minlength=size).reshape(-1, max_bins)

@@ -117,7 +117,7 @@ def summarize(codes: NDArray[np.intp], W: ClassWeights, vocabularies: tuple) -> 
         pair = pair[observed]
         if W.labels is not None:
             chunk_labels = W.labels[start : start + rows_per_chunk]
-            weights = W.matrix.data[start : start + rows_per_chunk][rows]
+            weights = W.values[start : start + rows_per_chunk][rows]
             joint += np.bincount(
                 chunk_labels[rows] * width * width + pair, weights, n_classes * width * width
             )
