@@ -333,3 +333,30 @@ def test_counts_beyond_float64_are_named(model):
         getattr(nbayes, model)().fit([[1e308, 1.0], [1e308, 1.0]], [0, 0])
     with pytest.raises(ValueError, match="counts of all features together cannot be"):
         getattr(nbayes, model)().fit([[1e308, 1e308]], [0])
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("where", ["first row", "last row", "row of zero weight"])
+def test_gaussian_training_finiteness_is_scikit_learns_check(bad, where):
+    """GaussianNB checks training X's finiteness on its block moments (several blocks
+    here), or directly where rows of zero weight are left out of them; either way the
+    error is scikit-learn's, word for word, and a running model keeps its statistics."""
+    rng = np.random.default_rng(0)
+    X_big, y = rng.normal(size=(60_000, 20)), rng.integers(0, 3, 60_000)
+    weight = np.ones(len(y))
+    row = {"first row": 0, "last row": -1, "row of zero weight": 30_000}[where]
+    if where == "row of zero weight":
+        weight[row] = 0.0
+    clean = X_big.copy()
+    X_big[row, 7] = bad
+    with pytest.raises(ValueError) as theirs:
+        sk.GaussianNB().fit(X_big, y, sample_weight=weight)
+    with pytest.raises(ValueError) as ours:
+        nbayes.GaussianNB().fit(X_big, y, sample_weight=weight)
+    assert str(ours.value) == str(theirs.value)
+    running = nbayes.GaussianNB().partial_fit(clean, y, classes=[0, 1, 2])
+    before = (running.theta_.copy(), running.var_.copy(), running.class_count_.copy())
+    with pytest.raises(ValueError, match="Input X contains"):
+        running.partial_fit(X_big, y, sample_weight=weight)
+    for kept, now in zip(before, (running.theta_, running.var_, running.class_count_), strict=True):
+        np.testing.assert_array_equal(kept, now)

@@ -173,7 +173,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         needs no conversion takes :func:`nbayes._quick_check.quick_check_X_y`, the same
         checks without their per-call costs (a ``partial_fit`` stream pays them per
         batch)."""
-        options = self._validation_options()
+        options = self._training_validation_options()
         checked = None if reset else quick_check_X_y(self, X, y, options)
         return checked or validate_data(self, X, y, **options, reset=reset)
 
@@ -187,6 +187,10 @@ class BaseNB(ClassifierMixin, BaseEstimator):
 
     def _validation_options(self) -> dict[str, Any]:
         return {}
+
+    def _training_validation_options(self) -> dict[str, Any]:
+        """``validate_data`` options for training X (default: prediction's)."""
+        return self._validation_options()
 
     def _prepare_X(self, X):
         return X

@@ -3,10 +3,12 @@ lives in :mod:`nbayes.events.gaussian`."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from numbers import Real
 
 import numpy as np
 from numpy.typing import NDArray
+from sklearn.utils import assert_all_finite
 from sklearn.utils._param_validation import Interval
 
 from nbayes._base import BATCH_SIZE, BaseNB
@@ -77,6 +79,11 @@ class GaussianNB(BaseNB):
     def _validation_options(self):
         return {"dtype": [np.float64, np.float32]}
 
+    def _training_validation_options(self):
+        """Training X's finiteness is checked on its block moments (``_add_into``),
+        which read X anyway, instead of in a pass of its own."""
+        return {**self._validation_options(), "ensure_all_finite": False}
+
     def _check_X_y(self, X, y, reset):
         X, y = self._validated_X_y(X, y, reset)
         if reset:
@@ -95,10 +102,23 @@ class GaussianNB(BaseNB):
     _adds_in_place = True
 
     def _summarize(self, X, W):
-        return gaussian.summarize(X, W)
+        return gaussian.summarize(X, W, on_non_finite=self._checked_finite(X, W))
 
     def _add_into(self, stats, X, W):
-        return gaussian.add_into(stats, X, W)
+        return gaussian.add_into(stats, X, W, on_non_finite=self._checked_finite(X, W))
+
+    def _checked_finite(self, X, W) -> Callable[[], None]:
+        """The finiteness check of training X, scikit-learn's own and with its errors:
+        made now where rows of zero weight are left out of the moments (a NaN there
+        would not show in them), else deferred until the moments are found not finite
+        (every counted row is in them). Returned: the deferred check."""
+
+        def check() -> None:
+            assert_all_finite(X, estimator_name=type(self).__name__, input_name="X")
+
+        if W.labels is None or not (W.values > 0).all():
+            check()
+        return check
 
     def _estimation_settings(self):
         return {"var_smoothing": self.var_smoothing, "ddof": self.ddof}

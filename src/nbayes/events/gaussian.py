@@ -19,6 +19,7 @@ smallest normal float) when the data are all zero.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -115,6 +116,15 @@ class GaussianStats:
         merged.check_representable()
         return merged
 
+    def moments_finite(self) -> bool:
+        """Whether every class and overall mean and M2 is finite."""
+        return bool(
+            np.isfinite(self.mean).all()
+            and np.isfinite(self.m2).all()
+            and np.isfinite(self.total_mean).all()
+            and np.isfinite(self.total_m2).all()
+        )
+
     def check_representable(self) -> None:
         """Raise ValueError naming the features whose moments overflow float64."""
         finite = np.isfinite(self.mean).all(axis=0) & np.isfinite(self.m2).all(axis=0)
@@ -164,11 +174,14 @@ def _weighted_moments(
 
 
 def summarize(
-    X: NDArray[np.float64], W: ClassWeights, observed: NDArray[np.bool_] | None = None
+    X: NDArray[np.float64],
+    W: ClassWeights,
+    observed: NDArray[np.bool_] | None = None,
+    on_non_finite: Callable[[], None] | None = None,
 ) -> GaussianStats:
     """Per-class and overall weighted moments of X (n_samples, n_features):
     :func:`add_into` zero statistics."""
-    return add_into(GaussianStats.zero(W.n_classes, X.shape[1]), X, W, observed)
+    return add_into(GaussianStats.zero(W.n_classes, X.shape[1]), X, W, observed, on_non_finite)
 
 
 def add_into(
@@ -176,6 +189,7 @@ def add_into(
     X: NDArray[np.float64],
     W: ClassWeights,
     observed: NDArray[np.bool_] | None = None,
+    on_non_finite: Callable[[], None] | None = None,
 ) -> GaussianStats:
     """``stats`` pooled with the moments of X (n_samples, n_features) under W, in place
     (the caller must own ``stats``: nobody else may hold its arrays); returns ``stats``.
@@ -186,6 +200,11 @@ def add_into(
     constant within a class keeps its value as mean and ``M2 = 0`` (every block gives
     that value and ``M2 = 0``; pooling adds ``delta = 0``). Moments that overflow
     float64 raise ValueError (see ``GaussianStats.check_representable``).
+
+    ``on_non_finite``, if given, is called before anything is pooled when some block's
+    moments are not finite: a NaN or infinity in a counted row of X always makes them
+    so, which lets the caller check X's finiteness here, on the moments, instead of in
+    a pass of its own (it raises its input error; if it returns, the moments overflow).
     """
     blocks = row_blocks(X.shape[0], X.shape[1], FIT_BLOCK_BYTES)
 
@@ -198,7 +217,10 @@ def add_into(
         part = None if observed is None else observed[rows]
         return summarize_block(X[rows], W.rows(rows), part)
 
-    for part in map_blocks(block_stats, blocks):
+    parts = list(map_blocks(block_stats, blocks))
+    if on_non_finite is not None and not all(part.moments_finite() for part in parts):
+        on_non_finite()
+    for part in parts:
         _pool_into(stats, part)
     stats.check_representable()
     return stats
