@@ -41,7 +41,7 @@ from nbayes.spam.parse import (
     read_message,
 )
 from nbayes.spam.sources import MailItem
-from nbayes.spam.tokens import _EMAIL, text_tokens, tokenize
+from nbayes.spam.tokens import _EMAIL, _WORD, lower_words, text_tokens, tokenize
 
 DIGESTS = Path(__file__).parent / "data" / "spam_token_digests.json"
 
@@ -261,6 +261,21 @@ def test_addresses_searched_chunk_by_chunk_equal_a_search_of_the_whole_text(text
         expected |= {"email:" + match.group(0)[:80], "email:" + match.group(1)[:40]}
     got = {t for t in text_tokens(text, fold_case=False) if t.startswith("email:")}
     assert got == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80) | st.text(max_size=40))
+def test_words_of_lower_cased_ascii_text_equal_the_unicode_pattern(text):
+    text = text.lower()
+    assert lower_words(text) == _WORD.findall(text)
+
+
+def test_the_ascii_word_pattern_is_taken_only_for_ascii_text():
+    text = "caf\xe9 na\xefve £50 $x-y.z ab_c"  # not ASCII: _WORD itself
+    assert (
+        lower_words(text) == _WORD.findall(text) == ["caf\xe9", "na\xefve", "£50", "$x-y.z", "ab_c"]
+    )
+    assert lower_words("$x_y 'ab' a.b.") == ["$x_y", "ab", "a.b"]
 
 
 HTML_PIECES = ["href", "HREF", "Src", "action", "xhref", "_src", "9src", "a", "=", " = ", '"',
