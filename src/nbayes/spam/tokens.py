@@ -53,17 +53,21 @@ def mail_tokens(mail: Mail) -> set[str]:
     for name, value in mail.headers:
         values.setdefault(name, []).append(value[:MAX_HEADER_CHARS])
     for name, texts in values.items():
-        if IGNORED_HEADERS.match(name):
+        ignored = _IGNORED_NAMES.get(name)
+        if ignored is None:
+            ignored = _ignored(name)
+        if ignored:
             continue
         tokens.add("hdr:" + name)
         prefix = name + ":"
-        words = lower_words("\n".join(texts).lower())
-        if words and max(map(len, words)) > 2 * MAX_WORD:
+        text = "\n".join(texts).lower()
+        words = lower_words(text)
+        if len(text) > 2 * MAX_WORD and words and max(map(len, words)) > 2 * MAX_WORD:
             words = [w[: 2 * MAX_WORD] for w in words]
         tokens.update(map(prefix.__add__, words))
     for text in mail.texts:
         tokens.update(text_tokens(text))
-    for url in mail.urls:
+    for url in set(mail.urls):  # an HTML part often links one URL many times
         tokens.update(url_tokens(url))
     for content_type, charset, encoding in mail.parts:
         tokens.add("ctype:" + content_type)
@@ -81,6 +85,19 @@ def mail_tokens(mail: Mail) -> set[str]:
     tokens.update("htmltag:" + tag for tag in mail.html_tags)
     tokens.update("defect:" + name for name in mail.defects)
     return tokens
+
+
+#: Whether a header name matches IGNORED_HEADERS, for the names seen so far (at most
+#: MAX_CACHED_NAMES of them): a dict look-up costs a fifth of the regex match.
+_IGNORED_NAMES: dict[str, bool] = {}
+MAX_CACHED_NAMES = 4096
+
+
+def _ignored(name: str) -> bool:
+    ignored = IGNORED_HEADERS.match(name) is not None
+    if len(_IGNORED_NAMES) < MAX_CACHED_NAMES:
+        _IGNORED_NAMES[name] = ignored
+    return ignored
 
 
 def text_tokens(text: str, fold_case: bool = True) -> set[str]:
@@ -102,7 +119,7 @@ def text_tokens(text: str, fold_case: bool = True) -> set[str]:
                     tokens.add("email:" + match.group(0)[: 2 * MAX_WORD])
                     tokens.add("email:" + match.group(1)[:MAX_WORD])
     if "://" in text or "www." in text:
-        for url in (_URL_LOWER if fold_case else _URL).findall(text):
+        for url in set((_URL_LOWER if fold_case else _URL).findall(text)):
             tokens.update(url_tokens(url))
     return tokens
 
