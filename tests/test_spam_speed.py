@@ -5,6 +5,7 @@ tokenizer against the serial one (order, errors, CLI output, no orphans)."""
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import multiprocessing
 import os
@@ -28,6 +29,8 @@ from nbayes.cli import main
 from nbayes.spam import parallel
 from nbayes.spam.parallel import resolve_jobs, tokenize_items
 from nbayes.spam.parse import (
+    _HTML_DROP,
+    _HTML_TAG,
     _HTML_URL,
     MAX_PART_CHARS,
     Mail,
@@ -288,6 +291,20 @@ HTML_PIECES = ["href", "HREF", "Src", "action", "xhref", "_src", "9src", "a", "=
 def test_html_urls_equal_the_case_insensitive_pattern(pieces):
     markup = "".join(pieces)
     assert html_urls(markup) == _HTML_URL.findall(markup)
+
+
+TAG_PIECES = ["<a href=x>", "</A >", "<", ">", "< b>", "<!-- c -->", "<9x>", "text", " ", "&amp;",
+              "<Div\nclass=y>", "é", "<script>s</script>", "<p/>"]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(TAG_PIECES), max_size=25))
+def test_html_text_and_tags_from_one_split_equal_sub_and_findall(pieces):
+    markup = "".join(pieces)
+    text, _, tags = html_to_text(markup)
+    dropped = _HTML_DROP.sub(" ", markup)
+    assert text == html.unescape(_HTML_TAG.sub(" ", dropped))
+    assert tags == {t.lower() for t in _HTML_TAG.findall(dropped)}
 
 
 # ------------------------------------------------------------ worker processes

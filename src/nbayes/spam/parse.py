@@ -291,8 +291,12 @@ def html_to_text(markup: str) -> tuple[str, list[str], set[str]]:
     """
     markup = _HTML_DROP.sub(" ", markup)
     urls = [html.unescape(u) for u in html_urls(markup)]
-    tags = {t.lower() for t in _HTML_TAG.findall(markup)}
-    text = html.unescape(_HTML_TAG.sub(" ", markup))
+    # one pass over the tags: split gives the text between them and, from the pattern's
+    # group, their names (text, name, text, ...); the text joined by spaces is
+    # _HTML_TAG.sub(" ", markup)
+    pieces = _HTML_TAG.split(markup)
+    tags = {t.lower() for t in set(pieces[1::2])}
+    text = html.unescape(" ".join(pieces[::2]))
     return text, urls, tags
 
 
