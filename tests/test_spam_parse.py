@@ -11,6 +11,7 @@ from email.message import EmailMessage
 import pytest
 from conftest import DATA, require_path
 
+from nbayes.spam import tokens as tokens_module
 from nbayes.spam.parse import MAX_PART_CHARS, MailParseError, html_to_text, parse_mail
 from nbayes.spam.sources import iter_mail
 from nbayes.spam.tokens import tokenize
@@ -41,6 +42,25 @@ def test_headers_become_prefixed_tokens_and_encoded_words_are_decoded():
     assert {"subject:quarterly", "subject:réport", "from:alice@example.com"} <= tokens
     assert {"to:bob@example.org", "hdr:subject", "hdr:from"} <= tokens
     assert "quarterly" not in tokens  # header words stay prefixed
+
+
+@pytest.mark.parametrize("cached_names", [0, 2, 4096])
+def test_other_filters_headers_are_left_out_with_or_without_the_name_cache(
+    cached_names, monkeypatch
+):
+    monkeypatch.setattr(tokens_module, "_IGNORED_NAMES", {})
+    monkeypatch.setattr(tokens_module, "MAX_CACHED_NAMES", cached_names)
+    raw = (
+        b"X-Spam-Status: Yes, score=9\nX-Bogosity: Spam\nDate: Mon, 1 Jan 2001\n"
+        b"X-Mailer: mutt\nSubject: lunch " + b"z" * 90 + b"\nX-DSPAM-Result: Spam\n\nbody\n"
+    )
+    for _ in range(2):  # the second time from the cache where there is one
+        tokens = tokenize(raw)
+        headers = {t for t in tokens if t.startswith("hdr:")}
+        assert headers == {"hdr:x-mailer", "hdr:subject"}
+        assert {"x-mailer:mutt", "subject:lunch", "subject:" + "z" * 80} <= tokens
+        assert not any(t.startswith(("x-spam", "x-bogosity", "date:", "x-dspam")) for t in tokens)
+    assert len(tokens_module._IGNORED_NAMES) == min(cached_names, 6)
 
 
 def test_multipart_base64_quoted_printable_html_and_attachments():

@@ -5,9 +5,11 @@ tokenizer against the serial one (order, errors, CLI output, no orphans)."""
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import multiprocessing
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -27,15 +29,22 @@ from nbayes.cli import main
 from nbayes.spam import parallel
 from nbayes.spam.parallel import resolve_jobs, tokenize_items
 from nbayes.spam.parse import (
+    _HTML_DROP,
+    _HTML_TAG,
     _HTML_URL,
+    MAX_PART_CHARS,
+    Mail,
     MailParseError,
+    check_is_mail,
+    decode_bytes,
     decode_header_value,
+    html_to_text,
     html_urls,
     parse_mail,
     read_message,
 )
 from nbayes.spam.sources import MailItem
-from nbayes.spam.tokens import _EMAIL, text_tokens, tokenize
+from nbayes.spam.tokens import _EMAIL, _WORD, lower_words, text_tokens, tokenize
 
 DIGESTS = Path(__file__).parent / "data" / "spam_token_digests.json"
 
@@ -154,6 +163,99 @@ def test_charset_and_file_names_as_the_email_package_reads_them():
     assert names == ["A.PDF", "long.zip", "pic.gif", "café.txt"]
 
 
+def reference_mail(raw: bytes) -> Mail:
+    """parse_mail as first written: the email package's own parser and accessors for
+    every part (Message.get, get_content_type), no header-less shortcut."""
+    check_is_mail(raw)
+    raw = raw.replace(b"\x00", b"")
+    if raw.startswith(b"From "):
+        raw = raw.split(b"\n", 1)[1] if b"\n" in raw else b""
+    message = message_from_bytes(raw)
+    mail = Mail()
+    mail.headers = [(k.lower(), decode_header_value(v)) for k, v in message.raw_items()]
+    for part in message.walk():
+        mail.defects.update(type(d).__name__ for d in part.defects)
+        if part.is_multipart():
+            continue
+        content_type = part.get_content_type()
+        params = str(part.get("content-type", "")).lower()
+        charset = (part.get_content_charset() or "") if "charset" in params else ""
+        encoding = str(part.get("content-transfer-encoding", "")).strip().lower()
+        mail.parts.append((content_type, charset, encoding))
+        filename = ""
+        if "name" in params or "content-disposition" in part:
+            try:
+                filename = part.get_filename() or ""
+            except Exception:
+                filename = ""
+        filename = decode_header_value(filename) if filename else ""
+        if filename or part.get_content_maintype() not in ("text", "message"):
+            mail.attachments.append((filename, content_type))
+            if part.get_content_maintype() != "text":
+                continue
+        payload = part.get_payload(decode=True)
+        if isinstance(payload, bytes):
+            text = decode_bytes(payload[: 4 * MAX_PART_CHARS], charset or None)[:MAX_PART_CHARS]
+            head = text[:2048].lower()
+            if content_type == "text/html" or (
+                content_type == "text/plain" and ("<html" in head or "<body" in head)
+            ):
+                text, urls, tags = html_to_text(text)
+                mail.urls.extend(urls)
+                mail.html_tags.update(tags)
+            mail.texts.append(text)
+    return mail
+
+
+PART_HEADERS = [
+    b"\n",
+    b"\r\n",
+    b"\r",
+    b'Content-Type: text/html; charset="utf-8"\n',
+    b"CONTENT-TYPE: Text/Plain; Charset=ISO-8859-1\n",
+    b"Content-Type: textplain\n",
+    b'Content-Type: image/png; name="a.png"\n',
+    b"Content-Type: text/plain; name=\xe9t\xe9.txt\n",
+    b"Content-type: multipart/mixed; boundary=b\n",
+    b"Content-Type: application/x-zip; charset=\xff\n",
+    b"Content-Transfer-Encoding:  Base64 \n",
+    b"Content-Type: Text/\xe9\n",  # 8-bit: Message.get gives a Header, str() makes it U+FFFD
+    b"Content-Transfer-Encoding: B\xe9se64\n",
+    b"Content-Transfer-Encoding: quoted-printable\n",
+    b"Content-Disposition: attachment; filename=x.exe\n",
+    b"content-disposition: inline\n",
+    b"Subject: caf\xc3\xa9\n",
+    b"--b\n",
+    b"--b--\n",
+    b"From x\n",
+    b"<html><body><a href=http://x.example/p>w\xe9</a></body></html>\n",
+    b"aGVsbG8gd29ybGQ=\n",
+    b"caf=C3=A9 =\n",
+    b"\x00",
+    b"\xa0\x93",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PART_HEADERS), max_size=25))
+def test_parse_mail_equals_the_email_package_accessors(pieces):
+    """The one-pass header look-up per part and the header-less shortcut read what the
+    email package's accessors read, on mail with and without a header block."""
+    raw = b"".join(pieces)
+    try:
+        expected = reference_mail(raw)
+    except MailParseError as error:
+        with pytest.raises(MailParseError, match=re.escape(str(error))):
+            parse_mail(raw)
+        return
+    assert parse_mail(raw) == expected
+
+
+@pytest.mark.parametrize("raw", [*EDGE_CASES, b"\r\nbare \xe9\r\n", b"\n<html><b>x</b>", b"\n\nx"])
+def test_parse_mail_equals_the_email_package_accessors_on_edge_cases(raw):
+    assert parse_mail(raw) == reference_mail(raw)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet="ab.+-_@é \t\n", max_size=60))
 def test_addresses_searched_chunk_by_chunk_equal_a_search_of_the_whole_text(text):
@@ -162,6 +264,21 @@ def test_addresses_searched_chunk_by_chunk_equal_a_search_of_the_whole_text(text
         expected |= {"email:" + match.group(0)[:80], "email:" + match.group(1)[:40]}
     got = {t for t in text_tokens(text, fold_case=False) if t.startswith("email:")}
     assert got == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80) | st.text(max_size=40))
+def test_words_of_lower_cased_ascii_text_equal_the_unicode_pattern(text):
+    text = text.lower()
+    assert lower_words(text) == _WORD.findall(text)
+
+
+def test_the_ascii_word_pattern_is_taken_only_for_ascii_text():
+    text = "caf\xe9 na\xefve £50 $x-y.z ab_c"  # not ASCII: _WORD itself
+    assert (
+        lower_words(text) == _WORD.findall(text) == ["caf\xe9", "na\xefve", "£50", "$x-y.z", "ab_c"]
+    )
+    assert lower_words("$x_y 'ab' a.b.") == ["$x_y", "ab", "a.b"]
 
 
 HTML_PIECES = ["href", "HREF", "Src", "action", "xhref", "_src", "9src", "a", "=", " = ", '"',
@@ -174,6 +291,20 @@ HTML_PIECES = ["href", "HREF", "Src", "action", "xhref", "_src", "9src", "a", "=
 def test_html_urls_equal_the_case_insensitive_pattern(pieces):
     markup = "".join(pieces)
     assert html_urls(markup) == _HTML_URL.findall(markup)
+
+
+TAG_PIECES = ["<a href=x>", "</A >", "<", ">", "< b>", "<!-- c -->", "<9x>", "text", " ", "&amp;",
+              "<Div\nclass=y>", "é", "<script>s</script>", "<p/>"]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(TAG_PIECES), max_size=25))
+def test_html_text_and_tags_from_one_split_equal_sub_and_findall(pieces):
+    markup = "".join(pieces)
+    text, _, tags = html_to_text(markup)
+    dropped = _HTML_DROP.sub(" ", markup)
+    assert text == html.unescape(_HTML_TAG.sub(" ", dropped))
+    assert tags == {t.lower() for t in _HTML_TAG.findall(dropped)}
 
 
 # ------------------------------------------------------------ worker processes

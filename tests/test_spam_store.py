@@ -64,6 +64,40 @@ def test_lookup_finds_exactly_the_stored_counts_of_any_tokens(tmp_path_factory, 
         assert store.lookup(wanted).reshape(-1, 2).tolist() == [list(c) for c in expected]
 
 
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sets(st.sampled_from(ODD_TOKENS) | st.text(max_size=6), max_size=8),
+            st.sampled_from(["ham", "spam"]),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_learning_odd_tokens_stores_exactly_their_counts(tmp_path_factory, messages):
+    """Upserts go to SQLite as one JSON object, but as (token, n) rows where a token
+    holds a NUL: every token is stored under itself with its per-class count, and
+    unlearning empties the store again."""
+    batch = [(tokens, f"{i}".encode(), label) for i, (tokens, label) in enumerate(messages)]
+    expected = {label: Counter() for label in ("ham", "spam")}
+    for tokens, _, label in batch:
+        expected[label].update(tokens)
+    with TokenStore(tmp_path_factory.mktemp("odd") / "t.db") as store:
+        store.learn(batch[:1])
+        store.learn(batch[1:])
+        tokens, counts = store.all_counts()
+        assert dict(zip(tokens, map(tuple, counts.tolist()), strict=True)) == {
+            t: (expected["ham"][t], expected["spam"][t])
+            for t in set(expected["ham"]) | set(expected["spam"])
+        }
+        trained = store.db.execute("SELECT digest, ham, spam FROM trained").fetchall()
+        assert len(trained) == len(batch) and all(h + s == 1 for _, h, s in trained)
+        store.unlearn(batch)
+        assert store.all_counts()[0] == []
+        assert store.db.execute("SELECT COUNT(*) FROM trained").fetchone()[0] == 0
+
+
 def test_unlearn_restores_the_database_exactly(tmp_path):
     batch = labelled()
     with TokenStore(tmp_path / "t.db") as store:

@@ -84,7 +84,15 @@ def parse_mail(raw: bytes) -> Mail:
         raw = raw.replace(b"\x00", b"")
     if raw.startswith(b"From "):  # an mbox envelope line, not a header
         raw = raw.split(b"\n", 1)[1] if b"\n" in raw else b""
-    message = read_message(raw)
+    if raw[:1] in (b"\n", b"\r"):  # no header block: one text/plain part, the rest
+        mail = Mail(parts=[("text/plain", "", "")])
+        _add_text(raw[2:] if raw.startswith(b"\r\n") else raw[1:], "", "text/plain", mail)
+        return mail
+    return mail_of_message(read_message(raw))
+
+
+def mail_of_message(message: Message) -> Mail:
+    """The :class:`Mail` of a message the ``email`` package parsed (``compat32``)."""
     mail = Mail()
     for name, value in message.raw_items():
         mail.headers.append((name.lower(), decode_header_value(value)))
@@ -210,15 +218,27 @@ def decode_bytes(data: bytes, charset: str | None) -> str:
 
 
 def _read_part(part: Message, mail: Mail) -> None:
-    content_type = part.get_content_type()
+    # Message.get scans every header, lower-casing its name, at each call: the first
+    # value of each name is taken here in one pass. Header values holding raw 8-bit
+    # bytes are read through Message.get, whose compat32 policy makes Header objects.
+    headers: dict[str, str] = {}
+    for name, value in part.raw_items():
+        headers.setdefault(name.lower(), value)
+    raw_type = _header_text(part, headers, "content-type")
+    if raw_type is None:
+        content_type = part.get_default_type()
+    else:  # as Message.get_content_type
+        content_type = raw_type.partition(";")[0].strip().lower()
+        if content_type.count("/") != 1:
+            content_type = "text/plain"
     # Parsing parameters is slow in the email package: ask for a charset or file name
     # only where the header text can hold one (the same answers, less work).
-    params = str(part.get("content-type", "")).lower()
+    params = (raw_type or "").lower()
     charset = (part.get_content_charset() or "") if "charset" in params else ""
-    encoding = str(part.get("content-transfer-encoding", "")).strip().lower()
+    encoding = (_header_text(part, headers, "content-transfer-encoding") or "").strip().lower()
     mail.parts.append((content_type, charset, encoding))
     filename = ""
-    if "name" in params or "content-disposition" in part:
+    if "name" in params or "content-disposition" in headers:
         try:
             filename = part.get_filename() or ""
         except Exception:
@@ -231,8 +251,20 @@ def _read_part(part: Message, mail: Mail) -> None:
         if maintype != "text":
             return
     payload = part.get_payload(decode=True)
-    if not isinstance(payload, bytes):
-        return
+    if isinstance(payload, bytes):
+        _add_text(payload, charset, content_type, mail)
+
+
+def _header_text(part: Message, headers: dict[str, str], name: str) -> str | None:
+    """``str(part.get(name))``, or None where the header is missing."""
+    value = headers.get(name)
+    if value is None or (isinstance(value, str) and value.isascii()):
+        return value
+    return str(part.get(name))
+
+
+def _add_text(payload: bytes, charset: str, content_type: str, mail: Mail) -> None:
+    """Decode a text part's payload (HTML turned into text) into ``mail``."""
     text = decode_bytes(payload[: 4 * MAX_PART_CHARS], charset or None)[:MAX_PART_CHARS]
     if content_type == "text/html" or (content_type == "text/plain" and _looks_like_html(text)):
         text, urls, tags = html_to_text(text)
@@ -259,8 +291,12 @@ def html_to_text(markup: str) -> tuple[str, list[str], set[str]]:
     """
     markup = _HTML_DROP.sub(" ", markup)
     urls = [html.unescape(u) for u in html_urls(markup)]
-    tags = {t.lower() for t in _HTML_TAG.findall(markup)}
-    text = html.unescape(_HTML_TAG.sub(" ", markup))
+    # one pass over the tags: split gives the text between them and, from the pattern's
+    # group, their names (text, name, text, ...); the text joined by spaces is
+    # _HTML_TAG.sub(" ", markup)
+    pieces = _HTML_TAG.split(markup)
+    tags = {t.lower() for t in set(pieces[1::2])}
+    text = html.unescape(" ".join(pieces[::2]))
     return text, urls, tags
 
 

@@ -28,6 +28,9 @@ MAX_HEADER_CHARS = 2000
 IGNORED_HEADERS = re.compile(r"x-spam|x-bogosity|x-nbayes|x-spambayes|date$|x-dspam")
 
 _WORD = re.compile(r"[$€£]?[^\W_][\w'.\-$@]*[^\W_]")
+# _WORD on lower-cased ASCII text, where \w is [a-z0-9_] and [^\W_] is [a-z0-9]: explicit
+# ranges are matched about 30 % faster than the Unicode categories.
+_WORD_LOWER_ASCII = re.compile(r"\$?[a-z0-9][a-z0-9_'.\-$@]*[a-z0-9]")
 _URL = re.compile(r"(?:https?|ftp)://[^\s<>\"']+|www\.[^\s<>\"']+", re.I)
 # _URL on lower-cased text, without re.I (about 2.5x faster): the letters of the pattern
 # have no case-insensitive match left after str.lower() but "ſ" (long s) for "s".
@@ -50,17 +53,21 @@ def mail_tokens(mail: Mail) -> set[str]:
     for name, value in mail.headers:
         values.setdefault(name, []).append(value[:MAX_HEADER_CHARS])
     for name, texts in values.items():
-        if IGNORED_HEADERS.match(name):
+        ignored = _IGNORED_NAMES.get(name)
+        if ignored is None:
+            ignored = _ignored(name)
+        if ignored:
             continue
         tokens.add("hdr:" + name)
         prefix = name + ":"
-        words = _WORD.findall("\n".join(texts).lower())
-        if words and max(map(len, words)) > 2 * MAX_WORD:
+        text = "\n".join(texts).lower()
+        words = lower_words(text)
+        if len(text) > 2 * MAX_WORD and words and max(map(len, words)) > 2 * MAX_WORD:
             words = [w[: 2 * MAX_WORD] for w in words]
         tokens.update(map(prefix.__add__, words))
     for text in mail.texts:
         tokens.update(text_tokens(text))
-    for url in mail.urls:
+    for url in set(mail.urls):  # an HTML part often links one URL many times
         tokens.update(url_tokens(url))
     for content_type, charset, encoding in mail.parts:
         tokens.add("ctype:" + content_type)
@@ -80,11 +87,24 @@ def mail_tokens(mail: Mail) -> set[str]:
     return tokens
 
 
+#: Whether a header name matches IGNORED_HEADERS, for the names seen so far (at most
+#: MAX_CACHED_NAMES of them): a dict look-up costs a fifth of the regex match.
+_IGNORED_NAMES: dict[str, bool] = {}
+MAX_CACHED_NAMES = 4096
+
+
+def _ignored(name: str) -> bool:
+    ignored = IGNORED_HEADERS.match(name) is not None
+    if len(_IGNORED_NAMES) < MAX_CACHED_NAMES:
+        _IGNORED_NAMES[name] = ignored
+    return ignored
+
+
 def text_tokens(text: str, fold_case: bool = True) -> set[str]:
     """Words, URL pieces and e-mail addresses of a text, as a set."""
     if fold_case:
         text = text.lower()
-    tokens = set(_WORD.findall(text))
+    tokens = set(lower_words(text) if fold_case else _WORD.findall(text))
     if tokens and max(map(len, tokens)) > MAX_WORD:
         long_words = [w for w in tokens if len(w) > MAX_WORD]
         tokens.difference_update(long_words)
@@ -99,9 +119,14 @@ def text_tokens(text: str, fold_case: bool = True) -> set[str]:
                     tokens.add("email:" + match.group(0)[: 2 * MAX_WORD])
                     tokens.add("email:" + match.group(1)[:MAX_WORD])
     if "://" in text or "www." in text:
-        for url in (_URL_LOWER if fold_case else _URL).findall(text):
+        for url in set((_URL_LOWER if fold_case else _URL).findall(text)):
             tokens.update(url_tokens(url))
     return tokens
+
+
+def lower_words(text: str) -> list[str]:
+    """``_WORD.findall(text)`` for lower-cased ``text``."""
+    return (_WORD_LOWER_ASCII if text.isascii() else _WORD).findall(text)
 
 
 def url_tokens(url: str) -> set[str]:
