@@ -1,33 +1,21 @@
 """The spam filter's speed work must not change a token: the faster parser against the
-email package, the pinned token sets of a SpamAssassin sample, and the worker-process
-tokenizer against the serial one (order, errors, CLI output, no orphans)."""
+email package, and the pinned token sets of a SpamAssassin sample (the worker-process
+tokenizer: tests/test_spam_workers.py)."""
 
 from __future__ import annotations
 
 import hashlib
 import html
 import json
-import multiprocessing
-import os
 import re
-import signal
-import subprocess
-import sys
-import textwrap
-import time
 from email import message_from_bytes
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from conftest import DATA, require_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from spam_mail import corpus
 
-from nbayes.cli import main
-from nbayes.spam import parallel
-from nbayes.spam.parallel import resolve_jobs, tokenize_items
 from nbayes.spam.parse import (
     _HTML_DROP,
     _HTML_TAG,
@@ -43,7 +31,6 @@ from nbayes.spam.parse import (
     parse_mail,
     read_message,
 )
-from nbayes.spam.sources import MailItem
 from nbayes.spam.tokens import _EMAIL, _WORD, lower_words, text_tokens, tokenize
 
 DIGESTS = Path(__file__).parent / "data" / "spam_token_digests.json"
@@ -308,138 +295,3 @@ def test_html_text_and_tags_from_one_split_equal_sub_and_findall(pieces):
 
 
 # ------------------------------------------------------------ worker processes
-def mixed_items(n: int) -> list[MailItem]:
-    messages, _ = corpus(n // 2, n - n // 2)
-    items = [MailItem(f"m{i}", raw) for i, raw in enumerate(messages)]
-    items[5] = MailItem("binary", bytes(range(256)) * 4)
-    items[17] = MailItem("empty", b"  \n")
-    # a NUL inside a token (from an encoded file name): shipped back as a set, not joined
-    items[30] = MailItem("nul", b"Content-Type: text/plain; name==?utf-8?q?a=00b.txt?=\n\nx\n")
-    return items
-
-
-def test_workers_give_the_serial_results_in_order():
-    items = mixed_items(60)
-    serial = list(tokenize_items(items, jobs=0))
-    parallel = list(tokenize_items(items, jobs=2, chunk_size=4, pool_threshold=0))
-    assert multiprocessing.active_children() == []  # the pool was shut down
-    assert [item for item, _ in parallel] == items
-    assert [t for _, t in parallel if not isinstance(t, MailParseError)] == [
-        t for _, t in serial if not isinstance(t, MailParseError)
-    ]
-    parallel_results = {item.name: t for item, t in parallel}
-    errors = {item.name: str(t) for item, t in parallel if isinstance(t, MailParseError)}
-    assert errors == {item.name: str(t) for item, t in serial if isinstance(t, MailParseError)}
-    assert set(errors) == {"binary", "empty"}
-    assert "attach:name:a\0b.txt" in parallel_results["nul"]
-
-
-def test_the_caller_tokenizes_chunks_no_worker_has_started(monkeypatch):
-    """While the head chunk's worker is busy, the calling process takes queued chunks
-    itself (their Futures cancelled); the results are still the serial ones, in order."""
-    parent, in_parent = os.getpid(), []
-    tokenize_here = parallel._tokenize_or_error
-
-    def counting(raw):
-        if os.getpid() == parent:
-            in_parent.append(raw)
-            time.sleep(0.02)  # so a worker slow to start (a loaded machine) still takes some
-        return tokenize_here(raw)
-
-    monkeypatch.setattr(parallel, "_tokenize_or_error", counting)
-    items = mixed_items(300)
-    serial = [t for _, t in tokenize_items(items, jobs=0) if not isinstance(t, MailParseError)]
-    in_parent.clear()
-    results = list(tokenize_items(items, jobs=1, chunk_size=4, pool_threshold=0))
-    assert multiprocessing.active_children() == []
-    assert [item for item, _ in results] == items
-    assert [t for _, t in results if not isinstance(t, MailParseError)] == serial
-    assert len(in_parent) > 8  # more than the head tokenized before the pool starts
-    assert len(in_parent) < len(items)  # and the worker did some
-
-
-@pytest.mark.parametrize("threshold, pooled", [(None, False), (0.0, True)])
-def test_a_pool_only_where_tokenizing_costs_more_than_shipping(threshold, pooled):
-    items = mixed_items(100)  # short messages: far below POOL_THRESHOLD each
-    results = tokenize_items(items, jobs=2, chunk_size=4, pool_threshold=threshold)
-    first = [next(results) for _ in range(20)]  # the head (8), then pooled or not
-    assert bool(multiprocessing.active_children()) == pooled
-    assert [item for item, _ in first + list(results)] == items
-
-
-def test_jobs_are_checked():
-    assert resolve_jobs(None) == parallel.available_cpus() - 1
-    assert resolve_jobs(0) == 0 and resolve_jobs(3) == 3
-    with pytest.raises(ValueError, match="jobs"):
-        resolve_jobs(-1)
-    with pytest.raises(ValueError, match="chunk_size"):
-        list(tokenize_items([], chunk_size=0))
-
-
-def cli(*args):
-    result = CliRunner().invoke(main, ["spam", *map(str, args)])
-    assert result.exit_code == 0, result.output
-    return result.output
-
-
-def test_cli_with_workers_trains_and_scores_as_one_process(tmp_path, monkeypatch):
-    monkeypatch.setattr(parallel, "POOL_THRESHOLD", 0.0)  # a pool even for short mail
-    messages, labels = corpus(50, 50)  # > 64 messages: the pool is used
-    for label in ("spam", "ham"):
-        (tmp_path / label).mkdir()
-    for i, (raw, label) in enumerate(zip(messages, labels, strict=True)):
-        (tmp_path / label / f"{i:03d}.eml").write_bytes(raw)
-    (tmp_path / "ham" / "junk").write_bytes(bytes(range(256)) * 4)
-    dumps, scores = [], []
-    for jobs in (0, 2):
-        db = tmp_path / f"j{jobs}.db"
-        out = cli("train", "--db", db, "--jobs", jobs, "--spam", tmp_path / "spam", "--ham",
-                  tmp_path / "ham")  # fmt: skip
-        assert "learnt 50 spam and 50 ham (100 read, 1 skipped" in out
-        dumps.append(cli("dump", "--db", db))
-        scores.append(cli("score", "--db", db, "--jobs", jobs, tmp_path / "spam", tmp_path / "ham"))
-    assert dumps[0] == dumps[1]
-    assert scores[0] == scores[1] and len(scores[0].splitlines()) == 101  # the skip line too
-
-
-ORPHAN = textwrap.dedent(
-    """
-    import itertools, multiprocessing, sys
-    from nbayes.spam.parallel import tokenize_items
-    from nbayes.spam.sources import MailItem
-    items = (MailItem(str(i), b"Subject: x\\n\\nbody\\n") for i in itertools.count())
-    results = tokenize_items(items, jobs=2, chunk_size=2, pool_threshold=0)
-    for _ in range(5):  # past the head tokenized in this process
-        next(results)
-    print(*[p.pid for p in multiprocessing.active_children()], flush=True)
-    sys.stdin.read()
-    """
-)
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_workers_exit_when_the_parent_is_killed():
-    parent = subprocess.Popen(
-        [sys.executable, "-c", ORPHAN], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    try:
-        workers = [int(p) for p in parent.stdout.readline().split()]
-    finally:
-        os.kill(parent.pid, signal.SIGKILL)
-        parent.wait()
-    assert len(workers) == 2
-    deadline = time.monotonic() + 10
-    while any(map(alive, workers)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    left = [pid for pid in workers if alive(pid)]
-    for pid in left:  # do not leak them even when the test fails
-        os.kill(pid, signal.SIGKILL)
-    assert left == []
