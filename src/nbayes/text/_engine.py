@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nbayes.text import _unicode
-from nbayes.text._encode import encode_documents, read_documents  # noqa: F401 (API)
+from nbayes.text._encode import Text, encode_documents, read_documents  # noqa: F401 (API)
 
 _SCHEMES = ("http://", "https://", "ftp://", "www.")
 
@@ -69,6 +69,20 @@ def _utf8_strings(strings: Iterable[str]) -> tuple[NDArray[np.uint8], NDArray[np
     offsets = np.zeros(len(encoded) + 1, np.int64)
     np.cumsum([len(b) for b in encoded], out=offsets[1:])
     return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
+
+
+# A stream is int32 below this bound on its ids and counts (tests lower it to check
+# the int64 path).
+INT32_BOUND = 2**31
+# Bytes of text per stream entry, a first guess at the stream's length.
+STREAM_BYTES_TALLY = 16
+STREAM_BYTES = 6
+
+
+def _resize(array: NDArray, size: int) -> None:
+    """Resize an array that owns its data and has no views, in place (``realloc``:
+    no copy where the block can grow or shrink where it is; new entries are zeros)."""
+    array.resize(size, refcheck=False)
 
 
 def _pow2(n: int) -> int:
@@ -174,81 +188,94 @@ class Vocabulary:
         index[grams] = self.n_tokens + gram_ids
         return index
 
-    def analyze(
-        self,
-        buf: NDArray[np.uint8],
-        offsets: NDArray[np.int64],
-        is_ascii: NDArray[np.bool_],
-        insert: bool,
-        tally: bool = False,
-    ):
-        """The feature stream and its per-document offsets, shape (n_docs + 1,);
-        with ``tally``, (indptr, entries, counts): CSR rows of distinct entries.
+    def analyze(self, text: Text, insert: bool, tally: bool = False):
+        """The feature stream of ``text`` and its per-document offsets, shape
+        (n_docs + 1,); with ``tally``, (indptr, entries, counts): CSR rows of distinct
+        entries.
 
-        Entries are token ids, or ``GRAM_BASE + n-gram id`` (see
-        :meth:`feature_index`). Large inputs run in two threads (the compiled pass
-        releases the GIL), each over half of the documents; see
-        :mod:`nbayes.text._parallel`. Either way the result is the same.
+        Entries are token ids, or ``-1 - n-gram id`` (see :meth:`feature_index`),
+        int32 where they fit (:meth:`stream_dtype`), else int64. Large inputs run in
+        two threads (the compiled pass releases the GIL), each over half of the
+        documents; see :mod:`nbayes.text._parallel`. Either way the result is the same.
         """
         from nbayes.text import _parallel
 
-        if _parallel.worth_splitting(buf, offsets):
-            return _parallel.analyze(self, buf, offsets, is_ascii, insert, tally)
-        return self.analyze_serial(buf, offsets, is_ascii, insert, tally)
+        dtype = self.stream_dtype(text.n_bytes())
+        if _parallel.worth_splitting(text):
+            return _parallel.analyze(self, text, insert, tally, dtype)
+        return self.analyze_serial(text, 0, text.n_docs, insert, tally, dtype)
 
-    def analyze_serial(self, buf, offsets, is_ascii, insert: bool, tally: bool = False):
-        """:meth:`analyze` in this thread (documents ``offsets`` index into ``buf``)."""
+    def analyze_serial(
+        self, text: Text, start: int, stop: int, insert: bool, tally: bool = False,
+        dtype=np.int64,
+    ):  # fmt: skip
+        """:meth:`analyze` of documents start..stop - 1 in this thread, the stream (and
+        counts) of ``dtype``; the documents are joined a chunk at a time."""
         kernels = _kernels()
-        n_docs = len(offsets) - 1
         lo, hi = self.rules.ngram_range
         orders = hi - lo + 1
         gram_orders = max(0, hi - max(lo, 2) + 1)  # orders of n >= 2
         gram_tokens = sum(range(max(lo, 2), hi + 1))
         opts = self.rules.opts(insert)
-        capacity = max(1024, int(offsets[-1] - offsets[0]) // 4 * orders)
-        stream = np.empty(capacity, np.int64)
-        data = np.empty(capacity if tally else 0, np.int64)
-        doc_off = np.zeros(n_docs + 1, np.int64)
+        tables = _unicode.char_classes(), _unicode.lower_map(), opts, _schemes()
+        n_bytes = text.n_bytes(start, stop)
+        # a first guess (distinct entries per document: ~1 per 12 bytes in 20 Newsgroups
+        # and BBC news); the pass stops and the arrays grow in place where it is short
+        capacity = max(1024, n_bytes // (STREAM_BYTES_TALLY if tally else STREAM_BYTES) * orders)
+        stream = np.empty(capacity, dtype)
+        data = np.empty(capacity if tally else 0, dtype)
+        doc_off = np.zeros(stop - start + 1, np.int64)
         if insert:
             # a first guess at the vocabulary (20 Newsgroups: 36 MB, 174k tokens), so
             # the pass seldom stops to grow and rehash the tables
-            guess = int(offsets[-1] - offsets[0]) // 256
+            guess = n_bytes // 256
             self.reserve(guess, 8 * guess, guess * gram_orders, guess * gram_tokens)
         self.t_where[:] = -1
         self.g_where[:] = -1
-        next_doc, n_stream = 0, 0
-        while True:
-            next_doc, n_stream = kernels.analyze(
-                buf, offsets, is_ascii, next_doc, _unicode.char_classes(),
-                _unicode.lower_map(), opts, _schemes(), *self._tokens(), *self._grams(),
-                self.counts, stream, n_stream, doc_off, tally, data, self.t_where,
-                self.g_where,
-            )  # fmt: skip
-            if next_doc == n_docs:
-                break
-            size = int(offsets[next_doc + 1] - offsets[next_doc]) + 1
-            if insert:
-                self.reserve(
-                    max(size, self.n_tokens),
-                    max(2 * size + 4, len(self.t_bytes)),
-                    max(size * gram_orders, self.n_grams),
-                    max(size * gram_tokens, len(self.g_toks)),
-                )
-            if n_stream + size * orders > len(stream):
-                stream = np.resize(stream, max(2 * len(stream), n_stream + size * orders))
-                if tally:
-                    data = np.resize(data, len(stream))
+        n_stream = 0
+        for first, buf, offsets, is_ascii in text.chunks(start, stop):
+            n_docs = len(offsets) - 1
+            rows = doc_off[first - start : first - start + n_docs + 1]
+            next_doc = 0
+            while True:
+                next_doc, n_stream = kernels.analyze(
+                    buf, offsets, is_ascii, next_doc, *tables, *self._tokens(),
+                    *self._grams(), self.counts, stream, n_stream, rows, tally, data,
+                    self.t_where, self.g_where,
+                )  # fmt: skip
+                if next_doc == n_docs:
+                    break
+                size = int(offsets[next_doc + 1] - offsets[next_doc]) + 1
+                if insert:
+                    self.reserve(
+                        max(size, self.n_tokens),
+                        max(2 * size + 4, len(self.t_bytes)),
+                        max(size * gram_orders, self.n_grams),
+                        max(size * gram_tokens, len(self.g_toks)),
+                    )
+                if n_stream + size * orders > len(stream):
+                    capacity = max(len(stream) + len(stream) // 2, n_stream + size * orders)
+                    _resize(stream, capacity)
+                    if tally:
+                        _resize(data, capacity)
+        _resize(stream, n_stream)
         if tally:
-            return doc_off, stream[:n_stream], data[:n_stream]
-        return stream[:n_stream], doc_off
+            _resize(data, n_stream)
+            return doc_off, stream, data
+        return stream, doc_off
 
-    def _gram_base(self) -> int:
-        return int(_kernels().GRAM_BASE)
+    def stream_dtype(self, n_bytes: int) -> np.dtype:
+        """int32 for the stream of ``n_bytes`` of text where every id and count it can
+        hold fits (ids below the features known plus one per byte per n-gram order),
+        else int64."""
+        lo, hi = self.rules.ngram_range
+        bound = self.n_features + (n_bytes + 1) * (hi - lo + 1)
+        return np.dtype(np.int32 if bound < INT32_BOUND else np.int64)
 
-    def feature_index(self, stream: NDArray[np.int64]) -> NDArray[np.int64]:
-        """Stream entries as feature indices (tokens, then n-grams)."""
-        base = self._gram_base()
-        return np.where(stream >= base, stream - base + self.n_tokens, stream)
+    def feature_index(self, stream: NDArray[np.integer]) -> NDArray[np.int64]:
+        """Stream entries as feature indices (tokens, then n-grams), int64."""
+        stream = stream.astype(np.int64)
+        return np.where(stream >= 0, stream, self.n_tokens - 1 - stream)
 
     def name_bytes(self) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
         """UTF-8 names of all features (feature-index order), each ending in a
@@ -307,15 +334,17 @@ class Vocabulary:
         """CSR (indptr, indices, data) with each entry at ``column[feature index]``
         (dropped where negative); indices int32 where they fit, data of ``dtype``.
 
-        Written over ``entries`` and ``counts`` (consumed): entry p lands at k <= p,
-        after it is read, so a 36 MB corpus costs no fresh 36 MB of zeroed pages.
+        The indices are written over ``entries`` (consumed): entry p lands at k <= p,
+        after it is read, so the matrix's indices cost no fresh memory.
         """
         n_tok = self.n_tokens
-        entries = np.ascontiguousarray(entries, np.int64)
-        if max(len(column), len(entries)) < 2**31:
-            columns = entries.view(np.int32)
-        else:
+        if max(len(column), len(entries)) >= 2**31:
+            entries = columns = np.ascontiguousarray(entries, np.int64)
+        elif entries.dtype == np.int32:
             columns = entries
+        else:
+            entries = np.ascontiguousarray(entries, np.int64)
+            columns = entries.view(np.int32)
         counts = np.ascontiguousarray(counts)
         values = counts if counts.dtype == np.dtype(dtype) else np.empty(len(counts), dtype)
         indptr, kept = _kernels().to_columns(

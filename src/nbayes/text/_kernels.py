@@ -39,14 +39,15 @@ from nbayes.text._kernels_output import (
     gram_bytes,
     murmur3_32,
     prefix_keys,
+    renumber,
     to_columns,
 )
 from nbayes.text._kernels_table import (
-    GRAM_BASE,
     add_gram,
     add_token,
     find_gram,
     find_token,
+    gram_entry,
     gram_hash,
     intern_grams,
     intern_tokens,
@@ -64,7 +65,6 @@ from nbayes.text._kernels_unicode import (
 )
 
 __all__ = [
-    "GRAM_BASE",
     "analyze",
     "count",
     "frequencies",
@@ -74,6 +74,7 @@ __all__ = [
     "murmur3_32",
     "prefix_keys",
     "rehash",
+    "renumber",
     "to_columns",
 ]
 
@@ -107,7 +108,7 @@ def analyze(
 ):  # fmt: skip
     """Append the feature stream of documents first_doc.. to stream.
 
-    A stream entry is a token id (a unigram) or ``GRAM_BASE + n-gram id``, in the
+    A stream entry is a token id (a unigram) or ``-1 - n-gram id``, in the
     order scikit-learn's analyzer yields features. ``doc_off[d + 1]`` is where
     document d's entries end. Returns (next document, stream length): stops early,
     before a document, when the arrays may lack room for it (the caller grows them
@@ -231,7 +232,7 @@ def analyze(
                         continue
                     g_where[gid] = n_stream
                     data[n_stream] = 1
-                stream[n_stream] = GRAM_BASE + gid
+                stream[n_stream] = gram_entry(gid)
                 n_stream += 1
         doc_off[d + 1] = n_stream
     return n_docs, n_stream

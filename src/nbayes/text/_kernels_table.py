@@ -56,7 +56,11 @@ def token_hash(key, length):
     return finish(mix(h, np.uint64(length)))
 
 
-GRAM_BASE = np.int64(1) << 40  # stream entries >= GRAM_BASE are n-grams
+@nb.njit(cache=True, inline="always")
+def gram_entry(gid):
+    """The stream entry of n-gram ``gid``: ``-1 - gid`` (token ids are >= 0), so a
+    stream fits int32 whenever its ids do; :func:`gram_entry` is its own inverse."""
+    return -1 - gid
 
 
 @nb.njit(cache=True, inline="always")
