@@ -247,12 +247,8 @@ class Vocabulary:
                     break
                 size = int(offsets[next_doc + 1] - offsets[next_doc]) + 1
                 if insert:
-                    self.reserve(
-                        max(size, self.n_tokens),
-                        max(2 * size + 4, len(self.t_bytes)),
-                        max(size * gram_orders, self.n_grams),
-                        max(size * gram_tokens, len(self.g_toks)),
-                    )
+                    # room for this document; what is short at least doubles
+                    self.reserve(size, 2 * size + 4, size * gram_orders, size * gram_tokens)
                 if n_stream + size * orders > len(stream):
                     capacity = max(len(stream) + len(stream) // 2, n_stream + size * orders)
                     _resize(stream, capacity)

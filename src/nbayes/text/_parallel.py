@@ -100,21 +100,23 @@ def analyze(vocab, text, insert: bool, tally: bool, dtype: np.dtype):
     cut = int(np.clip(np.searchsorted(offsets, offsets[-1] // 2), 1, text.n_docs - 1))
     n_tok0, n_gram0 = vocab.n_tokens, vocab.n_grams
     other = _clone(vocab, insert)
-    jobs = [(vocab, 0, cut), (other, cut, text.n_docs)]
-    with ThreadPoolExecutor(2) as pool:
-        first, second = pool.map(
-            lambda job: job[0].analyze_serial(text, job[1], job[2], insert, tally, dtype), jobs
-        )
+    with ThreadPoolExecutor(1) as pool:  # the second half there, the first in this thread
+        job = pool.submit(other.analyze_serial, text, cut, text.n_docs, insert, tally, dtype)
+        first = vocab.analyze_serial(text, 0, cut, insert, tally, dtype)
+        second = job.result()
     if tally:
         (off_a, stream_a, data_a), (off_b, stream_b, data_b) = first, second
     else:
         (stream_a, off_a), (stream_b, off_b) = first, second
+    del first, second
+    if insert:
+        tok_map, gram_map = _fold(vocab, other, n_tok0, n_gram0)
+    del other  # its tables go before the streams grow
     # the second half goes on the end of the first's arrays, grown in place
     n_a, n_b = len(stream_a), len(stream_b)
     stream = stream_a
     _resize(stream, n_a + n_b)
     if insert:
-        tok_map, gram_map = _fold(vocab, other, n_tok0, n_gram0)
         _kernels().renumber(stream_b, tok_map, gram_map, stream[n_a:])
     else:
         stream[n_a:] = stream_b
