@@ -253,7 +253,7 @@ class Vocabulary:
         for first, buf, offsets, is_ascii in text.chunks(start, stop):
             n_docs = len(offsets) - 1
             rows = doc_off[first - start : first - start + n_docs + 1]
-            next_doc = 0
+            next_doc, stopped = 0, (-1, -1)
             while True:
                 next_doc, n_stream = kernels.analyze(
                     buf, offsets, is_ascii, next_doc, *tables, *self._tokens(),
@@ -262,12 +262,16 @@ class Vocabulary:
                 )  # fmt: skip
                 if next_doc == n_docs:
                     break
-                size = int(offsets[next_doc + 1] - offsets[next_doc]) + 1
-                if insert:
-                    # room for this document; what is short at least doubles
-                    self.reserve(size, 2 * size + 4, size * gram_orders, size * gram_tokens)
-                if n_stream + size * orders > len(stream):
-                    capacity = max(len(stream) + len(stream) // 2, n_stream + size * orders)
+                if (next_doc, n_stream) == stopped:
+                    raise RuntimeError("nbayes.text: the compiled pass found no room twice")
+                stopped = next_doc, n_stream
+                # room for the document the pass stopped at (as the pass counts it)
+                size = int(offsets[next_doc + 1] - offsets[next_doc])
+                new = int(kernels.max_tokens(size, self.rules.rich, self.rules.min_len)) + 1
+                if insert:  # what is short at least doubles
+                    self.reserve(new, 2 * size + 4, new * gram_orders, new * gram_tokens)
+                if n_stream + new * orders > len(stream):
+                    capacity = max(len(stream) + len(stream) // 2, n_stream + new * orders)
                     _resize(stream, capacity)
                     if tally:
                         _resize(data, capacity)

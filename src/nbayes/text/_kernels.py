@@ -71,6 +71,7 @@ __all__ = [
     "gram_bytes",
     "intern_grams",
     "intern_tokens",
+    "max_tokens",
     "murmur3_32",
     "prefix_keys",
     "rehash",
@@ -82,21 +83,33 @@ __all__ = [
 LOWERCASE, RICH, MIN_LEN, MAX_LEN, NUMBERS, MIN_N, MAX_N, INSERT = range(8)
 
 
+@nb.njit(cache=True)
+def max_tokens(size, rich, min_len):
+    """At most how many tokens a document of ``size`` bytes yields. Word tokens are
+    maximal runs of >= max(min_len, 1) characters (>= 1 byte each), a non-word byte
+    between two: k tokens take k * min_len + k - 1 <= size bytes. Rich tokens: one
+    byte each at least."""
+    if rich:
+        return size
+    return size // (max(min_len, 1) + 1) + 1
+
+
 @nb.njit(cache=True, inline="always")
 def _has_room(
-    size, gram_orders, gram_tokens, t_table, t_bytes, t_off, g_table, g_toks, g_off, counts,
-    t_where, g_where,
+    size, new, gram_orders, gram_tokens, t_table, t_bytes, t_off, g_table, g_toks, g_off,
+    counts, t_where, g_where,
 ):  # fmt: skip
+    """Room for a document of ``size`` bytes and at most ``new`` tokens."""
     n_tok, n_gram = counts[0], counts[1]
     return not (
-        2 * (n_tok + size + 1) > (t_table.shape[0] >> 1)
-        or n_tok + size + 2 > t_off.shape[0]
+        2 * (n_tok + new + 1) > (t_table.shape[0] >> 1)
+        or n_tok + new + 2 > t_off.shape[0]
         or t_off[n_tok] + 2 * size + 4 > t_bytes.shape[0]
-        or 2 * (n_gram + (size + 1) * gram_orders) > (g_table.shape[0] >> 1)
-        or n_gram + (size + 1) * gram_orders + 1 > g_off.shape[0]
-        or g_off[n_gram] + (size + 1) * gram_tokens > g_toks.shape[0]
-        or n_tok + size + 1 > t_where.shape[0]
-        or n_gram + (size + 1) * gram_orders > g_where.shape[0]
+        or 2 * (n_gram + (new + 1) * gram_orders) > (g_table.shape[0] >> 1)
+        or n_gram + (new + 1) * gram_orders + 1 > g_off.shape[0]
+        or g_off[n_gram] + (new + 1) * gram_tokens > g_toks.shape[0]
+        or n_tok + new + 1 > t_where.shape[0]
+        or n_gram + (new + 1) * gram_orders > g_where.shape[0]
     )
 
 
@@ -142,14 +155,15 @@ def analyze(
     key = key64.view(np.uint8)
     for d in range(first_doc, n_docs):
         size = offsets[d + 1] - offsets[d]
+        new = max_tokens(size, rich, min_len)
         if insert and not _has_room(
-            size, gram_orders, gram_tokens, t_table, t_bytes, t_off, g_table, g_toks, g_off, counts,
-            t_where, g_where,
+            size, new, gram_orders, gram_tokens, t_table, t_bytes, t_off, g_table, g_toks, g_off,
+            counts, t_where, g_where,
         ):  # fmt: skip
             return d, n_stream
-        if n_stream + (size + 1) * orders > stream.shape[0]:
+        if n_stream + (new + 1) * orders > stream.shape[0]:
             return d, n_stream
-        if tally and n_stream + (size + 1) * orders > data.shape[0]:
+        if tally and n_stream + (new + 1) * orders > data.shape[0]:
             return d, n_stream
         n_toks = 0
         if is_ascii[d] and not rich:
