@@ -178,11 +178,11 @@ def test_twenty_newsgroups_sample_equals_scikit_learn():
 def test_sort_by_two_keys_equals_lexsort():
     """The vocabulary's sort (one argsort, then a lexsort of the runs that share the
     first key) orders as lexsort does, with many ties in the first key."""
-    from nbayes.text._engine import _by_two_keys
+    from nbayes.text._sort import by_two_keys
 
     rng = np.random.default_rng(0)
     for n, spread in [(0, 1), (1, 1), (1000, 5), (1000, 1000), (5000, 2**63)]:
         first = rng.integers(0, spread, n, dtype=np.uint64)
         second = rng.permutation(n).astype(np.uint64)  # distinct, as names are
-        order = _by_two_keys(first, second)
+        order = by_two_keys(first, second)
         assert np.array_equal(order, np.lexsort((second, first)))

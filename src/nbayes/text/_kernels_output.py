@@ -71,7 +71,7 @@ def count(stream, doc_off, col_tok, col_gram, weight_tok, weight_gram, n_columns
     return indptr, indices[:nnz].copy(), data[:nnz].copy()
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def gram_bytes(g_toks, g_off, n_gram, t_bytes, t_off):
     """UTF-8 of every n-gram's name (tokens joined by a space), each followed by \\n."""
     size = 0
@@ -95,7 +95,7 @@ def gram_bytes(g_toks, g_off, n_gram, t_bytes, t_off):
     return out
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def prefix_keys(buf, starts, ends):
     """Big-endian uint64 of bytes 0-7 and 8-15 of each string (zero-padded): sorting
     by them sorts strings in code-point order up to a 16-byte common prefix."""
@@ -165,7 +165,7 @@ def murmur3_32(buf, starts, ends, seed):
     return out
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def frequencies(entries, counts, n_tok, n_features):
     """Document and corpus frequency of every feature index, shapes (n_features,).
 

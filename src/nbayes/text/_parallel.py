@@ -91,27 +91,35 @@ def _fold(vocab, other, n_tok0: int, n_gram0: int):
     return tok_map, gram_map
 
 
-def analyze(vocab, text, insert: bool, tally: bool, dtype: np.dtype):
+def analyze(vocab, text, insert: bool, tally: bool, dtype: np.dtype, sort: bool = False):
     """:meth:`Vocabulary.analyze` over two halves of the documents in two threads
-    (streams of ``dtype``, chosen for the whole input)."""
+    (streams of ``dtype``, chosen for the whole input). With ``sort``, the second
+    thread then sorts the vocabulary (:meth:`Vocabulary.sorted_order`) while this one
+    joins the two streams."""
     from nbayes.text._engine import _kernels, _resize
 
     offsets = text.offsets
     cut = int(np.clip(np.searchsorted(offsets, offsets[-1] // 2), 1, text.n_docs - 1))
     n_tok0, n_gram0 = vocab.n_tokens, vocab.n_grams
     other = _clone(vocab, insert)
-    with ThreadPoolExecutor(1) as pool:  # the second half there, the first in this thread
+    pool = ThreadPoolExecutor(1)  # the second half there, the first in this thread
+    try:
         job = pool.submit(other.analyze_serial, text, cut, text.n_docs, insert, tally, dtype)
         first = vocab.analyze_serial(text, 0, cut, insert, tally, dtype)
         second = job.result()
+        if insert:
+            tok_map, gram_map = _fold(vocab, other, n_tok0, n_gram0)
+        if sort:
+            vocab.sort_job = pool.submit(vocab.sort_names)
+            vocab.sort_job.n_features = vocab.n_features
+    finally:
+        pool.shutdown(wait=False)
+    del other  # its tables go before the streams grow
     if tally:
         (off_a, stream_a, data_a), (off_b, stream_b, data_b) = first, second
     else:
         (stream_a, off_a), (stream_b, off_b) = first, second
     del first, second
-    if insert:
-        tok_map, gram_map = _fold(vocab, other, n_tok0, n_gram0)
-    del other  # its tables go before the streams grow
     # the second half goes on the end of the first's arrays, grown in place
     n_a, n_b = len(stream_a), len(stream_b)
     stream = stream_a

@@ -170,7 +170,7 @@ class CountVectorizer(_Compiled, BaseEstimator):
         if self.fixed_vocabulary_:
             self._set_fixed_vocabulary()
             return self._transform(text)
-        indptr, entries, counts = self._vocab.analyze(text, True, tally=True)
+        indptr, entries, counts = self._vocab.analyze(text, True, tally=True, sort=True)
         if self.binary:
             counts[:] = 1
         self._features = self._select_features(entries, counts, text.n_docs)
