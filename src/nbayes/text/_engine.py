@@ -1,5 +1,6 @@
-"""Python side of the compiled tokenizer: documents -> one UTF-8 buffer -> feature
-stream, and the interned tables of tokens and features that give names to ids.
+"""Python side of the compiled tokenizer: documents -> UTF-8 (joined a chunk at a
+time) -> feature stream, and the interned tables of tokens and features that give
+names to ids.
 
 numba is imported here, lazily: ``pip install 'nbayes[text]'``.
 """

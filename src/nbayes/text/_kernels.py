@@ -1,8 +1,8 @@
 """The compiled hot loop of :mod:`nbayes.text` (numba).
 
-One pass over a UTF-8 buffer holding every document turns text into a *feature
-stream*: for each document, the ids of its features (tokens and word n-grams) in
-the order scikit-learn's analyzer yields them. Tokens and n-grams are interned in
+One pass over UTF-8 buffers of documents (a chunk of them at a time) turns text
+into a *feature stream*: for each document, the ids of its features (tokens and
+word n-grams) in the order scikit-learn's analyzer yields them. Tokens and n-grams are interned in
 two open-addressing hash tables that compare the full key, so ids are exact (no
 hashing trick). A second pass counts the stream into CSR.
 
@@ -16,6 +16,8 @@ token table   ``t_table`` (2 cap,) int64 (hash, meta) slots; ``t_bytes`` the UTF
 n-gram table  ``g_table``; ``g_toks`` the token ids of all n-grams (n >= 2),
               ``g_off`` (k + 1,) offsets.
 counts        (2,) int64: the number of tokens and of n-grams.
+stream        entries t >= 0 (token t) or -1 - g (n-gram g); int32 where every id
+              fits, else int64 (the caller picks).
 
 The parts live in ``_kernels_unicode`` (UTF-8, rich tokens), ``_kernels_table``
 (hashing, interning), ``_kernels_ascii`` (the 8-bytes-at-a-time scan of pure-ASCII
