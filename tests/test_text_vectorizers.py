@@ -186,3 +186,21 @@ def test_sort_by_two_keys_equals_lexsort():
         second = rng.permutation(n).astype(np.uint64)  # distinct, as names are
         order = by_two_keys(first, second)
         assert np.array_equal(order, np.lexsort((second, first)))
+
+
+def test_fitted_vocabulary_is_compacted_and_still_transforms():
+    """After fit the vocabulary keeps only what look-ups need (no spare room, hash
+    tables at most half full, no row-position arrays), and transforms and refits
+    as scikit-learn's vectorizer does."""
+    from nbayes.text._engine import _pow2
+
+    ours, theirs = CountVectorizer(ngram_range=(1, 2)), sk.CountVectorizer(ngram_range=(1, 2))
+    ours.fit(DOCS * 30)
+    theirs.fit(DOCS * 30)
+    vocab = ours._vocab
+    assert len(vocab.t_off) == vocab.n_tokens + 1 and len(vocab.t_where) == 0
+    assert len(vocab.t_table) // 2 == _pow2(2 * (vocab.n_tokens + 1))
+    assert len(vocab.g_table) // 2 == _pow2(2 * (vocab.n_grams + 1))
+    assert (ours.transform(UNSEEN + DOCS) != theirs.transform(UNSEEN + DOCS)).nnz == 0
+    assert (ours.fit_transform(UNSEEN) != theirs.fit_transform(UNSEEN)).nnz == 0
+    assert ours.vocabulary_ == theirs.vocabulary_

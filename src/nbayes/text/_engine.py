@@ -86,6 +86,14 @@ def _resize(array: NDArray, size: int) -> None:
     array.resize(size, refcheck=False)
 
 
+def _filled(array: NDArray[np.int64], size: int) -> NDArray[np.int64]:
+    """``array`` (or a new one of ``size`` if shorter) filled with -1."""
+    if len(array) < size:
+        return np.full(size, -1, np.int64)
+    array[:] = -1
+    return array
+
+
 def _pow2(n: int) -> int:
     return 1 << max(10, int(n - 1).bit_length())
 
@@ -158,6 +166,24 @@ class Vocabulary:
         if 2 * (n_gram + grams + 1) > len(self.g_table) // 2:
             cap = _pow2(2 * (n_gram + grams + 1))
             self.g_table = kernels.rehash(self.g_table, cap)
+
+    def compact(self) -> None:
+        """Give back what only inserting needs: the tables' spare room, the hash
+        tables' headroom (down to at most half full) and the row-position arrays
+        (made again by the next pass). A later insert grows them again."""
+        n_tok, n_gram = self.n_tokens, self.n_grams
+        self.t_bytes = self.t_bytes[: self.t_off[n_tok]].copy()
+        self.t_off = self.t_off[: n_tok + 1].copy()
+        self.t_stop = self.t_stop[:n_tok].copy()
+        self.g_toks = self.g_toks[: self.g_off[n_gram]].copy()
+        self.g_off = self.g_off[: n_gram + 1].copy()
+        self.t_where = self.t_where[:0].copy()
+        self.g_where = self.g_where[:0].copy()
+        kernels = _kernels()
+        if len(self.t_table) // 2 > _pow2(2 * (n_tok + 1)):
+            self.t_table = kernels.rehash(self.t_table, _pow2(2 * (n_tok + 1)))
+        if len(self.g_table) // 2 > _pow2(2 * (n_gram + 1)):
+            self.g_table = kernels.rehash(self.g_table, _pow2(2 * (n_gram + 1)))
 
     def add_stop_words(self, words: Iterable[str]) -> None:
         """Mark the tokens ``words`` (compared after case folding) as stop words."""
@@ -234,8 +260,8 @@ class Vocabulary:
             # the pass seldom stops to grow and rehash the tables
             guess = n_bytes // 256
             self.reserve(guess, 8 * guess, guess * gram_orders, guess * gram_tokens)
-        self.t_where[:] = -1
-        self.g_where[:] = -1
+        self.t_where = _filled(self.t_where, self.n_tokens + 1)
+        self.g_where = _filled(self.g_where, self.n_grams + 1)
         n_stream = 0
         for first, buf, offsets, is_ascii in text.chunks(start, stop):
             n_docs = len(offsets) - 1

@@ -174,6 +174,7 @@ class CountVectorizer(_Compiled, BaseEstimator):
         if self.binary:
             counts[:] = 1
         self._features = self._select_features(entries, counts, text.n_docs)
+        self._vocab.compact()  # the fitted vocabulary only looks up from now on
         self._column = np.full(self._vocab.n_features, -1, np.int64)
         self._column[self._features] = np.arange(len(self._features))
         return self._finish(indptr, entries, counts, text.n_docs)
