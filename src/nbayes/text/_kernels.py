@@ -49,6 +49,7 @@ from nbayes.text._kernels_table import (
     add_token,
     find_gram,
     find_token,
+    fold_tokens,
     gram_entry,
     gram_hash,
     intern_grams,
@@ -69,6 +70,7 @@ from nbayes.text._kernels_unicode import (
 __all__ = [
     "analyze",
     "count",
+    "fold_tokens",
     "frequencies",
     "gram_bytes",
     "intern_grams",

@@ -79,9 +79,9 @@ def _fold(vocab, other, n_tok0: int, n_gram0: int):
     g_lo, g_hi = other.g_off[n_gram0], other.g_off[n_gram]
     vocab.reserve(n_tok - n_tok0, int(t_hi - t_lo), n_gram - n_gram0, int(g_hi - g_lo))
     if n_tok > n_tok0:
-        tok_map[n_tok0:] = kernels.intern_tokens(
-            other.t_bytes[t_lo:t_hi], other.t_off[n_tok0 : n_tok + 1] - t_lo,
-            *vocab._tokens(), vocab.counts,
+        kernels.fold_tokens(
+            other.t_table, other.t_bytes, other.t_off, n_tok0, *vocab._tokens(), vocab.counts,
+            tok_map,
         )  # fmt: skip
     if n_gram > n_gram0:
         gram_map[n_gram0:] = kernels.intern_grams(
