@@ -100,3 +100,52 @@ def test_thread_count_setting(monkeypatch):
     assert _parallel.n_threads() == 1  # by default: one thread per free CPU, at most two
     monkeypatch.setattr(_parallel, "_available_cpus", lambda: 16)
     assert _parallel.n_threads() == 2
+
+
+@pytest.mark.parametrize("two_threads", [False, True])
+def test_int64_streams_equal_int32_streams(threads, monkeypatch, two_threads):
+    """Streams past int32's range are int64 (forced here by lowering the bound): the
+    same matrices, vocabulary and hashed features as the int32 streams."""
+    from nbayes.text import _engine
+
+    train, test = corpus(300, 3), corpus(80, 4)
+    threads(two_threads)
+    settings = {"ngram_range": (1, 2), "stop_words": "english"}
+    narrow = CountVectorizer(**settings)
+    X_narrow, T_narrow = narrow.fit_transform(train), narrow.transform(test)
+    H_narrow = HashingVectorizer(ngram_range=(1, 2)).transform(train)
+    assert narrow._vocab.stream_dtype(10**6) == np.int32
+    monkeypatch.setattr(_engine, "INT32_BOUND", 0)
+    wide = CountVectorizer(**settings)
+    X_wide = wide.fit_transform(train)
+    assert wide._vocab.stream_dtype(1) == np.int64
+    assert same(X_wide, X_narrow) and wide.vocabulary_ == narrow.vocabulary_
+    assert same(wide.transform(test), T_narrow)
+    assert abs(HashingVectorizer(ngram_range=(1, 2)).transform(train) - H_narrow).max() == 0
+
+
+@pytest.mark.parametrize("two_threads", [False, True])
+def test_small_chunks_and_short_streams_change_nothing(threads, monkeypatch, two_threads):
+    """Documents joined a few at a time (chunks smaller than one document too), and
+    stream arrays that start short and grow many times: the same matrices."""
+    from nbayes.text import _encode, _engine
+
+    train, test = corpus(300, 5), corpus(80, 6)
+    threads(two_threads)
+    settings = {"ngram_range": (1, 3), "min_df": 2}
+    usual = CountVectorizer(**settings)
+    X_usual, T_usual = usual.fit_transform(train), usual.transform(test)
+    tokens = Tokenizer(ngram_range=(1, 2)).tokenize_many(train)
+    monkeypatch.setattr(_encode, "CHUNK_BYTES", 64)
+    monkeypatch.setattr(_engine, "STREAM_BYTES_TALLY", 10**9)
+    monkeypatch.setattr(_engine, "STREAM_BYTES", 10**9)
+    text = _engine.encode_documents(train)
+    chunks = list(text.chunks(0, text.n_docs))
+    assert len(chunks) > 50
+    assert all(len(buf) <= 64 or len(offsets) == 2 for _, buf, offsets, _ in chunks)
+    assert b"".join(bytes(c[1]) for c in chunks) == "".join(train).encode()
+    small = CountVectorizer(**settings)
+    assert same(small.fit_transform(train), X_usual)
+    assert small.vocabulary_ == usual.vocabulary_
+    assert same(small.transform(test), T_usual)
+    assert Tokenizer(ngram_range=(1, 2)).tokenize_many(train) == tokens

@@ -173,3 +173,34 @@ def test_twenty_newsgroups_sample_equals_scikit_learn():
     ours = HashingVectorizer(encoding="latin-1").transform(raw)
     theirs = sk.HashingVectorizer(encoding="latin-1").transform(raw)
     assert abs(ours - theirs).max() < 1e-12
+
+
+def test_sort_by_two_keys_equals_lexsort():
+    """The vocabulary's sort (one argsort, then a lexsort of the runs that share the
+    first key) orders as lexsort does, with many ties in the first key."""
+    from nbayes.text._sort import by_two_keys
+
+    rng = np.random.default_rng(0)
+    for n, spread in [(0, 1), (1, 1), (1000, 5), (1000, 1000), (5000, 2**63)]:
+        first = rng.integers(0, spread, n, dtype=np.uint64)
+        second = rng.permutation(n).astype(np.uint64)  # distinct, as names are
+        order = by_two_keys(first, second)
+        assert np.array_equal(order, np.lexsort((second, first)))
+
+
+def test_fitted_vocabulary_is_compacted_and_still_transforms():
+    """After fit the vocabulary keeps only what look-ups need (no spare room, hash
+    tables at most half full, no row-position arrays), and transforms and refits
+    as scikit-learn's vectorizer does."""
+    from nbayes.text._engine import _pow2
+
+    ours, theirs = CountVectorizer(ngram_range=(1, 2)), sk.CountVectorizer(ngram_range=(1, 2))
+    ours.fit(DOCS * 30)
+    theirs.fit(DOCS * 30)
+    vocab = ours._vocab
+    assert len(vocab.t_off) == vocab.n_tokens + 1 and len(vocab.t_where) == 0
+    assert len(vocab.t_table) // 2 == _pow2(2 * (vocab.n_tokens + 1))
+    assert len(vocab.g_table) // 2 == _pow2(2 * (vocab.n_grams + 1))
+    assert (ours.transform(UNSEEN + DOCS) != theirs.transform(UNSEEN + DOCS)).nnz == 0
+    assert (ours.fit_transform(UNSEEN) != theirs.fit_transform(UNSEEN)).nnz == 0
+    assert ours.vocabulary_ == theirs.vocabulary_

@@ -1,16 +1,61 @@
-"""Documents -> one UTF-8 buffer for the compiled tokenizer: scikit-learn's
-``input`` modes, decoding with ``encoding``/``decode_error``, and which documents
-are pure ASCII (those take the 8-bytes-at-a-time scan)."""
+"""Documents -> UTF-8 for the compiled tokenizer: scikit-learn's ``input`` modes,
+decoding with ``encoding``/``decode_error``, and which documents are pure ASCII
+(those take the 8-bytes-at-a-time scan).
+
+The documents are not joined into one buffer: :meth:`Text.chunks` joins runs of
+about :data:`CHUNK_BYTES` just before the compiled pass reads them, so a corpus costs
+one chunk of working memory, not a copy of itself (and the chunk is still in cache
+when it is scanned)."""
 
 from __future__ import annotations
 
 import codecs
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
 from nbayes.text import _unicode
+
+# Bytes of text joined at a time for the compiled pass (cache-sized; a longer
+# document is a chunk of its own).
+CHUNK_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class Text:
+    """Documents as UTF-8, each its own bytes: ``parts`` (n_docs,), ``offsets``
+    (n_docs + 1,) where each document would start in all of them joined, and
+    ``is_ascii`` (n_docs,)."""
+
+    parts: list[bytes]
+    offsets: NDArray[np.int64]
+    is_ascii: NDArray[np.bool_]
+
+    @property
+    def n_docs(self) -> int:
+        return len(self.parts)
+
+    def n_bytes(self, start: int = 0, stop: int | None = None) -> int:
+        """Bytes of documents start..stop - 1."""
+        return int(self.offsets[self.n_docs if stop is None else stop] - self.offsets[start])
+
+    def chunks(
+        self, start: int, stop: int, size: int | None = None
+    ) -> Iterator[tuple[int, NDArray[np.uint8], NDArray[np.int64], NDArray[np.bool_]]]:
+        """Documents start..stop - 1 joined in runs of at most ``size`` bytes (or one
+        document): (first document, buffer, offsets into it (from 0), is_ascii)."""
+        size = CHUNK_BYTES if size is None else size
+        first = start
+        while first < stop:
+            end = int(np.searchsorted(self.offsets, self.offsets[first] + size, "right")) - 1
+            end = min(max(end, first + 1), stop)
+            buf = np.frombuffer(b"".join(self.parts[first:end]), dtype=np.uint8)
+            offsets = self.offsets[first : end + 1] - self.offsets[first]
+            yield first, buf, offsets, self.is_ascii[first:end]
+            first = end
+
 
 # Encodings in which a pure-ASCII byte string decodes to the same ASCII text.
 _ASCII_SAFE = {
@@ -42,9 +87,8 @@ def read_documents(docs: Iterable, input: str) -> list:
 
 def encode_documents(
     docs: Sequence, encoding: str = "utf-8", decode_error: str = "strict", lowercase: bool = True
-) -> tuple[NDArray[np.uint8], NDArray[np.int64], NDArray[np.bool_]]:
-    """All documents as one valid UTF-8 buffer, offsets (n_docs + 1,), and whether
-    each document is pure ASCII (n_docs,).
+) -> Text:
+    """All documents as valid UTF-8, and whether each is pure ASCII.
 
     Bytes are decoded with ``encoding``/``decode_error`` as scikit-learn does; pure
     ASCII bytes in an ASCII-compatible encoding are taken as they are. Documents
@@ -55,14 +99,14 @@ def encode_documents(
     except LookupError as error:
         raise ValueError(f"unknown encoding {encoding!r}") from error
     if ascii_safe and docs and set(map(type, docs)) == {bytes}:
-        # all bytes: redo only the non-ASCII documents in Python, then join once
-        # (bytes.isascii is a word-at-a-time C loop; the join is the one copy)
+        # all bytes: redo only the non-ASCII documents in Python (bytes.isascii is a
+        # word-at-a-time C loop); the ASCII ones are used as they are
         is_ascii = np.fromiter(map(bytes.isascii, docs), bool, len(docs))
         if not is_ascii.all():
             docs = list(docs)
             for index in np.flatnonzero(~is_ascii):
                 docs[index] = _utf8(docs[index].decode(encoding, decode_error), lowercase)
-        return (*_join(docs), is_ascii)
+        return _text(docs, is_ascii)
     parts: list[bytes] = []
     is_ascii = np.zeros(len(docs), bool)
     for index, doc in enumerate(docs):
@@ -79,7 +123,7 @@ def encode_documents(
             raise TypeError(f"document {index} is a {type(doc).__name__}; expected str or bytes.")
         is_ascii[index] = doc.isascii()
         parts.append(_utf8(doc, lowercase))
-    return (*_join(parts), is_ascii)
+    return _text(parts, is_ascii)
 
 
 def _utf8(doc: str, lowercase: bool) -> bytes:
@@ -89,7 +133,7 @@ def _utf8(doc: str, lowercase: bool) -> bytes:
     return doc.encode("utf-8", "surrogatepass")
 
 
-def _join(parts: list[bytes]) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
+def _text(parts: Sequence[bytes], is_ascii: NDArray[np.bool_]) -> Text:
     offsets = np.zeros(len(parts) + 1, np.int64)
     np.cumsum(np.fromiter(map(len, parts), np.int64, len(parts)), out=offsets[1:])
-    return np.frombuffer(b"".join(parts), dtype=np.uint8), offsets
+    return Text(list(parts), offsets, is_ascii)

@@ -1,5 +1,6 @@
-"""Python side of the compiled tokenizer: documents -> one UTF-8 buffer -> feature
-stream, and the interned tables of tokens and features that give names to ids.
+"""Python side of the compiled tokenizer: documents -> UTF-8 (joined a chunk at a
+time) -> feature stream, and the interned tables of tokens and features that give
+names to ids.
 
 numba is imported here, lazily: ``pip install 'nbayes[text]'``.
 """
@@ -12,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes.text import _unicode
-from nbayes.text._encode import encode_documents, read_documents  # noqa: F401 (API)
+from nbayes.text import _sort, _unicode
+from nbayes.text._encode import Text, encode_documents, read_documents  # noqa: F401 (API)
 
 _SCHEMES = ("http://", "https://", "ftp://", "www.")
 
@@ -71,6 +72,28 @@ def _utf8_strings(strings: Iterable[str]) -> tuple[NDArray[np.uint8], NDArray[np
     return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
 
 
+# A stream is int32 below this bound on its ids and counts (tests lower it to check
+# the int64 path).
+INT32_BOUND = 2**31
+# Bytes of text per stream entry, a first guess at the stream's length.
+STREAM_BYTES_TALLY = 16
+STREAM_BYTES = 6
+
+
+def _resize(array: NDArray, size: int) -> None:
+    """Resize an array that owns its data and has no views, in place (``realloc``:
+    no copy where the block can grow or shrink where it is; new entries are zeros)."""
+    array.resize(size, refcheck=False)
+
+
+def _filled(array: NDArray[np.int64], size: int) -> NDArray[np.int64]:
+    """``array`` (or a new one of ``size`` if shorter) filled with -1."""
+    if len(array) < size:
+        return np.full(size, -1, np.int64)
+    array[:] = -1
+    return array
+
+
 def _pow2(n: int) -> int:
     return 1 << max(10, int(n - 1).bit_length())
 
@@ -95,6 +118,7 @@ class Vocabulary:
         self.g_off = np.zeros(257, np.int64)
         self.t_where = np.full(256, -1, np.int64)
         self.g_where = np.full(256, -1, np.int64)
+        self.sort_job = None  # a sorted_order() under way in another thread
 
     @property
     def n_tokens(self) -> int:
@@ -143,6 +167,24 @@ class Vocabulary:
             cap = _pow2(2 * (n_gram + grams + 1))
             self.g_table = kernels.rehash(self.g_table, cap)
 
+    def compact(self) -> None:
+        """Give back what only inserting needs: the tables' spare room, the hash
+        tables' headroom (down to at most half full) and the row-position arrays
+        (made again by the next pass). A later insert grows them again."""
+        n_tok, n_gram = self.n_tokens, self.n_grams
+        self.t_bytes = self.t_bytes[: self.t_off[n_tok]].copy()
+        self.t_off = self.t_off[: n_tok + 1].copy()
+        self.t_stop = self.t_stop[:n_tok].copy()
+        self.g_toks = self.g_toks[: self.g_off[n_gram]].copy()
+        self.g_off = self.g_off[: n_gram + 1].copy()
+        self.t_where = self.t_where[:0].copy()
+        self.g_where = self.g_where[:0].copy()
+        kernels = _kernels()
+        if len(self.t_table) // 2 > _pow2(2 * (n_tok + 1)):
+            self.t_table = kernels.rehash(self.t_table, _pow2(2 * (n_tok + 1)))
+        if len(self.g_table) // 2 > _pow2(2 * (n_gram + 1)):
+            self.g_table = kernels.rehash(self.g_table, _pow2(2 * (n_gram + 1)))
+
     def add_stop_words(self, words: Iterable[str]) -> None:
         """Mark the tokens ``words`` (compared after case folding) as stop words."""
         buf, offsets = _utf8_strings(words)
@@ -174,81 +216,96 @@ class Vocabulary:
         index[grams] = self.n_tokens + gram_ids
         return index
 
-    def analyze(
-        self,
-        buf: NDArray[np.uint8],
-        offsets: NDArray[np.int64],
-        is_ascii: NDArray[np.bool_],
-        insert: bool,
-        tally: bool = False,
-    ):
-        """The feature stream and its per-document offsets, shape (n_docs + 1,);
-        with ``tally``, (indptr, entries, counts): CSR rows of distinct entries.
+    def analyze(self, text: Text, insert: bool, tally: bool = False, sort: bool = False):
+        """The feature stream of ``text`` and its per-document offsets, shape
+        (n_docs + 1,); with ``tally``, (indptr, entries, counts): CSR rows of distinct
+        entries.
 
-        Entries are token ids, or ``GRAM_BASE + n-gram id`` (see
-        :meth:`feature_index`). Large inputs run in two threads (the compiled pass
-        releases the GIL), each over half of the documents; see
-        :mod:`nbayes.text._parallel`. Either way the result is the same.
+        Entries are token ids, or ``-1 - n-gram id`` (see :meth:`feature_index`),
+        int32 where they fit (:meth:`stream_dtype`), else int64. Large inputs run in
+        two threads (the compiled pass releases the GIL), each over half of the
+        documents; see :mod:`nbayes.text._parallel`. Either way the result is the same.
+        With ``sort``, the two threads' pass starts :meth:`sorted_order` in its second
+        thread as soon as the vocabulary is complete.
         """
         from nbayes.text import _parallel
 
-        if _parallel.worth_splitting(buf, offsets):
-            return _parallel.analyze(self, buf, offsets, is_ascii, insert, tally)
-        return self.analyze_serial(buf, offsets, is_ascii, insert, tally)
+        dtype = self.stream_dtype(text.n_bytes())
+        if _parallel.worth_splitting(text):
+            return _parallel.analyze(self, text, insert, tally, dtype, sort)
+        return self.analyze_serial(text, 0, text.n_docs, insert, tally, dtype)
 
-    def analyze_serial(self, buf, offsets, is_ascii, insert: bool, tally: bool = False):
-        """:meth:`analyze` in this thread (documents ``offsets`` index into ``buf``)."""
+    def analyze_serial(
+        self, text: Text, start: int, stop: int, insert: bool, tally: bool = False,
+        dtype=np.int64,
+    ):  # fmt: skip
+        """:meth:`analyze` of documents start..stop - 1 in this thread, the stream (and
+        counts) of ``dtype``; the documents are joined a chunk at a time."""
         kernels = _kernels()
-        n_docs = len(offsets) - 1
         lo, hi = self.rules.ngram_range
         orders = hi - lo + 1
         gram_orders = max(0, hi - max(lo, 2) + 1)  # orders of n >= 2
         gram_tokens = sum(range(max(lo, 2), hi + 1))
         opts = self.rules.opts(insert)
-        capacity = max(1024, int(offsets[-1] - offsets[0]) // 4 * orders)
-        stream = np.empty(capacity, np.int64)
-        data = np.empty(capacity if tally else 0, np.int64)
-        doc_off = np.zeros(n_docs + 1, np.int64)
+        tables = _unicode.char_classes(), _unicode.lower_map(), opts, _schemes()
+        n_bytes = text.n_bytes(start, stop)
+        # a first guess (distinct entries per document: ~1 per 12 bytes in 20 Newsgroups
+        # and BBC news); the pass stops and the arrays grow in place where it is short
+        capacity = max(1024, n_bytes // (STREAM_BYTES_TALLY if tally else STREAM_BYTES) * orders)
+        stream = np.empty(capacity, dtype)
+        data = np.empty(capacity if tally else 0, dtype)
+        doc_off = np.zeros(stop - start + 1, np.int64)
         if insert:
             # a first guess at the vocabulary (20 Newsgroups: 36 MB, 174k tokens), so
             # the pass seldom stops to grow and rehash the tables
-            guess = int(offsets[-1] - offsets[0]) // 256
+            guess = n_bytes // 256
             self.reserve(guess, 8 * guess, guess * gram_orders, guess * gram_tokens)
-        self.t_where[:] = -1
-        self.g_where[:] = -1
-        next_doc, n_stream = 0, 0
-        while True:
-            next_doc, n_stream = kernels.analyze(
-                buf, offsets, is_ascii, next_doc, _unicode.char_classes(),
-                _unicode.lower_map(), opts, _schemes(), *self._tokens(), *self._grams(),
-                self.counts, stream, n_stream, doc_off, tally, data, self.t_where,
-                self.g_where,
-            )  # fmt: skip
-            if next_doc == n_docs:
-                break
-            size = int(offsets[next_doc + 1] - offsets[next_doc]) + 1
-            if insert:
-                self.reserve(
-                    max(size, self.n_tokens),
-                    max(2 * size + 4, len(self.t_bytes)),
-                    max(size * gram_orders, self.n_grams),
-                    max(size * gram_tokens, len(self.g_toks)),
-                )
-            if n_stream + size * orders > len(stream):
-                stream = np.resize(stream, max(2 * len(stream), n_stream + size * orders))
-                if tally:
-                    data = np.resize(data, len(stream))
+        self.t_where = _filled(self.t_where, self.n_tokens + 1)
+        self.g_where = _filled(self.g_where, self.n_grams + 1)
+        n_stream = 0
+        for first, buf, offsets, is_ascii in text.chunks(start, stop):
+            n_docs = len(offsets) - 1
+            rows = doc_off[first - start : first - start + n_docs + 1]
+            next_doc, stopped = 0, (-1, -1)
+            while True:
+                next_doc, n_stream = kernels.analyze(
+                    buf, offsets, is_ascii, next_doc, *tables, *self._tokens(),
+                    *self._grams(), self.counts, stream, n_stream, rows, tally, data,
+                    self.t_where, self.g_where,
+                )  # fmt: skip
+                if next_doc == n_docs:
+                    break
+                if (next_doc, n_stream) == stopped:
+                    raise RuntimeError("nbayes.text: the compiled pass found no room twice")
+                stopped = next_doc, n_stream
+                # room for the document the pass stopped at (as the pass counts it)
+                size = int(offsets[next_doc + 1] - offsets[next_doc])
+                new = int(kernels.max_tokens(size, self.rules.rich, self.rules.min_len)) + 1
+                if insert:  # what is short at least doubles
+                    self.reserve(new, 2 * size + 4, new * gram_orders, new * gram_tokens)
+                if n_stream + new * orders > len(stream):
+                    capacity = max(len(stream) + len(stream) // 2, n_stream + new * orders)
+                    _resize(stream, capacity)
+                    if tally:
+                        _resize(data, capacity)
+        _resize(stream, n_stream)
         if tally:
-            return doc_off, stream[:n_stream], data[:n_stream]
-        return stream[:n_stream], doc_off
+            _resize(data, n_stream)
+            return doc_off, stream, data
+        return stream, doc_off
 
-    def _gram_base(self) -> int:
-        return int(_kernels().GRAM_BASE)
+    def stream_dtype(self, n_bytes: int) -> np.dtype:
+        """int32 for the stream of ``n_bytes`` of text where every id and count it can
+        hold fits (ids below the features known plus one per byte per n-gram order),
+        else int64."""
+        lo, hi = self.rules.ngram_range
+        bound = self.n_features + (n_bytes + 1) * (hi - lo + 1)
+        return np.dtype(np.int32 if bound < INT32_BOUND else np.int64)
 
-    def feature_index(self, stream: NDArray[np.int64]) -> NDArray[np.int64]:
-        """Stream entries as feature indices (tokens, then n-grams)."""
-        base = self._gram_base()
-        return np.where(stream >= base, stream - base + self.n_tokens, stream)
+    def feature_index(self, stream: NDArray[np.integer]) -> NDArray[np.int64]:
+        """Stream entries as feature indices (tokens, then n-grams), int64."""
+        stream = stream.astype(np.int64)
+        return np.where(stream >= 0, stream, self.n_tokens - 1 - stream)
 
     def name_bytes(self) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
         """UTF-8 names of all features (feature-index order), each ending in a
@@ -307,15 +364,17 @@ class Vocabulary:
         """CSR (indptr, indices, data) with each entry at ``column[feature index]``
         (dropped where negative); indices int32 where they fit, data of ``dtype``.
 
-        Written over ``entries`` and ``counts`` (consumed): entry p lands at k <= p,
-        after it is read, so a 36 MB corpus costs no fresh 36 MB of zeroed pages.
+        The indices are written over ``entries`` (consumed): entry p lands at k <= p,
+        after it is read, so the matrix's indices cost no fresh memory.
         """
         n_tok = self.n_tokens
-        entries = np.ascontiguousarray(entries, np.int64)
-        if max(len(column), len(entries)) < 2**31:
-            columns = entries.view(np.int32)
-        else:
+        if max(len(column), len(entries)) >= 2**31:
+            entries = columns = np.ascontiguousarray(entries, np.int64)
+        elif entries.dtype == np.int32:
             columns = entries
+        else:
+            entries = np.ascontiguousarray(entries, np.int64)
+            columns = entries.view(np.int32)
         counts = np.ascontiguousarray(counts)
         values = counts if counts.dtype == np.dtype(dtype) else np.empty(len(counts), dtype)
         indptr, kept = _kernels().to_columns(
@@ -328,18 +387,14 @@ class Vocabulary:
         out, offsets = self.name_bytes()
         return _kernels().murmur3_32(out, offsets[:-1], offsets[1:] - 1, 0)
 
-    def sorted_order(self) -> NDArray[np.int64]:
-        """Feature indices in code-point order of their names (as Python sorts)."""
-        out, offsets = self.name_bytes()
-        starts, ends = offsets[:-1], offsets[1:] - 1
-        first, second = _kernels().prefix_keys(out, starts, ends)
-        order = np.lexsort((second, first))
-        # names that share a 16-byte prefix: sort those runs in Python
-        same = (first[order][1:] == first[order][:-1]) & (second[order][1:] == second[order][:-1])
-        if same.any():
-            data = out.tobytes()
-            edges = np.flatnonzero(np.diff(np.concatenate([[0], same.astype(np.int8), [0]])))
-            for a, b in zip(edges[::2], edges[1::2], strict=True):
-                run = order[a : b + 1]
-                order[a : b + 1] = sorted(run, key=lambda f: data[starts[f] : ends[f]])
-        return order
+    def sorted_order(self) -> NDArray[np.intp]:
+        """Feature indices in code-point order of their names (as Python sorts); the
+        sort the two-thread pass started (``analyze(..., sort=True)``) if there is one."""
+        job, self.sort_job = self.sort_job, None
+        if job is not None and job.n_features == self.n_features:
+            return job.result()
+        return self.sort_names()
+
+    def sort_names(self) -> NDArray[np.intp]:
+        """:meth:`sorted_order`, computed here and now."""
+        return _sort.name_order(*self.name_bytes())

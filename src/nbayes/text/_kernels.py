@@ -1,8 +1,8 @@
 """The compiled hot loop of :mod:`nbayes.text` (numba).
 
-One pass over a UTF-8 buffer holding every document turns text into a *feature
-stream*: for each document, the ids of its features (tokens and word n-grams) in
-the order scikit-learn's analyzer yields them. Tokens and n-grams are interned in
+One pass over UTF-8 buffers of documents (a chunk of them at a time) turns text
+into a *feature stream*: for each document, the ids of its features (tokens and
+word n-grams) in the order scikit-learn's analyzer yields them. Tokens and n-grams are interned in
 two open-addressing hash tables that compare the full key, so ids are exact (no
 hashing trick). A second pass counts the stream into CSR.
 
@@ -16,6 +16,8 @@ token table   ``t_table`` (2 cap,) int64 (hash, meta) slots; ``t_bytes`` the UTF
 n-gram table  ``g_table``; ``g_toks`` the token ids of all n-grams (n >= 2),
               ``g_off`` (k + 1,) offsets.
 counts        (2,) int64: the number of tokens and of n-grams.
+stream        entries t >= 0 (token t) or -1 - g (n-gram g); int32 where every id
+              fits, else int64 (the caller picks).
 
 The parts live in ``_kernels_unicode`` (UTF-8, rich tokens), ``_kernels_table``
 (hashing, interning), ``_kernels_ascii`` (the 8-bytes-at-a-time scan of pure-ASCII
@@ -39,14 +41,16 @@ from nbayes.text._kernels_output import (
     gram_bytes,
     murmur3_32,
     prefix_keys,
+    renumber,
     to_columns,
 )
 from nbayes.text._kernels_table import (
-    GRAM_BASE,
     add_gram,
     add_token,
     find_gram,
     find_token,
+    fold_tokens,
+    gram_entry,
     gram_hash,
     intern_grams,
     intern_tokens,
@@ -64,16 +68,18 @@ from nbayes.text._kernels_unicode import (
 )
 
 __all__ = [
-    "GRAM_BASE",
     "analyze",
     "count",
+    "fold_tokens",
     "frequencies",
     "gram_bytes",
     "intern_grams",
     "intern_tokens",
+    "max_tokens",
     "murmur3_32",
     "prefix_keys",
     "rehash",
+    "renumber",
     "to_columns",
 ]
 
@@ -81,21 +87,33 @@ __all__ = [
 LOWERCASE, RICH, MIN_LEN, MAX_LEN, NUMBERS, MIN_N, MAX_N, INSERT = range(8)
 
 
+@nb.njit(cache=True)
+def max_tokens(size, rich, min_len):
+    """At most how many tokens a document of ``size`` bytes yields. Word tokens are
+    maximal runs of >= max(min_len, 1) characters (>= 1 byte each), a non-word byte
+    between two: k tokens take k * min_len + k - 1 <= size bytes. Rich tokens: one
+    byte each at least."""
+    if rich:
+        return size
+    return size // (max(min_len, 1) + 1) + 1
+
+
 @nb.njit(cache=True, inline="always")
 def _has_room(
-    size, gram_orders, gram_tokens, t_table, t_bytes, t_off, g_table, g_toks, g_off, counts,
-    t_where, g_where,
+    size, new, gram_orders, gram_tokens, t_table, t_bytes, t_off, g_table, g_toks, g_off,
+    counts, t_where, g_where,
 ):  # fmt: skip
+    """Room for a document of ``size`` bytes and at most ``new`` tokens."""
     n_tok, n_gram = counts[0], counts[1]
     return not (
-        2 * (n_tok + size + 1) > (t_table.shape[0] >> 1)
-        or n_tok + size + 2 > t_off.shape[0]
+        2 * (n_tok + new + 1) > (t_table.shape[0] >> 1)
+        or n_tok + new + 2 > t_off.shape[0]
         or t_off[n_tok] + 2 * size + 4 > t_bytes.shape[0]
-        or 2 * (n_gram + (size + 1) * gram_orders) > (g_table.shape[0] >> 1)
-        or n_gram + (size + 1) * gram_orders + 1 > g_off.shape[0]
-        or g_off[n_gram] + (size + 1) * gram_tokens > g_toks.shape[0]
-        or n_tok + size + 1 > t_where.shape[0]
-        or n_gram + (size + 1) * gram_orders > g_where.shape[0]
+        or 2 * (n_gram + (new + 1) * gram_orders) > (g_table.shape[0] >> 1)
+        or n_gram + (new + 1) * gram_orders + 1 > g_off.shape[0]
+        or g_off[n_gram] + (new + 1) * gram_tokens > g_toks.shape[0]
+        or n_tok + new + 1 > t_where.shape[0]
+        or n_gram + (new + 1) * gram_orders > g_where.shape[0]
     )
 
 
@@ -107,7 +125,7 @@ def analyze(
 ):  # fmt: skip
     """Append the feature stream of documents first_doc.. to stream.
 
-    A stream entry is a token id (a unigram) or ``GRAM_BASE + n-gram id``, in the
+    A stream entry is a token id (a unigram) or ``-1 - n-gram id``, in the
     order scikit-learn's analyzer yields features. ``doc_off[d + 1]`` is where
     document d's entries end. Returns (next document, stream length): stops early,
     before a document, when the arrays may lack room for it (the caller grows them
@@ -141,14 +159,15 @@ def analyze(
     key = key64.view(np.uint8)
     for d in range(first_doc, n_docs):
         size = offsets[d + 1] - offsets[d]
+        new = max_tokens(size, rich, min_len)
         if insert and not _has_room(
-            size, gram_orders, gram_tokens, t_table, t_bytes, t_off, g_table, g_toks, g_off, counts,
-            t_where, g_where,
+            size, new, gram_orders, gram_tokens, t_table, t_bytes, t_off, g_table, g_toks, g_off,
+            counts, t_where, g_where,
         ):  # fmt: skip
             return d, n_stream
-        if n_stream + (size + 1) * orders > stream.shape[0]:
+        if n_stream + (new + 1) * orders > stream.shape[0]:
             return d, n_stream
-        if tally and n_stream + (size + 1) * orders > data.shape[0]:
+        if tally and n_stream + (new + 1) * orders > data.shape[0]:
             return d, n_stream
         n_toks = 0
         if is_ascii[d] and not rich:
@@ -231,7 +250,7 @@ def analyze(
                         continue
                     g_where[gid] = n_stream
                     data[n_stream] = 1
-                stream[n_stream] = GRAM_BASE + gid
+                stream[n_stream] = gram_entry(gid)
                 n_stream += 1
         doc_off[d + 1] = n_stream
     return n_docs, n_stream

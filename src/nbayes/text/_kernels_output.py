@@ -7,7 +7,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from nbayes.text._kernels_table import GRAM_BASE
+from nbayes.text._kernels_table import gram_entry
 
 _M32 = np.uint64(0xFFFFFFFF)
 
@@ -35,7 +35,7 @@ def _sort_row(indices, data, a, b):
 def count(stream, doc_off, col_tok, col_gram, weight_tok, weight_gram, n_columns):
     """CSR (indptr, indices, data) of summed weights per (document, column).
 
-    A stream entry f maps to ``col_tok[f]`` (or ``col_gram[f - GRAM_BASE]``);
+    A stream entry f maps to ``col_tok[f]`` (or ``col_gram[-1 - f]``, an n-gram);
     negative columns are dropped; indices are sorted within rows; sums that
     cancel to zero stay stored, as in scikit-learn's FeatureHasher.
     """
@@ -50,12 +50,12 @@ def count(stream, doc_off, col_tok, col_gram, weight_tok, weight_gram, n_columns
         row_start = nnz
         for p in range(doc_off[d], doc_off[d + 1]):
             f = stream[p]
-            if f < GRAM_BASE:
+            if f >= 0:
                 c = col_tok[f]
                 w = weight_tok[f]
             else:
-                c = col_gram[f - GRAM_BASE]
-                w = weight_gram[f - GRAM_BASE]
+                c = col_gram[gram_entry(f)]
+                w = weight_gram[gram_entry(f)]
             if c < 0:
                 continue
             at = where[c]
@@ -71,7 +71,7 @@ def count(stream, doc_off, col_tok, col_gram, weight_tok, weight_gram, n_columns
     return indptr, indices[:nnz].copy(), data[:nnz].copy()
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def gram_bytes(g_toks, g_off, n_gram, t_bytes, t_off):
     """UTF-8 of every n-gram's name (tokens joined by a space), each followed by \\n."""
     size = 0
@@ -95,7 +95,7 @@ def gram_bytes(g_toks, g_off, n_gram, t_bytes, t_off):
     return out
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def prefix_keys(buf, starts, ends):
     """Big-endian uint64 of bytes 0-7 and 8-15 of each string (zero-padded): sorting
     by them sorts strings in code-point order up to a 16-byte common prefix."""
@@ -165,19 +165,19 @@ def murmur3_32(buf, starts, ends, seed):
     return out
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def frequencies(entries, counts, n_tok, n_features):
     """Document and corpus frequency of every feature index, shapes (n_features,).
 
     ``entries`` are CSR indices of distinct stream entries per row (token id t, or
-    ``GRAM_BASE + g`` for n-gram g, feature index ``n_tok + g``), ``counts`` their
+    ``-1 - g`` for n-gram g, feature index ``n_tok + g``), ``counts`` their
     counts: df[f] = number of rows holding f, tf[f] = sum of its counts.
     """
     df = np.zeros(n_features, np.int64)
     tf = np.zeros(n_features, np.int64)
     for p in range(entries.shape[0]):
         e = entries[p]
-        f = e if e < GRAM_BASE else n_tok + e - GRAM_BASE
+        f = e if e >= 0 else n_tok + gram_entry(e)
         df[f] += 1
         tf[f] += counts[p]
     return df, tf
@@ -187,7 +187,7 @@ def frequencies(entries, counts, n_tok, n_features):
 def to_columns(indptr, entries, counts, col_tok, col_gram, columns, values):
     """CSR rows of stream entries -> rows of matrix columns, in place of a gather.
 
-    Entry e goes to column ``col_tok[e]`` (a token) or ``col_gram[e - GRAM_BASE]``
+    Entry e goes to column ``col_tok[e]`` (a token) or ``col_gram[-1 - e]``
     (an n-gram); entries whose column is negative are dropped. Fills ``columns``
     and ``values`` (caller's dtypes, length >= len(entries)); returns the new
     indptr, shape (n_rows + 1,), and the number of entries kept.
@@ -199,10 +199,22 @@ def to_columns(indptr, entries, counts, col_tok, col_gram, columns, values):
     for d in range(n_rows):
         for p in range(indptr[d], indptr[d + 1]):
             e = entries[p]
-            c = col_tok[e] if e < GRAM_BASE else col_gram[e - GRAM_BASE]
+            c = col_tok[e] if e >= 0 else col_gram[gram_entry(e)]
             if c >= 0:
                 columns[k] = c
                 values[k] = counts[p]
                 k += 1
         out[d + 1] = k
     return out, k
+
+
+@nb.njit(cache=True, nogil=True)
+def renumber(stream, tok_map, gram_map, out):
+    """``out[p]`` = stream entry ``stream[p]`` with its id mapped: token t to
+    ``tok_map[t]``, n-gram g to ``gram_map[g]`` (same length; out may be stream)."""
+    for p in range(stream.shape[0]):
+        e = stream[p]
+        if e >= 0:
+            out[p] = tok_map[e]
+        else:
+            out[p] = gram_entry(gram_map[gram_entry(e)])

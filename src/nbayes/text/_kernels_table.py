@@ -56,7 +56,11 @@ def token_hash(key, length):
     return finish(mix(h, np.uint64(length)))
 
 
-GRAM_BASE = np.int64(1) << 40  # stream entries >= GRAM_BASE are n-grams
+@nb.njit(cache=True, inline="always")
+def gram_entry(gid):
+    """The stream entry of n-gram ``gid``: ``-1 - gid`` (token ids are >= 0), so a
+    stream fits int32 whenever its ids do; :func:`gram_entry` is its own inverse."""
+    return -1 - gid
 
 
 @nb.njit(cache=True, inline="always")
@@ -189,3 +193,30 @@ def intern_grams(tokens, offsets, table, g_toks, g_off, counts):
             gid = add_gram(table, g_toks, g_off, counts, tokens, s, e, h, slot)
         ids[i] = gid
     return ids
+
+
+@nb.njit(cache=True)
+def fold_tokens(b_table, b_bytes, b_off, n_tok0, table, t_bytes, t_off, t_stop, counts, tok_map):
+    """Intern the tokens n_tok0.. of another vocabulary (table ``b_table``, bytes
+    ``b_bytes``/``b_off``) into this one, in their id order; ``tok_map[b id]`` = id here.
+
+    The look-ups go in ``b_table``'s slot order, near this table's slot order (same
+    hashes, power-of-2 sizes), so they read this table almost sequentially (in id
+    order they probe at random); only the tokens not found are then inserted, in id
+    order, so new ids follow first appearance as in one serial pass.
+    """
+    for j in range(b_table.shape[0] >> 1):
+        meta = b_table[2 * j + 1]
+        if meta < 0 or (meta & _ID_MASK) < n_tok0:
+            continue
+        bid = meta & _ID_MASK
+        s = b_off[bid]
+        tid, _ = find_token(table, t_bytes, t_off, b_bytes[s:], meta >> 32, b_table[2 * j])
+        tok_map[bid] = tid
+    for bid in range(n_tok0, tok_map.shape[0]):
+        if tok_map[bid] >= 0:
+            continue
+        key = b_bytes[b_off[bid] : b_off[bid + 1]]
+        h = token_hash(key, key.shape[0])
+        tid, slot = find_token(table, t_bytes, t_off, key, key.shape[0], h)
+        tok_map[bid] = add_token(table, t_bytes, t_off, t_stop, counts, key, key.shape[0], h, slot)

@@ -16,7 +16,6 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from numpy.typing import NDArray
 
 # below this many bytes a second thread costs more than it saves
 MIN_BYTES = 4_000_000
@@ -48,8 +47,9 @@ def _available_cpus() -> int:
         return os.cpu_count() or 1
 
 
-def worth_splitting(buf: NDArray[np.uint8], offsets: NDArray[np.int64]) -> bool:
-    return len(offsets) > 2 and int(offsets[-1] - offsets[0]) >= MIN_BYTES and n_threads() > 1
+def worth_splitting(text) -> bool:
+    """Whether :class:`nbayes.text._encode.Text` ``text`` is worth two threads."""
+    return text.n_docs > 1 and text.n_bytes() >= MIN_BYTES and n_threads() > 1
 
 
 def _clone(vocab, insert: bool):
@@ -79,9 +79,9 @@ def _fold(vocab, other, n_tok0: int, n_gram0: int):
     g_lo, g_hi = other.g_off[n_gram0], other.g_off[n_gram]
     vocab.reserve(n_tok - n_tok0, int(t_hi - t_lo), n_gram - n_gram0, int(g_hi - g_lo))
     if n_tok > n_tok0:
-        tok_map[n_tok0:] = kernels.intern_tokens(
-            other.t_bytes[t_lo:t_hi], other.t_off[n_tok0 : n_tok + 1] - t_lo,
-            *vocab._tokens(), vocab.counts,
+        kernels.fold_tokens(
+            other.t_table, other.t_bytes, other.t_off, n_tok0, *vocab._tokens(), vocab.counts,
+            tok_map,
         )  # fmt: skip
     if n_gram > n_gram0:
         gram_map[n_gram0:] = kernels.intern_grams(
@@ -91,41 +91,47 @@ def _fold(vocab, other, n_tok0: int, n_gram0: int):
     return tok_map, gram_map
 
 
-def _renumber(stream: NDArray[np.int64], tok_map, gram_map) -> NDArray[np.int64]:
-    from nbayes.text._engine import _kernels
+def analyze(vocab, text, insert: bool, tally: bool, dtype: np.dtype, sort: bool = False):
+    """:meth:`Vocabulary.analyze` over two halves of the documents in two threads
+    (streams of ``dtype``, chosen for the whole input). With ``sort``, the second
+    thread then sorts the vocabulary (:meth:`Vocabulary.sorted_order`) while this one
+    joins the two streams."""
+    from nbayes.text._engine import _kernels, _resize
 
-    base = _kernels().GRAM_BASE
-    grams = stream >= base
-    out = np.empty_like(stream)
-    out[~grams] = tok_map[stream[~grams]]
-    out[grams] = base + gram_map[stream[grams] - base]
-    return out
-
-
-def analyze(vocab, buf, offsets, is_ascii, insert: bool, tally: bool):
-    """:meth:`Vocabulary.analyze` over two halves of the documents in two threads."""
-    half = int(offsets[0] + offsets[-1]) // 2
-    cut = int(np.clip(np.searchsorted(offsets, half), 1, len(offsets) - 2))
+    offsets = text.offsets
+    cut = int(np.clip(np.searchsorted(offsets, offsets[-1] // 2), 1, text.n_docs - 1))
     n_tok0, n_gram0 = vocab.n_tokens, vocab.n_grams
     other = _clone(vocab, insert)
-    jobs = [
-        (vocab, offsets[: cut + 1], is_ascii[:cut]),
-        (other, offsets[cut:], is_ascii[cut:]),
-    ]
-    with ThreadPoolExecutor(2) as pool:
-        first, second = pool.map(
-            lambda job: job[0].analyze_serial(buf, job[1], job[2], insert, tally), jobs
-        )
-    if insert:
-        tok_map, gram_map = _fold(vocab, other, n_tok0, n_gram0)
+    pool = ThreadPoolExecutor(1)  # the second half there, the first in this thread
+    try:
+        job = pool.submit(other.analyze_serial, text, cut, text.n_docs, insert, tally, dtype)
+        first = vocab.analyze_serial(text, 0, cut, insert, tally, dtype)
+        second = job.result()
+        if insert:
+            tok_map, gram_map = _fold(vocab, other, n_tok0, n_gram0)
+        if sort:
+            vocab.sort_job = pool.submit(vocab.sort_names)
+            vocab.sort_job.n_features = vocab.n_features
+    finally:
+        pool.shutdown(wait=False)
+    del other  # its tables go before the streams grow
     if tally:
         (off_a, stream_a, data_a), (off_b, stream_b, data_b) = first, second
     else:
         (stream_a, off_a), (stream_b, off_b) = first, second
+    del first, second
+    # the second half goes on the end of the first's arrays, grown in place
+    n_a, n_b = len(stream_a), len(stream_b)
+    stream = stream_a
+    _resize(stream, n_a + n_b)
     if insert:
-        stream_b = _renumber(stream_b, tok_map, gram_map)
+        _kernels().renumber(stream_b, tok_map, gram_map, stream[n_a:])
+    else:
+        stream[n_a:] = stream_b
     doc_off = np.concatenate([off_a, off_b[1:] + off_a[-1]])
-    stream = np.concatenate([stream_a, stream_b])
     if tally:
-        return doc_off, stream, np.concatenate([data_a, data_b])
+        data = data_a
+        _resize(data, n_a + n_b)
+        data[n_a:] = data_b
+        return doc_off, stream, data
     return stream, doc_off

@@ -128,12 +128,10 @@ class Tokenizer:
         """The tokens of each document; one compiled pass over all of them."""
         docs = list(docs)
         rules = self.rules()
-        buf, offsets, is_ascii = _engine.encode_documents(
-            docs, "utf-8", "replace", lowercase=rules.lowercase
-        )
+        text = _engine.encode_documents(docs, "utf-8", "replace", lowercase=rules.lowercase)
         vocab = _engine.Vocabulary(rules)
         vocab.add_stop_words(stop_word_set(self.stop_words))
-        stream, doc_off = vocab.analyze(buf, offsets, is_ascii, insert=True)
+        stream, doc_off = vocab.analyze(text, insert=True)
         names = vocab.names()
         index = vocab.feature_index(stream).tolist()
         return [[names[f] for f in index[a:b]] for a, b in itertools.pairwise(doc_off)]

@@ -165,18 +165,19 @@ class CountVectorizer(_Compiled, BaseEstimator):
             return X
         self._vocab = _engine.Vocabulary(self._rules)
         self._vocab.add_stop_words(self._stop_words())
-        buf, offsets, is_ascii = self._encode(raw_documents)
+        text = self._encode(raw_documents)
         self.fixed_vocabulary_ = self.vocabulary is not None
         if self.fixed_vocabulary_:
             self._set_fixed_vocabulary()
-            return self._transform(buf, offsets, is_ascii)
-        indptr, entries, counts = self._vocab.analyze(buf, offsets, is_ascii, True, tally=True)
+            return self._transform(text)
+        indptr, entries, counts = self._vocab.analyze(text, True, tally=True, sort=True)
         if self.binary:
             counts[:] = 1
-        self._features = self._select_features(entries, counts, len(offsets) - 1)
+        self._features = self._select_features(entries, counts, text.n_docs)
+        self._vocab.compact()  # the fitted vocabulary only looks up from now on
         self._column = np.full(self._vocab.n_features, -1, np.int64)
         self._column[self._features] = np.arange(len(self._features))
-        return self._finish(indptr, entries, counts, len(offsets) - 1)
+        return self._finish(indptr, entries, counts, text.n_docs)
 
     def _check_params(self) -> None:
         check_ngram_range(self.ngram_range)
@@ -262,11 +263,11 @@ class CountVectorizer(_Compiled, BaseEstimator):
         check_is_fitted(self, "fixed_vocabulary_")
         if self._fallback is not None:
             return self._fallback.transform(raw_documents)
-        return self._transform(*self._encode(raw_documents))
+        return self._transform(self._encode(raw_documents))
 
-    def _transform(self, buf, offsets, is_ascii):
-        indptr, entries, counts = self._vocab.analyze(buf, offsets, is_ascii, False, tally=True)
-        return self._finish(indptr, entries, counts, len(offsets) - 1)
+    def _transform(self, text: _engine.Text):
+        indptr, entries, counts = self._vocab.analyze(text, False, tally=True)
+        return self._finish(indptr, entries, counts, text.n_docs)
 
     # ------------------------------------------------------------ vocabulary
     @property
@@ -373,10 +374,10 @@ class HashingVectorizer(_Compiled, BaseEstimator):
         self._rules = self._fast_rules()
         if self._rules is None:
             return self._sklearn().transform(X)
-        buf, offsets, is_ascii = self._encode(X)
+        text = self._encode(X)
         vocab = _engine.Vocabulary(self._rules)
         vocab.add_stop_words(self._stop_words())
-        indptr, entries, counts = vocab.analyze(buf, offsets, is_ascii, True, tally=True)
+        indptr, entries, counts = vocab.analyze(text, True, tally=True)
         features = vocab.feature_index(entries)
         h = vocab.murmur3()
         n = self.n_features
@@ -386,7 +387,7 @@ class HashingVectorizer(_Compiled, BaseEstimator):
             values = counts * np.where(h >= 0, 1.0, -1.0)[features]
         X = sp.csr_matrix(
             (values.astype(self.dtype), column[features], indptr),
-            shape=(len(offsets) - 1, n),
+            shape=(text.n_docs, n),
         )
         X.sum_duplicates()
         if self.binary:
