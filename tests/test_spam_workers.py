@@ -38,7 +38,7 @@ def mixed_items(n: int) -> list[MailItem]:
 def test_workers_give_the_serial_results_in_order():
     items = mixed_items(60)
     serial = list(tokenize_items(items, jobs=0))
-    parallel = list(tokenize_items(items, jobs=2, chunk_size=4, pool_threshold=0))
+    parallel = list(tokenize_items(items, jobs=2, chunk_size=4, pool_threshold=0, pool_min_ahead=0))
     assert multiprocessing.active_children() == []  # the pool was shut down
     assert [item for item, _ in parallel] == items
     assert [t for _, t in parallel if not isinstance(t, MailParseError)] == [
@@ -67,7 +67,7 @@ def test_the_caller_tokenizes_chunks_no_worker_has_started(monkeypatch):
     items = mixed_items(300)
     serial = [t for _, t in tokenize_items(items, jobs=0) if not isinstance(t, MailParseError)]
     in_parent.clear()
-    results = list(tokenize_items(items, jobs=1, chunk_size=4, pool_threshold=0))
+    results = list(tokenize_items(items, jobs=1, chunk_size=4, pool_threshold=0, pool_min_ahead=0))
     assert multiprocessing.active_children() == []
     assert [item for item, _ in results] == items
     assert [t for _, t in results if not isinstance(t, MailParseError)] == serial
@@ -75,10 +75,17 @@ def test_the_caller_tokenizes_chunks_no_worker_has_started(monkeypatch):
     assert len(in_parent) < len(items)  # and the worker did some
 
 
-@pytest.mark.parametrize("threshold, pooled", [(None, False), (0.0, True)])
-def test_a_pool_only_where_tokenizing_costs_more_than_shipping(threshold, pooled):
+@pytest.mark.parametrize(
+    "threshold, min_ahead, pooled",
+    [(None, 0, False), (0.0, 0, True), (0.0, 50, True), (0.0, 200, False)],
+)
+def test_a_pool_only_where_tokenizing_costs_more_than_shipping(threshold, min_ahead, pooled):
+    """No pool for short messages, nor for a batch too small to pay for starting one
+    (100 messages: the head of 8, then 92, fewer than 200)."""
     items = mixed_items(100)  # short messages: far below POOL_THRESHOLD each
-    results = tokenize_items(items, jobs=2, chunk_size=4, pool_threshold=threshold)
+    results = tokenize_items(
+        items, jobs=2, chunk_size=4, pool_threshold=threshold, pool_min_ahead=min_ahead
+    )
     first = [next(results) for _ in range(20)]  # the head (8), then pooled or not
     assert bool(multiprocessing.active_children()) == pooled
     assert [item for item, _ in first + list(results)] == items
@@ -101,6 +108,7 @@ def cli(*args):
 
 def test_cli_with_workers_trains_and_scores_as_one_process(tmp_path, monkeypatch):
     monkeypatch.setattr(parallel, "POOL_THRESHOLD", 0.0)  # a pool even for short mail
+    monkeypatch.setattr(parallel, "POOL_MIN_AHEAD", 0)  # and for a small batch
     messages, labels = corpus(50, 50)  # > 64 messages: the pool is used
     for label in ("spam", "ham"):
         (tmp_path / label).mkdir()
@@ -125,7 +133,7 @@ ORPHAN = textwrap.dedent(
     from nbayes.spam.parallel import tokenize_items
     from nbayes.spam.sources import MailItem
     items = (MailItem(str(i), b"Subject: x\\n\\nbody\\n") for i in itertools.count())
-    results = tokenize_items(items, jobs=2, chunk_size=2, pool_threshold=0)
+    results = tokenize_items(items, jobs=2, chunk_size=2, pool_threshold=0, pool_min_ahead=0)
     for _ in range(5):  # past the head tokenized in this process
         next(results)
     print(*[p.pid for p in multiprocessing.active_children()], flush=True)
