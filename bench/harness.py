@@ -160,3 +160,15 @@ def load_average() -> tuple[float, ...]:
         return os.getloadavg()
     except OSError:
         return ()
+
+
+def partial_fits(model_cls, batches: list[tuple], classes):
+    """A call that fits a new ``model_cls`` by ``partial_fit`` on each batch in turn."""
+
+    def run():
+        model = model_cls()
+        for X_batch, y_batch in batches:
+            model.partial_fit(X_batch, y_batch, classes=classes)
+        return model
+
+    return run

@@ -21,7 +21,7 @@ from sklearn import naive_bayes as sk
 
 import nbayes
 from bench import data
-from bench.harness import Measurement
+from bench.harness import Measurement, partial_fits
 
 
 @dataclass
@@ -240,15 +240,7 @@ def _chunked(model_cls, X, y, classes, parts: list[slice]):
     # The chunks are cut once, outside the timed call: a stream hands partial_fit ready
     # batches, and slicing a CSR matrix copies its nonzeros (a cost of the data source,
     # ~25 % of one sparse fit, not of the estimator). Dense slices are views either way.
-    batches = [(X[part], y[part]) for part in parts]
-
-    def run():
-        model = model_cls()
-        for X_batch, y_batch in batches:
-            model.partial_fit(X_batch, y_batch, classes=classes)
-        return model
-
-    return run
+    return partial_fits(model_cls, [(X[part], y[part]) for part in parts], classes)
 
 
 @register("E", "partial_fit over 100 chunks against one fit")

@@ -37,7 +37,7 @@ import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 
 from bench import data  # noqa: E402
-from bench.harness import load_average, peak_memory  # noqa: E402
+from bench.harness import load_average, partial_fits, peak_memory  # noqa: E402
 from bench.revisions import import_revision  # noqa: E402
 
 N_CHUNKS = 100
@@ -54,16 +54,6 @@ def cases(small: bool) -> dict:
         ),
         "categorical": (lambda: data.categorical(500_000 // s, 200, 5)[:2], "CategoricalNB"),
     }
-
-
-def chunked(cls, batches, classes):
-    def run():
-        model = cls()
-        for X_batch, y_batch in batches:
-            model.partial_fit(X_batch, y_batch, classes=classes)
-        return model
-
-    return run
 
 
 def timed_round_robin(fns: dict, repeats: int) -> dict[str, tuple[float, float, float]]:
@@ -148,7 +138,7 @@ def main(argv=None) -> int:
         fns = {}
         for code, package in (("old", old), ("new", new)):
             cls = getattr(package, cls_name)
-            fns[f"{code} chunks"] = chunked(cls, batches, classes)
+            fns[f"{code} chunks"] = partial_fits(cls, batches, classes)
             fns[f"{code} fit"] = lambda cls=cls, X=X, y=y: cls().fit(X, y)
         got = timed_round_robin(fns, args.repeats)
         for code in ("old", "new"):
