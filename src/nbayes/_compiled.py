@@ -73,6 +73,12 @@ def _gather_kernel(width: int) -> Callable:
     return _numba().njit(nogil=True)(namespace["gather_sum"])
 
 
+@cache
+def _jit(kernel: Callable) -> Callable:
+    """``kernel`` compiled once per process (GIL released, machine code cached on disk)."""
+    return _numba().njit(nogil=True, cache=True)(kernel)
+
+
 def _scatter_add_kernel(cells, values, out):
     """See :func:`scatter_add`; returns the position of the first cell out of range of
     ``out`` (nothing added from there on), or -1."""
@@ -83,11 +89,6 @@ def _scatter_add_kernel(cells, values, out):
             return i
         out[cell] += values[i]
     return -1
-
-
-@cache
-def _scatter_add_compiled() -> Callable:
-    return _numba().njit(nogil=True, cache=True)(_scatter_add_kernel)
 
 
 def scatter_add(
@@ -103,7 +104,7 @@ def scatter_add(
     """
     if not available():
         return False
-    bad = _scatter_add_compiled()(cells, values, out)
+    bad = _jit(_scatter_add_kernel)(cells, values, out)
     if bad >= 0:
         raise IndexError(
             f"index {int(cells[bad])} is out of bounds for axis 0 with size {out.shape[0]}"
@@ -183,11 +184,6 @@ def _class_moments_kernel(X, labels, weights, class_count, reference, offset, m2
                 m2[c, j] += w * (deviation * deviation)
 
 
-@cache
-def _class_moments_compiled() -> Callable:
-    return _numba().njit(nogil=True, cache=True)(_class_moments_kernel)
-
-
 def class_moments(
     X: NDArray[np.float64],
     labels: NDArray[np.intp],
@@ -210,7 +206,7 @@ def class_moments(
         return None
     shape = (class_count.shape[0], X.shape[1])
     reference, offset, m2 = np.zeros(shape), np.zeros(shape), np.zeros(shape)
-    _class_moments_compiled()(X, labels, weights, class_count, reference, offset, m2)
+    _jit(_class_moments_kernel)(X, labels, weights, class_count, reference, offset, m2)
     return reference, offset, m2
 
 
@@ -243,12 +239,6 @@ def _divide_by_row_sum_kernel(proba, regular):
                 proba[i, c] /= total
 
 
-@cache
-def _row_kernels() -> tuple[Callable, Callable]:
-    njit = _numba().njit(nogil=True, cache=True)
-    return njit(_shift_by_row_max_kernel), njit(_divide_by_row_sum_kernel)
-
-
 def shift_by_row_max(jll: NDArray[np.float64]) -> NDArray[np.bool_] | None:
     """``jll -= max_c jll[i, c]`` in place for each row ``i`` (n_rows, n_classes) whose
     values are not NaN and whose maximum is finite; those rows are marked True in the
@@ -257,7 +247,7 @@ def shift_by_row_max(jll: NDArray[np.float64]) -> NDArray[np.bool_] | None:
     if not available():
         return None
     regular = np.empty(jll.shape[0], dtype=np.bool_)
-    _row_kernels()[0](jll, regular)
+    _jit(_shift_by_row_max_kernel)(jll, regular)
     return regular
 
 
@@ -265,7 +255,7 @@ def divide_by_row_sum(proba: NDArray[np.float64], regular: NDArray[np.bool_]) ->
     """``proba[i] /= sum_c proba[i, c]`` in place for the rows where ``regular``, the
     sum added in order of c. Call only where :func:`shift_by_row_max` did not return
     None."""
-    _row_kernels()[1](proba, regular)
+    _jit(_divide_by_row_sum_kernel)(proba, regular)
 
 
 # ------------------------------------------------ Gaussian log-likelihood terms
@@ -293,11 +283,6 @@ def _gaussian_terms_kernel(cross, quadratic, means, log_norm, relative, absolute
                     inexact[i, c] = True
 
 
-@cache
-def _gaussian_terms_compiled() -> Callable:
-    return _numba().njit(nogil=True, cache=True)(_gaussian_terms_kernel)
-
-
 def gaussian_terms(
     cross: NDArray[np.float64],
     quadratic: NDArray[np.float64],
@@ -318,6 +303,6 @@ def gaussian_terms(
     if not available():
         return None
     inexact = np.empty(cross.shape, dtype=np.bool_)
-    kernel = _gaussian_terms_compiled()
+    kernel = _jit(_gaussian_terms_kernel)
     kernel(cross, quadratic, means, log_norm, relative, absolute, window, inexact)
     return cross, inexact

@@ -91,7 +91,8 @@ class CategoricalBlock(Block):
         weightless = W.row_totals() <= 0
         if domain_only or not weightless.any():
             vocabulary = [tuple(uniques) for uniques, _ in data]
-            codes = np.column_stack([column for _, column in data]) if data else None
+            columns = [column for _, column in data]
+            codes = np.column_stack(columns) if columns else np.empty((n_samples, 0), np.intp)
         else:
             codes = np.full((n_samples, len(data)), -1, dtype=np.intp)
             vocabulary = []
@@ -102,8 +103,6 @@ class CategoricalBlock(Block):
                 renumber[present] = np.arange(len(present))
                 codes[counted, j] = renumber[column[counted]]
                 vocabulary.append(tuple(uniques[k] for k in present))
-        if codes is None:
-            codes = np.empty((n_samples, 0), dtype=np.intp)
         n_categories = np.array([len(v) for v in vocabulary], dtype=np.intp)
         stats = categorical.summarize(codes, W, n_categories)
         return CategoricalBlockStats(tuple(vocabulary), stats)

@@ -116,19 +116,16 @@ class GaussianStats:
         merged.check_representable()
         return merged
 
-    def moments_finite(self) -> bool:
-        """Whether every class and overall mean and M2 is finite."""
-        return bool(
-            np.isfinite(self.mean).all()
-            and np.isfinite(self.m2).all()
-            and np.isfinite(self.total_mean).all()
-            and np.isfinite(self.total_m2).all()
-        )
+    def finite_features(self) -> NDArray[np.bool_]:
+        """Whether each feature's class and overall means and M2 are all finite,
+        shape (n_features,)."""
+        finite = np.isfinite(self.mean).all(axis=0) & np.isfinite(self.m2).all(axis=0)
+        finite &= np.isfinite(self.total_mean) & np.isfinite(self.total_m2)
+        return finite
 
     def check_representable(self) -> None:
         """Raise ValueError naming the features whose moments overflow float64."""
-        finite = np.isfinite(self.mean).all(axis=0) & np.isfinite(self.m2).all(axis=0)
-        finite &= np.isfinite(self.total_mean) & np.isfinite(self.total_m2)
+        finite = self.finite_features()
         if not finite.all():
             raise ValueError(
                 f"The variance of feature(s) {np.flatnonzero(~finite).tolist()} cannot be "
@@ -218,7 +215,7 @@ def add_into(
         return summarize_block(X[rows], W.rows(rows), part)
 
     parts = list(map_blocks(block_stats, blocks))
-    if on_non_finite is not None and not all(part.moments_finite() for part in parts):
+    if on_non_finite is not None and not all(part.finite_features().all() for part in parts):
         on_non_finite()
     for part in parts:
         _pool_into(stats, part)
