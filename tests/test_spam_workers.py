@@ -1,9 +1,9 @@
 """The worker-process tokenizer of the spam filter against the serial one: order,
-errors, CLI output, no orphans."""
+errors, CLI output, no orphans; both engines (forked children sharing a window, and
+the process pool kept for platforms without ``os.fork``)."""
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 import subprocess
@@ -24,6 +24,18 @@ from nbayes.spam.parse import (
 )
 from nbayes.spam.sources import MailItem
 
+ENGINES = [
+    pytest.param(True, id="forked", marks=pytest.mark.skipif(not hasattr(os, "fork"), reason="")),
+    pytest.param(False, id="pool"),
+]
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request, monkeypatch):
+    """Each test run with forked children and with the process pool."""
+    monkeypatch.setattr(parallel, "os_fork_ok", request.param)
+    return request.param
+
 
 def mixed_items(n: int) -> list[MailItem]:
     messages, _ = corpus(n // 2, n - n // 2)
@@ -35,25 +47,47 @@ def mixed_items(n: int) -> list[MailItem]:
     return items
 
 
-def test_workers_give_the_serial_results_in_order():
-    items = mixed_items(60)
+def no_children_left() -> bool:
+    """Whether this process has no child process left, not even one to be waited for."""
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+def assert_serial_results(results, items):
+    """``results`` are the serial tokenizer's, for the same items in the same order, and
+    each token set iterates in the serial set's order (a message's Fisher sums then add
+    the same floats in the same order: scores equal to the last bit)."""
     serial = list(tokenize_items(items, jobs=0))
-    parallel = list(tokenize_items(items, jobs=2, chunk_size=4, pool_threshold=0, pool_min_ahead=0))
-    assert multiprocessing.active_children() == []  # the pool was shut down
-    assert [item for item, _ in parallel] == items
-    assert [t for _, t in parallel if not isinstance(t, MailParseError)] == [
+    assert [item for item, _ in results] == items
+    assert [t for _, t in results if not isinstance(t, MailParseError)] == [
         t for _, t in serial if not isinstance(t, MailParseError)
     ]
-    parallel_results = {item.name: t for item, t in parallel}
-    errors = {item.name: str(t) for item, t in parallel if isinstance(t, MailParseError)}
+    assert [list(t) for _, t in results if not isinstance(t, MailParseError)] == [
+        list(t) for _, t in serial if not isinstance(t, MailParseError)
+    ]
+    errors = {item.name: str(t) for item, t in results if isinstance(t, MailParseError)}
     assert errors == {item.name: str(t) for item, t in serial if isinstance(t, MailParseError)}
-    assert set(errors) == {"binary", "empty"}
-    assert "attach:name:a\0b.txt" in parallel_results["nul"]
 
 
-def test_the_caller_tokenizes_chunks_no_worker_has_started(monkeypatch):
-    """While the head chunk's worker is busy, the calling process takes queued chunks
-    itself (their Futures cancelled); the results are still the serial ones, in order."""
+def test_workers_give_the_serial_results_in_order(engine):
+    items = mixed_items(60)
+    results = list(tokenize_items(items, jobs=2, chunk_size=4, pool_threshold=0, pool_min_ahead=0))
+    assert no_children_left()
+    assert_serial_results(results, items)
+    by_name = {item.name: t for item, t in results}
+    assert {name for name, t in by_name.items() if isinstance(t, MailParseError)} == {
+        "binary",
+        "empty",
+    }
+    assert "attach:name:a\0b.txt" in by_name["nul"]
+
+
+def test_the_caller_tokenizes_chunks_no_worker_has_started(engine, monkeypatch):
+    """While the head chunk's worker is busy, the calling process takes chunks no
+    worker has started itself; the results are still the serial ones, in order."""
     parent, in_parent = os.getpid(), []
     tokenize_here = parallel._tokenize_or_error
 
@@ -65,29 +99,77 @@ def test_the_caller_tokenizes_chunks_no_worker_has_started(monkeypatch):
 
     monkeypatch.setattr(parallel, "_tokenize_or_error", counting)
     items = mixed_items(300)
-    serial = [t for _, t in tokenize_items(items, jobs=0) if not isinstance(t, MailParseError)]
-    in_parent.clear()
     results = list(tokenize_items(items, jobs=1, chunk_size=4, pool_threshold=0, pool_min_ahead=0))
-    assert multiprocessing.active_children() == []
-    assert [item for item, _ in results] == items
-    assert [t for _, t in results if not isinstance(t, MailParseError)] == serial
+    assert no_children_left()
     assert len(in_parent) > 8  # more than the head tokenized before the pool starts
     assert len(in_parent) < len(items)  # and the worker did some
+    assert_serial_results(results, items)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forked children only")
+def test_forked_windows_follow_one_another(monkeypatch):
+    """Many small windows (the next one forked while the last chunks of the one before
+    are yielded): the serial results, in order, and every child reaped."""
+    monkeypatch.setattr(parallel, "MAX_PENDING_MESSAGES", 7)
+    items = mixed_items(100)
+    results = list(tokenize_items(items, jobs=2, chunk_size=2, pool_threshold=0, pool_min_ahead=0))
+    assert no_children_left()
+    assert_serial_results(results, items)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forked children only")
+def test_chunks_of_a_child_that_died_are_tokenized_by_the_caller(monkeypatch, tmp_path):
+    parent = os.getpid()
+    tokenize_here = parallel._tokenize_or_error
+
+    def dying(raw):
+        if os.getpid() != parent:  # a child dies in the middle of the first chunk it took
+            (tmp_path / str(os.getpid())).touch()
+            os._exit(3)
+        return tokenize_here(raw)
+
+    monkeypatch.setattr(parallel, "_tokenize_or_error", dying)
+    items = mixed_items(80)
+    results = list(tokenize_items(items, jobs=2, chunk_size=2, pool_threshold=0, pool_min_ahead=0))
+    assert no_children_left()
+    assert len(list(tmp_path.iterdir())) >= 1  # a child did die with a chunk taken
+    monkeypatch.setattr(parallel, "_tokenize_or_error", tokenize_here)
+    assert_serial_results(results, items)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forked children only")
+def test_an_abandoned_run_leaves_no_child(monkeypatch):
+    monkeypatch.setattr(parallel, "MAX_PENDING_MESSAGES", 20)
+    results = tokenize_items(
+        mixed_items(100), jobs=2, chunk_size=2, pool_threshold=0, pool_min_ahead=0
+    )
+    for _ in range(15):
+        next(results)
+    results.close()
+    assert no_children_left()
 
 
 @pytest.mark.parametrize(
     "threshold, min_ahead, pooled",
     [(None, 0, False), (0.0, 0, True), (0.0, 50, True), (0.0, 200, False)],
 )
-def test_a_pool_only_where_tokenizing_costs_more_than_shipping(threshold, min_ahead, pooled):
-    """No pool for short messages, nor for a batch too small to pay for starting one
-    (100 messages: the head of 8, then 92, fewer than 200)."""
+def test_a_pool_only_where_tokenizing_costs_more_than_shipping(
+    engine, monkeypatch, threshold, min_ahead, pooled
+):
+    """No workers for short messages, nor for a batch too small to pay for starting
+    them (100 messages: the head of 8, then 92, fewer than 200)."""
+    started = []
+    for name in ("_forked", "_pooled"):
+        start = getattr(parallel, name)
+        monkeypatch.setattr(
+            parallel, name, lambda *args, start=start: started.append(1) or start(*args)
+        )
     items = mixed_items(100)  # short messages: far below POOL_THRESHOLD each
     results = tokenize_items(
         items, jobs=2, chunk_size=4, pool_threshold=threshold, pool_min_ahead=min_ahead
     )
     first = [next(results) for _ in range(20)]  # the head (8), then pooled or not
-    assert bool(multiprocessing.active_children()) == pooled
+    assert bool(started) == pooled
     assert [item for item, _ in first + list(results)] == items
 
 
@@ -106,9 +188,10 @@ def cli(*args):
     return result.output
 
 
-def test_cli_with_workers_trains_and_scores_as_one_process(tmp_path, monkeypatch):
+def test_cli_with_workers_trains_and_scores_as_one_process(engine, tmp_path, monkeypatch):
     monkeypatch.setattr(parallel, "POOL_THRESHOLD", 0.0)  # a pool even for short mail
     monkeypatch.setattr(parallel, "POOL_MIN_AHEAD", 0)  # and for a small batch
+    monkeypatch.setattr(parallel, "EXECUTOR_MIN_AHEAD", 0)
     messages, labels = corpus(50, 50)  # > 64 messages: the pool is used
     for label in ("spam", "ham"):
         (tmp_path / label).mkdir()
@@ -129,14 +212,20 @@ def test_cli_with_workers_trains_and_scores_as_one_process(tmp_path, monkeypatch
 
 ORPHAN = textwrap.dedent(
     """
-    import itertools, multiprocessing, sys
-    from nbayes.spam.parallel import tokenize_items
+    import glob, itertools, os, sys
+    from nbayes.spam import parallel
     from nbayes.spam.sources import MailItem
+    parallel.os_fork_ok = sys.argv[1] == "forked"
     items = (MailItem(str(i), b"Subject: x\\n\\nbody\\n") for i in itertools.count())
-    results = tokenize_items(items, jobs=2, chunk_size=2, pool_threshold=0, pool_min_ahead=0)
+    results = parallel.tokenize_items(
+        items, jobs=2, chunk_size=2, pool_threshold=0, pool_min_ahead=0
+    )
     for _ in range(5):  # past the head tokenized in this process
         next(results)
-    print(*[p.pid for p in multiprocessing.active_children()], flush=True)
+    children = []
+    for task in glob.glob(f"/proc/{os.getpid()}/task/*/children"):
+        children += open(task).read().split()
+    print(*children, flush=True)
     sys.stdin.read()
     """
 )
@@ -151,16 +240,20 @@ def alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_workers_exit_when_the_parent_is_killed():
+@pytest.mark.parametrize("engine_name", ["forked", "pool"])
+def test_workers_exit_when_the_parent_is_killed(engine_name):
     parent = subprocess.Popen(
-        [sys.executable, "-c", ORPHAN], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", ORPHAN, engine_name],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         workers = [int(p) for p in parent.stdout.readline().split()]
     finally:
         os.kill(parent.pid, signal.SIGKILL)
         parent.wait()
-    assert len(workers) == 2
+    assert len(workers) >= 2  # the pool's two workers, or a window's two children (or more)
     deadline = time.monotonic() + 10
     while any(map(alive, workers)) and time.monotonic() < deadline:
         time.sleep(0.1)

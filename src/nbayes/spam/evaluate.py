@@ -11,6 +11,7 @@ training counts are ``X[train].T @ onehot(y[train])`` — the same numbers
 from __future__ import annotations
 
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,7 +51,7 @@ def fold_indices(y: NDArray, folds: int, seed: int = 0) -> list[NDArray[np.intp]
 
 
 def cross_val_scores(
-    token_sets: Sequence[set[str]],
+    token_sets: Sequence[AbstractSet[str]],
     y: NDArray,
     settings: ScoreSettings,
     folds: Sequence[NDArray[np.intp]],

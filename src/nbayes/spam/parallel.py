@@ -1,34 +1,38 @@
 """Parsing and tokenizing mail in worker processes, for the batch commands.
 
-Reading MIME and tokenizing (pure Python, about 0.25-0.4 ms of CPU a SpamAssassin
+Reading MIME and tokenizing (pure Python, about 0.3-0.6 ms of CPU a SpamAssassin
 message) is most of the filter's work, and each message is independent of the
-others, so :func:`tokenize_items` hands it to ``jobs`` worker processes
-(:class:`concurrent.futures.ProcessPoolExecutor`) while the calling process keeps
-everything else: reading the sources, the SQLite store (one writer, one
-transaction per batch, as before) and the scoring, which is why the default is
-one worker fewer than the CPUs (on 2 CPUs: one worker tokenizing while the parent
-writes or scores; a second worker only makes three processes share two CPUs).
-Results come back in input order, so a parallel run trains, scores and prints
-exactly what a serial one does.
+others, so :func:`tokenize_items` shares it with ``jobs`` worker processes while
+the calling process keeps everything else: reading the sources, the SQLite store
+(one writer, one transaction per batch, as before) and the scoring, which is why
+the default is one worker fewer than the CPUs (on 2 CPUs: one worker tokenizing
+while the parent writes or scores, the parent tokenizing too when it has nothing
+else to do). Results come back in input order, each token set iterating in the
+order a serial run's does (see :data:`Result`), so a parallel run trains, scores
+and prints exactly what a serial one does, to the last bit.
 
 The first ``2 * chunk_size`` messages are tokenized in the calling process, and
-the pool is started only if they took at least :data:`POOL_THRESHOLD` seconds of CPU
-each (shipping a message to a worker and its tokens back costs the calling process
-about 0.1 ms, more than tokenizing a short message, an SMS, does) and at least
-:data:`POOL_MIN_AHEAD` more messages (or :data:`MAX_PENDING_BYTES` of them) follow:
-starting the workers costs more than a smaller batch gains (on 2 CPUs, tokenizing
-605 SpamAssassin messages took 230 ms with a worker against 210 ms without; 2,419
-messages 868 against 893 ms). Messages then go to the workers in chunks of
-``chunk_size``, with at most :data:`MAX_PENDING_MESSAGES` messages and
-:data:`MAX_PENDING_BYTES` bytes in flight (but at least ``2 * jobs`` chunks), so
-the workers keep busy while the caller writes a batch to the database and memory
-stays bounded on a mailbox of any size. The calling process does not wait idle for
-a worker either: while the oldest chunk is unfinished it takes the newest chunk no
-worker has started (cancelling its Future) and tokenizes it itself, so on 2 CPUs
-one worker and the caller share the tokenizing, each as far as its own other work
-leaves it time. Workers are forked where the platform can
-(they need none of the parent's imports again), ignore SIGINT (the parent handles
-Ctrl-C) and exit when the parent dies, even by SIGKILL.
+workers are started only if they took at least :data:`POOL_THRESHOLD` seconds of
+CPU each (taking a worker's tokens back costs the caller about 0.05 ms a message,
+more than tokenizing a short message, an SMS, does) and enough messages follow.
+
+Where ``os.fork`` exists (:data:`os_fork_ok`), the workers are children forked for
+each window of at most :data:`MAX_PENDING_MESSAGES` messages (:data:`MAX_PENDING_BYTES`
+bytes) that the caller has read: they share the window with it, claim its chunks of
+``chunk_size`` messages from a pipe, and the caller takes chunks too whenever the
+next results are not there (:mod:`nbayes.spam.forked`). Starting them costs a fork
+(~6 ms), so :data:`POOL_MIN_AHEAD` messages suffice.
+
+Elsewhere a :class:`concurrent.futures.ProcessPoolExecutor` is started, only where
+:data:`EXECUTOR_MIN_AHEAD` messages follow (on 2 CPUs, tokenizing 605 SpamAssassin
+messages took 230 ms with a worker against 210 ms without; 2,419 messages 868
+against 893 ms: the executor's threads in the caller cost more than they saved).
+Messages go to its workers in chunks, with at most :data:`MAX_PENDING_MESSAGES`
+messages and :data:`MAX_PENDING_BYTES` bytes in flight (but at least ``2 * jobs``
+chunks); while the oldest chunk is unfinished the caller takes the newest chunk no
+worker has started (cancelling its Future) and tokenizes it itself. These workers
+ignore SIGINT (the parent handles Ctrl-C) and exit when the parent dies, even by
+SIGKILL; forked children do too, and end with their window.
 """
 
 from __future__ import annotations
@@ -42,26 +46,37 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from concurrent.futures import Future, ProcessPoolExecutor
 from operator import attrgetter
 from typing import TypeVar
 
+from nbayes.spam import forked
 from nbayes.spam.parse import MailParseError
 from nbayes.spam.tokens import tokenize
 
 T = TypeVar("T")
 #: What tokenizing one message gives: its token set, or the error that made it unparseable.
-Result = set[str] | MailParseError
+#: A worker's token set comes back as the keys of a dict (set-like: ``==``, ``in``, ``&``
+#: as a set's), in the order the worker's set iterated, which is the order the same set
+#: made in this process iterates: a ``set`` rebuilt from them would iterate in another
+#: order, and a message's Fisher sums (floating point) would change in their last bit.
+Result = AbstractSet[str] | MailParseError
 
-CHUNK_SIZE = 32
+CHUNK_SIZE = 16
 #: Between an SMS (about 0.01 ms of CPU) and SpamAssassin mail (0.25-0.4 ms, the first
 #: messages of a fold 0.24-0.36 ms): was 0.3 ms before the tokenizer got faster.
 POOL_THRESHOLD = 1.5e-4
-#: Messages that must follow the first ``2 * chunk_size`` for a pool to be started.
-POOL_MIN_AHEAD = 1024
+#: Messages that must follow the first ``2 * chunk_size`` for forked workers to start.
+POOL_MIN_AHEAD = 64
+#: The same for a process pool (platforms without ``os.fork``).
+EXECUTOR_MIN_AHEAD = 1024
 MAX_PENDING_MESSAGES = 1024
 MAX_PENDING_BYTES = 64 * 2**20
 _PARENT_POLL_SECONDS = 0.5
+#: Whether workers are forked children sharing the caller's windows (:mod:`.forked`);
+#: where ``os.fork`` is missing, a process pool is used.
+os_fork_ok = hasattr(os, "fork")
 
 
 def available_cpus() -> int:
@@ -96,13 +111,14 @@ def tokenize_items(
     takes the message bytes from (it runs in the calling process). ``jobs``: worker
     processes (0: none; ``None``: see :func:`resolve_jobs`); ``pool_threshold``: CPU seconds
     per message below which no pool is started (default :data:`POOL_THRESHOLD`);
-    ``pool_min_ahead``: messages that must follow the first ``2 * chunk_size`` for a pool
-    (default :data:`POOL_MIN_AHEAD`)."""
+    ``pool_min_ahead``: messages that must follow the first ``2 * chunk_size`` for
+    workers (default :data:`POOL_MIN_AHEAD`, or :data:`EXECUTOR_MIN_AHEAD` for a pool)."""
     jobs = resolve_jobs(jobs)
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
     threshold = POOL_THRESHOLD if pool_threshold is None else pool_threshold
-    min_ahead = POOL_MIN_AHEAD if pool_min_ahead is None else pool_min_ahead
+    if pool_min_ahead is None:
+        pool_min_ahead = POOL_MIN_AHEAD if os_fork_ok else EXECUTOR_MIN_AHEAD
     iterator = iter(items)
     head = list(itertools.islice(iterator, 2 * chunk_size)) if jobs > 0 else []
     spent = 0.0  # CPU seconds tokenizing the head, the caller's time between items left out
@@ -112,9 +128,13 @@ def tokenize_items(
         spent += time.process_time() - start
         yield item, result
     if len(head) == 2 * chunk_size and spent >= threshold * len(head):
-        ahead, enough = _look_ahead(iterator, raw_of, min_ahead)
+        ahead, enough = _look_ahead(iterator, raw_of, pool_min_ahead)
         if enough:
-            yield from _pooled(itertools.chain(ahead, iterator), raw_of, jobs, chunk_size)
+            rest = itertools.chain(ahead, iterator)
+            if os_fork_ok:
+                yield from _forked(rest, raw_of, jobs, chunk_size)
+            else:
+                yield from _pooled(rest, raw_of, jobs, chunk_size)
             return
         iterator = iter(ahead)  # all that is left: too little to pay for the workers
     for item in iterator:
@@ -141,6 +161,47 @@ def _tokenize_or_error(raw: bytes) -> Result:
         return tokenize(raw)
     except MailParseError as error:
         return error
+
+
+def _forked(
+    items: Iterator[T], raw_of: Callable[[T], bytes], jobs: int, chunk_size: int
+) -> Iterator[tuple[T, Result]]:
+    """Windows of at most :data:`MAX_PENDING_MESSAGES` messages (or about
+    :data:`MAX_PENDING_BYTES`), tokenized by :func:`forked.tokenize_windows`."""
+
+    def windows() -> Iterator[tuple[list[T], list[bytes]]]:
+        while True:
+            window, raws, size = [], [], 0
+            for item in itertools.islice(items, MAX_PENDING_MESSAGES):
+                window.append(item)
+                raws.append(raw_of(item))
+                size += len(raws[-1])
+                if size >= MAX_PENDING_BYTES:
+                    break
+            if not window:
+                return
+            yield window, raws
+
+    return forked.tokenize_windows(windows(), jobs, chunk_size, _tokenize_or_error, _pack, _unpack)
+
+
+def _pack(result: Result) -> str | list[str] | MailParseError:
+    """A worker's result as shipped: the tokens joined by NUL (a fourth of the cost of
+    pickling the set), or a list of them if a token holds a NUL or there is none, or
+    the MailParseError; tokens in the set's order (see :data:`Result`)."""
+    if isinstance(result, MailParseError):
+        return result
+    joined = _SEPARATOR.join(result)
+    if result and joined.count(_SEPARATOR) == len(result) - 1:
+        return joined
+    return list(result)
+
+
+def _unpack(result: str | list[str] | MailParseError) -> Result:
+    """The result :func:`_pack` shipped (see :data:`Result`)."""
+    if isinstance(result, MailParseError):
+        return result
+    return dict.fromkeys(result.split(_SEPARATOR) if isinstance(result, str) else result).keys()
 
 
 def _pooled(
@@ -204,25 +265,15 @@ def _collect(chunk: list[T], results: Future | list) -> Iterator[tuple[T, Result
     if isinstance(results, Future):
         results = results.result()
     for item, result in zip(chunk, results, strict=True):
-        yield item, (set(result.split(_SEPARATOR)) if isinstance(result, str) else result)
+        yield item, _unpack(result)
 
 
 _SEPARATOR = "\0"
 
 
-def _tokenize_raw(raws: list[bytes]) -> list[str | set[str] | MailParseError]:
-    """In a worker: each message's tokens joined by NUL (a fourth of the cost of
-    pickling the set), or the set itself if a token holds a NUL or there is none,
-    or the MailParseError."""
-    out: list[str | set[str] | MailParseError] = []
-    for raw in raws:
-        result = _tokenize_or_error(raw)
-        if isinstance(result, set) and result:
-            joined = _SEPARATOR.join(result)
-            if joined.count(_SEPARATOR) == len(result) - 1:
-                result = joined
-        out.append(result)
-    return out
+def _tokenize_raw(raws: list[bytes]) -> list[str | Result]:
+    """In a pool's worker: each message's result as :func:`_pack` ships it."""
+    return [_pack(_tokenize_or_error(raw)) for raw in raws]
 
 
 def _context():

@@ -25,6 +25,7 @@ A score ``>= spam_cutoff`` is Spam, ``<= ham_cutoff`` Ham, anything between Unsu
 from __future__ import annotations
 
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 import numpy as np
@@ -88,7 +89,7 @@ class ScoreSettings:
         return "Unsure"
 
 
-def token_matrix(token_sets: Sequence[set[str]]) -> tuple[sp.csr_matrix, list[str]]:
+def token_matrix(token_sets: Sequence[AbstractSet[str]]) -> tuple[sp.csr_matrix, list[str]]:
     """Binary CSR matrix (n_messages, n_distinct_tokens) and its column tokens."""
     columns: dict[str, int] = {}
     indices = [columns.setdefault(t, len(columns)) for tokens in token_sets for t in tokens]
@@ -173,7 +174,7 @@ def naive_bayes_score(
 
 
 def score_tokens(
-    store: TokenStore, token_sets: Sequence[set[str]], settings: ScoreSettings
+    store: TokenStore, token_sets: Sequence[AbstractSet[str]], settings: ScoreSettings
 ) -> NDArray[np.float64]:
     """Score messages given as token sets against the store, in one read snapshot."""
     if not token_sets:

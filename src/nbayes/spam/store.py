@@ -22,6 +22,7 @@ import json
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
@@ -49,7 +50,7 @@ _SCHEMA = (
 
 
 #: One message to learn: its token set, its raw bytes (for the digest) and its label.
-Message = tuple[set[str], bytes, str]
+Message = tuple[AbstractSet[str], bytes, str]
 
 
 class StoreError(RuntimeError):
@@ -147,7 +148,9 @@ class TokenStore:
             if messages:
                 self._add_class(messages, label, sign)
 
-    def _add_class(self, messages: list[tuple[set[str], bytes]], column: str, sign: int) -> None:
+    def _add_class(
+        self, messages: list[tuple[AbstractSet[str], bytes]], column: str, sign: int
+    ) -> None:
         counts: Counter[str] = Counter()
         digests: Counter[str] = Counter()
         for tokens, raw in messages:
