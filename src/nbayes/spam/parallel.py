@@ -61,6 +61,8 @@ T = TypeVar("T")
 #: as a set's), in the order the worker's set iterated, which is the order the same set
 #: made in this process iterates: a ``set`` rebuilt from them would iterate in another
 #: order, and a message's Fisher sums (floating point) would change in their last bit.
+#: (Workers that are not forked, on Windows, hash strings with another seed: there the
+#: order, and so the last bit of a score, may differ from a serial run's.)
 Result = AbstractSet[str] | MailParseError
 
 CHUNK_SIZE = 16
