@@ -125,6 +125,8 @@ class _Window(Generic[T, R]):
         self.fds: list[int] = []
         self.tickets, tickets_w = self._pipe()
         self.notices, notices_w = self._pipe()
+        # at most 64 KiB, a pipe's buffer on Linux, so this never waits: 16,384 chunks
+        # (the windows of nbayes.spam.parallel hold at most 4,096 messages)
         os.write(tickets_w, b"".join(_TICKET.pack(k) for k in range(self.n_chunks)))
         self._close(tickets_w)
         os.set_blocking(self.tickets, False)

@@ -51,7 +51,6 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from operator import attrgetter
 from typing import TypeVar
 
-from nbayes.spam import forked
 from nbayes.spam.parse import MailParseError
 from nbayes.spam.tokens import tokenize
 
@@ -176,6 +175,8 @@ def _forked(
     """Windows of at most :data:`MAX_PENDING_MESSAGES` messages, the later ones
     :data:`LATER_WINDOW_FACTOR` times that (or about :data:`MAX_PENDING_BYTES` each),
     tokenized by :func:`forked.tokenize_windows`."""
+
+    from nbayes.spam import forked  # POSIX only (fcntl, termios): not imported on Windows
 
     def windows() -> Iterator[tuple[list[T], list[bytes]]]:
         size_limit = MAX_PENDING_MESSAGES
