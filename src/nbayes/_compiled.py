@@ -210,6 +210,96 @@ def class_moments(
     return reference, offset, m2
 
 
+def _shifted_update_kernel(
+    X, labels, weights, class_count, count, mean, m2, totals, new_weight, work, most
+):
+    """See :func:`shifted_update`; ``new_weight`` (n_classes,) and ``work``
+    (2 n_classes + 3, n_features) start at zero."""
+    n_rows, n_features = X.shape
+    n_classes = mean.shape[0]
+    s1, s2, pooled = work[:n_classes], work[n_classes : 2 * n_classes], work[2 * n_classes :]
+    for i in range(n_rows):  # the one pass: shifted sums
+        w = weights[i]
+        if w > 0:
+            c = labels[i]
+            if not class_count[c] > 0:
+                return False
+            new_weight[c] += w
+            for j in range(n_features):
+                deviation = X[i, j] - mean[c, j]
+                s1[c, j] += w * deviation
+                s2[c, j] += w * (deviation * deviation)
+    for c in range(n_classes):  # the new moments, checked, into s1 (mean) and s2 (M2)
+        for j in range(n_features):
+            if new_weight[c] > 0:
+                shift = s1[c, j] / (count[c, j] + new_weight[c])
+                new_m2 = m2[c, j] + (s2[c, j] - s1[c, j] * shift)
+                new_mean = mean[c, j] + shift
+                if not (
+                    count[c, j] > 0
+                    and np.isfinite(new_mean)
+                    and np.isfinite(new_m2)
+                    and s2[c, j] <= most * new_m2
+                ):
+                    return False
+                s1[c, j], s2[c, j] = new_mean, new_m2
+            else:
+                s1[c, j], s2[c, j] = mean[c, j], m2[c, j]
+    for j in range(n_features):  # pooled_totals of the new class moments
+        total, first = 0.0, -1
+        for c in range(n_classes):
+            total += count[c, j] + new_weight[c]
+            if first < 0 and count[c, j] + new_weight[c] > 0:
+                first = c
+        reference = s1[first, j] if first >= 0 else 0.0
+        moment = 0.0
+        for c in range(n_classes):
+            n = count[c, j] + new_weight[c]
+            moment += n * (s1[c, j] - reference if n > 0 else 0.0)
+        offset = moment / total if first >= 0 else 0.0
+        spread, within = 0.0, 0.0
+        for c in range(n_classes):
+            n = count[c, j] + new_weight[c]
+            delta = (s1[c, j] - reference if n > 0 else 0.0) - offset
+            spread += n * delta * delta if n > 0 else 0.0
+            within += s2[c, j] if n > 0 else 0.0
+        pooled[0, j], pooled[1, j], pooled[2, j] = total, reference + offset, within + spread
+        if not (np.isfinite(pooled[1, j]) and np.isfinite(pooled[2, j])):
+            return False
+    total_count, total_mean, total_m2 = totals
+    for j in range(n_features):  # every check passed: write
+        total_count[j], total_mean[j], total_m2[j] = pooled[0, j], pooled[1, j], pooled[2, j]
+    for c in range(n_classes):
+        class_count[c] += new_weight[c]
+        for j in range(n_features):
+            count[c, j] += new_weight[c]
+            mean[c, j], m2[c, j] = s1[c, j], s2[c, j]
+    return True
+
+
+def shifted_update(
+    X: NDArray[np.float64],
+    labels: NDArray[np.intp],
+    weights: NDArray[np.float64],
+    stats,
+    most: float,
+) -> bool | None:
+    """:func:`nbayes.events._gaussian_fit.shifted_update` (which states the maths and
+    the checks) in one pass over the rows and one over the statistics, the same
+    operations in the same order as its NumPy path (bitwise the same result); None
+    when the compiled kernels are not available."""
+    if not available():
+        return None
+    n_classes, n_features = stats.mean.shape
+    new_weight, work = np.zeros(n_classes), np.zeros((2 * n_classes + 3, n_features))
+    totals = (stats.total_count, stats.total_mean, stats.total_m2)
+    done = _jit(_shifted_update_kernel)(
+        X, labels, weights, stats.class_count, stats.count, stats.mean, stats.m2, totals,
+        new_weight, work, most,
+    )
+    return bool(done)
+
+
 # ------------------------------------------------ posterior normalisation
 def _shift_by_row_max_kernel(jll, regular):
     """See :func:`shift_by_row_max`."""

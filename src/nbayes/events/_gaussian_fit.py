@@ -8,6 +8,8 @@ Each kernel returns the fields of ``GaussianStats`` in order: ``class_count``
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
@@ -16,7 +18,14 @@ from nbayes import _compiled
 from nbayes._parallel import SCRATCH, Scratch
 from nbayes._validate import ClassWeights
 
+if TYPE_CHECKING:
+    from nbayes.events.gaussian import GaussianStats
+
 Moments = tuple[NDArray, NDArray, NDArray, NDArray, NDArray, NDArray, NDArray]
+
+#: :func:`shifted_update` is taken where its one subtraction loses at most one bit of
+#: the new M2: the shifted sum of squares at most twice the new M2.
+SHIFTED_SQUARES_MOST = 2.0
 
 
 def block_moments(
@@ -109,6 +118,80 @@ def hard_block_moments(
         m2 = by_class @ deviation
         mean = offset + reference
     return (class_count, count, mean, m2, *pooled_totals(count, mean, m2))
+
+
+def shifted_update(
+    stats: GaussianStats,
+    X: NDArray[np.float64],
+    labels: NDArray[np.intp],
+    weights: NDArray[np.float64],
+    scratch: Scratch,
+) -> bool:
+    """Pool rows X (n_rows, n_features) of classes ``labels`` and weights ``weights``
+    (n_rows,) into ``stats`` in place, in one pass over X, when every class with rows
+    here already has running moments; False (``stats`` untouched) otherwise, or where
+    the checks below fail: the caller then takes the two passes of
+    :func:`hard_block_moments`.
+
+    Each value is shifted by its class's running mean ``m`` (close to the batch's
+    mean, so little cancels): ``S1 = sum_i w_i (x_i - m)``, ``S2 = sum_i w_i (x_i -
+    m)^2`` and the batch weight ``n`` over the rows of the class with ``w_i > 0``.
+    With the running count ``N`` (the rows before have ``sum (x - m) = 0`` and
+    ``sum (x - m)^2 = M2``), the pooled moments are exactly
+    ``mean = m + S1 / (N + n)`` and ``M2' = M2 + (S2 - S1 * S1 / (N + n))``. Taken
+    only where ``N > 0`` and the results are finite (so a NaN, an infinity or an
+    overflow in X goes the two-pass way, which reports it) and
+    ``S2 <= SHIFTED_SQUARES_MOST * M2'``: the subtraction then loses at most one bit
+    (it always holds when ``n <= N`` and the batch's mean lies within a few standard
+    deviations' worth of ``m``). A feature constant within a class keeps its value
+    and ``M2 = 0`` (every ``x - m`` is 0). The overall moments are then
+    :func:`pooled_totals` of the new class moments.
+
+    Where numba is installed, :func:`nbayes._compiled.shifted_update` does the same
+    operations in the same order (bitwise the same); here ``S1`` and ``S2`` are sparse
+    products ``S @ v``, as in :func:`hard_block_moments`.
+    """
+    compiled = _compiled.shifted_update(X, labels, weights, stats, SHIFTED_SQUARES_MOST)
+    if compiled is not None:
+        return compiled
+    n_classes = stats.mean.shape[0]
+    if not np.all(weights > 0):  # rows of zero weight are left out
+        kept = weights > 0
+        X, labels, weights = X[kept], labels[kept], weights[kept]
+    new_weight = np.bincount(labels, weights, minlength=n_classes)
+    present = new_weight > 0
+    if not np.all(stats.class_count[present] > 0):
+        return False
+    rows = X.shape[0]
+    by_class = sp.csc_matrix((weights, labels, np.arange(rows + 1)), shape=(n_classes, rows))
+    deviation = scratch.get(0, X.shape)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        np.take(stats.mean, labels, axis=0, out=deviation, mode="clip")
+        np.subtract(X, deviation, out=deviation)  # x - m
+        s1 = by_class @ deviation
+        np.multiply(deviation, deviation, out=deviation)
+        s2 = by_class @ deviation
+        count = stats.count + new_weight[:, None]
+        shift = s1 / count
+        m2 = stats.m2 + (s2 - s1 * shift)
+        mean = stats.mean + shift
+        usable = (stats.count > 0) & np.isfinite(mean) & np.isfinite(m2)
+        usable &= s2 <= SHIFTED_SQUARES_MOST * m2
+        if not usable[present].all():
+            return False
+        mean = np.where(present[:, None], mean, stats.mean)
+        m2 = np.where(present[:, None], m2, stats.m2)
+        totals = pooled_totals(count, mean, m2)
+    if not (np.isfinite(totals[1]).all() and np.isfinite(totals[2]).all()):
+        return False
+    stats.class_count[...] += new_weight
+    for target, value in zip(
+        (stats.count, stats.mean, stats.m2, stats.total_count, stats.total_mean, stats.total_m2),
+        (count, mean, m2, *totals),
+        strict=True,
+    ):
+        target[...] = value
+    return True
 
 
 def pooled_totals(count: NDArray, mean: NDArray, m2: NDArray) -> tuple[NDArray, NDArray, NDArray]:

@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 from nbayes import _compiled
 from nbayes._parallel import SCRATCH, map_blocks
 from nbayes._validate import ClassWeights, row_blocks
-from nbayes.events._gaussian_fit import block_moments, hard_block_moments
+from nbayes.events._gaussian_fit import block_moments, hard_block_moments, shifted_update
 
 #: Bytes of X per block of ``add_into`` (each read twice, the second time from cache);
 #: 4 MiB measured best (bench/NOTES.md): fewer blocks, fewer per-block costs.
@@ -204,6 +204,9 @@ def add_into(
     a pass of its own (it raises its input error; if it returns, the moments overflow).
     """
     blocks = row_blocks(X.shape[0], X.shape[1], FIT_BLOCK_BYTES)
+    hard = W.labels is not None and observed is None
+    if hard and len(blocks) == 1 and shifted_update(stats, X, W.labels, W.values, SCRATCH):
+        return stats  # one block into running moments: one pass (checked, see there)
 
     def block_stats(rows: slice) -> GaussianStats:
         if W.labels is not None and observed is None:
