@@ -120,16 +120,16 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             raise ValueError("classes must be passed on the first call to partial_fit.")
         X, y = self._check_X_y(X, y, reset=first_call)
         check_targets(y)
-        if classes is not None:
+        if classes is not None and not (first_call or _same_as(classes, self.classes_)):
             declared = np.unique(classes)
-            if not first_call and not np.array_equal(self.classes_, declared):
+            if not np.array_equal(self.classes_, declared):
                 raise ValueError(
                     f"`classes={classes!r}` is not the same as on last call to "
                     f"partial_fit, was: {self.classes_!r}"
                 )
-            if first_call:
-                self.classes_ = declared
-                self._own_stats(self._zero_stats(len(declared), X.shape[1]))
+        if first_call:
+            self.classes_ = np.unique(classes)
+            self._own_stats(self._zero_stats(len(self.classes_), X.shape[1]))
         return self._learn(X, y, sample_weight)
 
     def _learn(self, X, y, sample_weight, index=None) -> BaseNB:
@@ -386,6 +386,17 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         if draw is None:
             raise NotImplementedError(f"{type(self).__name__} cannot generate data.")
         return draw(params, class_index, rng, **options)
+
+
+def _same_as(classes, known: NDArray) -> bool:
+    """Whether ``classes`` is an array equal to ``known`` (sorted, distinct) element by
+    element: then ``np.unique(classes)`` is ``known``, and need not be computed."""
+    return (
+        isinstance(classes, np.ndarray)
+        and classes.shape == known.shape
+        and classes.dtype == known.dtype
+        and bool((classes == known).all())
+    )
 
 
 def _take_rows(X, rows: slice):
