@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import itertools
 import tracemalloc
 
 import numpy as np
@@ -19,7 +20,6 @@ import scipy.sparse as sp
 
 import nbayes
 from nbayes import _compiled, _validate
-from nbayes._parallel import SCRATCH
 from nbayes.events import _gaussian_fit, counts, gaussian
 
 IN_PLACE = ["GaussianNB", "MultinomialNB", "BernoulliNB", "ComplementNB", "CategoricalNB"]
@@ -207,10 +207,13 @@ def gaussian_batch(rng, rows: int, k: int = 4, d: int = 5, shift: float = 0.0):
     return centres[y] + scales[y] * rng.normal(size=(rows, d)) + shift, y
 
 
+@pytest.mark.parametrize("n_blocks", [1, 7])
 @pytest.mark.parametrize("weighting", ["ones", "some zero"])
-def test_gaussian_one_pass_update_equals_pooling_the_two_pass_summary(kernel_path, weighting):
-    """``shifted_update`` (running means as shifts) gives ``stats + summary`` of the
-    batch (the two passes, Chan pooling) to rounding; class counts exactly."""
+def test_gaussian_one_pass_update_equals_pooling_the_two_pass_summary(
+    kernel_path, weighting, n_blocks
+):
+    """``shifted_update`` (running means as shifts; the blocks' sums added) gives
+    ``stats + summary`` of the batch (the two passes, Chan pooling) to rounding."""
     rng = np.random.default_rng(20)
     X0, y0 = gaussian_batch(rng, 300)
     X, y = gaussian_batch(rng, 200)
@@ -223,19 +226,23 @@ def test_gaussian_one_pass_update_equals_pooling_the_two_pass_summary(kernel_pat
     expected = running + gaussian.summarize(
         X[kept], _validate.hard_class_weights(y[kept], 4, weights[kept])
     )
-    assert _gaussian_fit.shifted_update(running, X, y, weights, SCRATCH)
-    np.testing.assert_array_equal(running.class_count, expected.class_count)
-    np.testing.assert_array_equal(running.count, expected.count)
-    for name in ("mean", "m2", "total_mean", "total_m2"):
+    blocks = [
+        slice(a, b) for a, b in itertools.pairwise(np.linspace(0, 200, n_blocks + 1, dtype=int))
+    ]
+    assert _gaussian_fit.shifted_update(running, X, y, weights, blocks)
+    for name in ("class_count", "count", "mean", "m2", "total_count", "total_mean", "total_m2"):
         np.testing.assert_allclose(
             getattr(running, name), getattr(expected, name), rtol=1e-13, err_msg=name
         )
 
 
-def test_gaussian_one_pass_update_is_bitwise_the_same_compiled_and_numpy(monkeypatch):
-    """The compiled kernel makes the NumPy path's operations in its order: chunked
-    ``partial_fit`` with weights (some zero), empty classes, a constant feature."""
+@pytest.mark.parametrize("block_bytes", [gaussian.FIT_BLOCK_BYTES, 8 * 13 * 40])
+def test_gaussian_one_pass_update_is_bitwise_the_same_compiled_and_numpy(monkeypatch, block_bytes):
+    """The compiled kernels make the NumPy path's operations in its order: chunked
+    ``partial_fit`` with weights (some zero), empty classes, a constant feature; each
+    batch one block, or several (their sums added in order)."""
     pytest.importorskip("numba")
+    monkeypatch.setattr(gaussian, "FIT_BLOCK_BYTES", block_bytes)
     rng = np.random.default_rng(21)
     X, y = gaussian_batch(rng, 3000, k=9)
     X[:, 3] += 1e9
@@ -266,7 +273,8 @@ def test_gaussian_one_pass_update_declines_and_leaves_statistics_untouched(kerne
     if case != "first batch":
         running = gaussian.summarize(X0, _validate.hard_class_weights(y0, 4, None))
     before = snapshot(running)
-    assert not _gaussian_fit.shifted_update(running, X, y, np.ones(1000), SCRATCH)
+    blocks = [slice(0, 500), slice(500, 1000)]
+    assert not _gaussian_fit.shifted_update(running, X, y, np.ones(1000), blocks)
     assert_unchanged(running, before)
 
 

@@ -196,9 +196,9 @@ def add_into(
     from memory once, the temporaries stay small and pooling stays exact: a feature
     constant within a class keeps its value as mean and ``M2 = 0`` (every block gives
     that value and ``M2 = 0``; pooling adds ``delta = 0``). Moments that overflow
-    float64 raise ValueError (see ``GaussianStats.check_representable``). A one-block
-    batch of hard labels whose classes all have running moments (a later
-    ``partial_fit`` batch) is pooled in one pass instead, where its checks allow
+    float64 raise ValueError (see ``GaussianStats.check_representable``). A batch of
+    hard labels whose classes all have running moments (a later ``partial_fit``
+    batch) is pooled in one pass instead, where its checks allow
     (:func:`nbayes.events._gaussian_fit.shifted_update`).
 
     ``on_non_finite``, if given, is called before anything is pooled when some block's
@@ -208,7 +208,7 @@ def add_into(
     """
     blocks = row_blocks(X.shape[0], X.shape[1], FIT_BLOCK_BYTES)
     hard = W.labels is not None and observed is None
-    if hard and len(blocks) == 1 and shifted_update(stats, X, W.labels, W.values, SCRATCH):
+    if hard and shifted_update(stats, X, W.labels, W.values, blocks):
         return stats
 
     def block_stats(rows: slice) -> GaussianStats:
