@@ -237,26 +237,33 @@ def test_gaussian_one_pass_update_equals_pooling_the_two_pass_summary(
 
 
 @pytest.mark.parametrize("block_bytes", [gaussian.FIT_BLOCK_BYTES, 8 * 13 * 40])
-def test_gaussian_one_pass_update_is_bitwise_the_same_compiled_and_numpy(monkeypatch, block_bytes):
-    """The compiled kernels make the NumPy path's operations in its order: chunked
+@pytest.mark.parametrize("classes_features", [(11, 5), (24, 1)])
+def test_gaussian_one_pass_update_is_bitwise_the_same_compiled_and_numpy(
+    monkeypatch, block_bytes, classes_features
+):
+    """The compiled kernel makes the NumPy path's operations in its order: chunked
     ``partial_fit`` with weights (some zero), empty classes, a constant feature; each
-    batch one block, or several (their sums added in order)."""
+    batch one block, or several (their sums added in order); one feature and many
+    classes (where ``np.sum`` over the classes would add pairwise)."""
     pytest.importorskip("numba")
     monkeypatch.setattr(gaussian, "FIT_BLOCK_BYTES", block_bytes)
+    n_classes, n_features = classes_features
     rng = np.random.default_rng(21)
-    X, y = gaussian_batch(rng, 3000, k=9)
-    X[:, 3] += 1e9
-    X[y == 2, 1] = 7.25
+    X, y = gaussian_batch(rng, 3000, k=n_classes - 2, d=n_features)  # 2 classes empty
+    X[:, -1] += 1e9
+    X[y == 2, 0] = 7.25
     weights = np.where(rng.random(3000) < 0.2, 0.0, rng.uniform(0.1, 3, 3000))
     fitted = []
     for enabled in (True, False):
         monkeypatch.setattr(_compiled, "ENABLED", enabled)
         model = nbayes.GaussianNB()
         for rows in np.array_split(np.arange(3000), 12):
-            model.partial_fit(X[rows], y[rows], classes=np.arange(11), sample_weight=weights[rows])
+            model.partial_fit(
+                X[rows], y[rows], classes=np.arange(n_classes), sample_weight=weights[rows]
+            )
         fitted.append(model._stats)
     assert_same_stats(*fitted)
-    assert np.all(fitted[0].mean[2, 1] == 7.25) and fitted[0].m2[2, 1] == 0
+    assert np.all(fitted[0].mean[2, 0] == 7.25) and fitted[0].m2[2, 0] == 0
 
 
 @pytest.mark.parametrize("case", ["first batch", "new class", "far batch", "nan", "overflow"])

@@ -244,17 +244,30 @@ def pooled_totals(count: NDArray, mean: NDArray, m2: NDArray) -> tuple[NDArray, 
     ``N = sum_c N_c``, ``mean = r + sum_c N_c (mean_c - r) / N`` and
     ``M2 = sum_c M2_c + sum_c N_c (mean_c - mean)^2``, with ``r`` the mean of the first
     class that observed the feature (so a feature with the same mean in every class
-    keeps it exactly, and ``M2`` gains exactly 0)."""
-    total = count.sum(axis=0)
+    keeps it exactly, and ``M2`` gains exactly 0). The sums over classes are added in
+    order of the classes (``np.sum`` may add them pairwise), as the compiled
+    :func:`nbayes._compiled_shifted.shifted_update` does."""
+    total = _sum_over_classes(count)
     seen = count > 0
     has = seen.any(axis=0)
     reference = np.where(has, mean[np.argmax(seen, axis=0), np.arange(mean.shape[1])], 0.0)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         delta = np.where(seen, mean - reference, 0.0)
-        offset = np.where(has, (count * delta).sum(axis=0) / np.where(has, total, 1.0), 0.0)
+        moment = _sum_over_classes(count * delta)
+        offset = np.where(has, moment / np.where(has, total, 1.0), 0.0)
         delta -= offset
-        spread = np.where(seen, count * delta * delta, 0.0).sum(axis=0)
-        return total, reference + offset, np.where(seen, m2, 0.0).sum(axis=0) + spread
+        spread = _sum_over_classes(np.where(seen, count * delta * delta, 0.0))
+        return total, reference + offset, _sum_over_classes(np.where(seen, m2, 0.0)) + spread
+
+
+def _sum_over_classes(values: NDArray) -> NDArray:
+    """``values.sum(axis=0)`` for (n_classes, n_features), added class after class.
+    ``np.sum`` does so where its inner loop runs over the features (C order, several
+    features: one row added after another); with one feature it would add the
+    classes pairwise, so there a running sum (``np.cumsum``, slower) is taken."""
+    if values.shape[0] == 0 or (values.shape[1] > 1 and values.flags.c_contiguous):
+        return values.sum(axis=0)
+    return np.cumsum(values, axis=0)[-1]
 
 
 def _reference_values(X: NDArray, W: ClassWeights, usable: NDArray[np.bool_]) -> NDArray:
