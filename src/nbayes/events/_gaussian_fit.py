@@ -155,7 +155,7 @@ def shifted_update(
     """
     n_classes = stats.mean.shape[0]
     if len(blocks) == 1:  # the whole batch in one compiled call (where numba is installed)
-        sums = (np.zeros(n_classes), np.zeros_like(stats.mean), np.zeros_like(stats.mean))
+        sums = (np.zeros(n_classes), np.zeros(stats.mean.shape), np.zeros(stats.mean.shape))
         args = (X, labels, weights, stats, sums, SHIFTED_SQUARES_MOST)
         done = _compiled_shifted.shifted_update(*args, commit=True)
         if done is not None:
@@ -188,7 +188,7 @@ def _shifted_sums(
     """``(n, S1, S2)`` of one block (see :func:`shifted_update`), shapes (n_classes,)
     and (n_classes, n_features); None if a class with rows here has no running count."""
     n_classes = stats.mean.shape[0]
-    sums = (np.zeros(n_classes), np.zeros_like(stats.mean), np.zeros_like(stats.mean))
+    sums = (np.zeros(n_classes), np.zeros(stats.mean.shape), np.zeros(stats.mean.shape))
     args = (X, labels, weights, stats, sums, SHIFTED_SQUARES_MOST)
     compiled = _compiled_shifted.shifted_update(*args, commit=False)
     if compiled is not None:
