@@ -1,7 +1,8 @@
-"""The Gaussian event model's block kernel: per-class and overall weighted moments
-of one block of rows, for :func:`nbayes.events.gaussian.add_into`.
+"""The Gaussian event model's block kernels, for :func:`nbayes.events.gaussian.add_into`:
+per-class and overall weighted moments of one block of rows (two passes), and the
+one-pass update of running moments by a later batch (:func:`shifted_update`).
 
-Each kernel returns the fields of ``GaussianStats`` in order: ``class_count``
+The block kernels return the fields of ``GaussianStats`` in order: ``class_count``
 (n_classes,), ``count``, ``mean``, ``m2`` (n_classes, n_features), ``total_count``,
 ``total_mean``, ``total_m2`` (n_features,).
 """
