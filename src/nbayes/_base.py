@@ -36,6 +36,7 @@ from nbayes._validate import (
     hard_class_weights,
     label_index,
     row_blocks,
+    same_classes,
     soft_class_weights,
 )
 
@@ -120,7 +121,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             raise ValueError("classes must be passed on the first call to partial_fit.")
         X, y = self._check_X_y(X, y, reset=first_call)
         check_targets(y)
-        if classes is not None and not (first_call or _same_as(classes, self.classes_)):
+        if classes is not None and not (first_call or same_classes(classes, self.classes_)):
             declared = np.unique(classes)
             if not np.array_equal(self.classes_, declared):
                 raise ValueError(
@@ -386,17 +387,6 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         if draw is None:
             raise NotImplementedError(f"{type(self).__name__} cannot generate data.")
         return draw(params, class_index, rng, **options)
-
-
-def _same_as(classes, known: NDArray) -> bool:
-    """Whether ``classes`` is an array equal to ``known`` (sorted, distinct) element by
-    element: then ``np.unique(classes)`` is ``known``, and need not be computed."""
-    return (
-        isinstance(classes, np.ndarray)
-        and classes.shape == known.shape
-        and classes.dtype == known.dtype
-        and bool((classes == known).all())
-    )
 
 
 def _take_rows(X, rows: slice):

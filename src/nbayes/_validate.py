@@ -304,6 +304,17 @@ def label_index(y: NDArray, classes: NDArray) -> NDArray[np.intp]:
     return index.astype(np.intp, copy=False)
 
 
+def same_classes(classes, known: NDArray) -> bool:
+    """Whether ``classes`` is an array equal to ``known`` (sorted, distinct) element by
+    element: then ``np.unique(classes)`` is ``known``, and need not be computed."""
+    return (
+        isinstance(classes, np.ndarray)
+        and classes.shape == known.shape
+        and classes.dtype == known.dtype
+        and bool((classes == known).all())
+    )
+
+
 def check_partial_fit_classes(estimator, classes) -> bool:
     """Whether this ``partial_fit`` call is the first; check ``classes`` agree.
 

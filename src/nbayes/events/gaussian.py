@@ -196,10 +196,8 @@ def add_into(
     from memory once, the temporaries stay small and pooling stays exact: a feature
     constant within a class keeps its value as mean and ``M2 = 0`` (every block gives
     that value and ``M2 = 0``; pooling adds ``delta = 0``). Moments that overflow
-    float64 raise ValueError (see ``GaussianStats.check_representable``). A batch of
-    hard labels whose classes all have running moments (a later ``partial_fit``
-    batch) is pooled in one pass instead, where its checks allow
-    (:func:`nbayes.events._gaussian_fit.shifted_update`).
+    float64 raise ValueError (see ``GaussianStats.check_representable``). A later
+    batch of hard labels goes in one pass where it can (``shifted_update``).
 
     ``on_non_finite``, if given, is called before anything is pooled when some block's
     moments are not finite: a NaN or infinity in a counted row of X always makes them
