@@ -1,4 +1,5 @@
-"""Shared fixtures: scikit-learn's test fixtures, and the paths to shared data."""
+"""Shared fixtures: scikit-learn's test fixtures, the compiled/NumPy kernel paths, and
+the paths to shared data."""
 
 from __future__ import annotations
 
@@ -28,6 +29,17 @@ def _seeds() -> list[int]:
 def pytest_generate_tests(metafunc):
     if "global_random_seed" in metafunc.fixturenames:
         metafunc.parametrize("global_random_seed", _seeds())
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def kernel_path(request, monkeypatch):
+    """Runs the test on the compiled kernels (numba) and on the NumPy fallback."""
+    from nbayes import _compiled
+
+    if request.param == "compiled":
+        pytest.importorskip("numba")
+    monkeypatch.setattr(_compiled, "ENABLED", request.param == "compiled")
+    return request.param
 
 
 @pytest.fixture(params=[np.float32, np.float64], ids=["float32", "float64"])

@@ -229,3 +229,17 @@ def test_a_partial_run_keeps_the_other_sections_and_notes_merge_again(tmp_path):
     notes = (ROOT / "bench" / "NOTES.md").read_text().strip()
     assert "old notes" not in text and text.count(results_file.NOTES_MARK) == 1
     assert text.rstrip().endswith(notes) and "CategoricalNB 5,000x20" in text
+
+
+def test_an_imported_revision_runs_its_own_code():
+    """``bench.revisions.import_revision`` gives the revision's classes, not the working
+    tree's, also where the package exports its names lazily (resolved while the
+    revision's modules are the ones imported)."""
+    import nbayes
+    from bench.revisions import import_revision
+
+    old = import_revision("HEAD")
+    for name in ("GaussianNB", "MultinomialNB", "CategoricalNB"):
+        source = Path(getattr(old, name).fit.__code__.co_filename)
+        assert ROOT / "src" not in source.parents, name
+        assert getattr(old, name) is not getattr(nbayes, name)

@@ -27,15 +27,6 @@ def small_blocks(monkeypatch):
     monkeypatch.setattr(_validate.row_blocks, "__defaults__", (8 * 64 * 8,))
 
 
-@pytest.fixture(params=["compiled", "numpy"])
-def kernel_path(request, monkeypatch):
-    """Runs the test on the compiled kernels (numba) and on the NumPy fallback."""
-    if request.param == "compiled":
-        pytest.importorskip("numba")
-    monkeypatch.setattr(_compiled, "ENABLED", request.param == "compiled")
-    return request.param
-
-
 def gaussian_data(n=1500, d=8, k=7, seed=0):
     rng = np.random.default_rng(seed)
     y = rng.integers(0, k, n)

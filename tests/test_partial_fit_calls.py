@@ -14,7 +14,7 @@ import scipy.sparse as sp
 import sklearn.naive_bayes as sk
 
 import nbayes
-from nbayes import _base, _parallel
+from nbayes import _base, _parallel, _validate
 
 MODELS = ["GaussianNB", "MultinomialNB", "ComplementNB", "BernoulliNB", "CategoricalNB"]
 
@@ -135,3 +135,30 @@ def test_blocks_run_in_order_and_errors_reach_the_caller():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert _parallel.map_blocks(str, [1]) == ["1"]
+
+
+def test_labels_zero_to_k_minus_one_are_their_own_index():
+    """Classes ``0 .. k-1`` and ``np.intp`` labels: ``label_index`` hands back y itself;
+    a label outside the classes still raises, other dtypes and classes are mapped."""
+    y = np.array([3, 0, 2, 2, 1], dtype=np.intp)
+    assert _validate.label_index(y, np.arange(4)) is y
+    np.testing.assert_array_equal(_validate.label_index(y.astype(np.int32), np.arange(4)), y)
+    np.testing.assert_array_equal(_validate.label_index(y + 5, np.arange(5, 9)), y)
+    np.testing.assert_array_equal(_validate.label_index(y, np.array([0, 1, 2, 3, 7])), y)
+    for bad in ([4], [-1]):
+        with pytest.raises(ValueError, match="do not exist in the initial classes"):
+            _validate.label_index(np.array(bad, dtype=np.intp), np.arange(4))
+
+
+def test_classes_on_later_calls_are_checked_against_the_first():
+    """The same array (the quick element-wise test), a permutation or a list of them
+    (sorted first) pass; different classes raise, as before."""
+    X, y = data("GaussianNB")
+    model = nbayes.GaussianNB().partial_fit(X[:60], y[:60], classes=np.arange(4))
+    model.partial_fit(X[60:120], y[60:120], classes=np.arange(4))
+    model.partial_fit(X[120:180], y[120:180], classes=[3, 1, 0, 2])
+    model.partial_fit(X[180:], y[180:], classes=np.arange(4).astype(np.int32))
+    for other in (np.arange(5), np.array([0, 1, 2, 5]), [0, 1, 2]):
+        with pytest.raises(ValueError, match="is not the same as on last call"):
+            model.partial_fit(X[:10], y[:10], classes=other)
+    np.testing.assert_array_equal(model.class_count_, nbayes.GaussianNB().fit(X, y).class_count_)

@@ -57,6 +57,9 @@ def test_train_score_classify_unlearn(mail_dirs):
     assert head.startswith(new_ham.partition(b"\n\n")[0])
     assert head.splitlines()[-1].startswith(b"X-Nbayes-Spam: Ham, score=0.")
     assert body == new_ham.partition(b"\n\n")[2]
+    for message, verdict in ((new_spam, b"Spam"), (new_ham, b"Ham")):  # procmail's -e mode
+        result = run("classify", "--db", db, "-p", "--exit-zero", input=message)
+        assert result.exit_code == 0 and b"X-Nbayes-Spam: " + verdict in result.stdout_bytes
 
     dump_before = run("dump", "--db", db).output
     run("train", "--db", db, "--spam", mail_dirs / "new" / "a")
@@ -78,6 +81,7 @@ def test_classify_errors_exit_3(mail_dirs):
         == 3
     )
     assert run("classify", "--bogus-option").exit_code == 3
+    assert run("classify", "--db", db, "--exit-zero", input=b"").exit_code == 3
     binary = run("classify", "--db", db, "--passthrough", input=b"\x00\x01" * 800)
     assert binary.exit_code == 3 and binary.stdout_bytes == b"\x00\x01" * 800
     (mail_dirs / "junk.db").write_bytes(b"not sqlite at all" * 100)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import itertools
 import tracemalloc
 
 import numpy as np
@@ -18,8 +19,8 @@ import pytest
 import scipy.sparse as sp
 
 import nbayes
-from nbayes import _validate
-from nbayes.events import counts
+from nbayes import _compiled, _validate
+from nbayes.events import _gaussian_fit, counts, gaussian
 
 IN_PLACE = ["GaussianNB", "MultinomialNB", "BernoulliNB", "ComplementNB", "CategoricalNB"]
 
@@ -195,3 +196,127 @@ def test_gaussian_chunks_keep_a_constant_feature_exact():
     stats = model._stats
     assert np.all(stats.mean[:, 1] == 1e9 + 0.1) and np.all(stats.m2[:, 1] == 0)
     assert stats.total_mean[1] == 1e9 + 0.1 and stats.total_m2[1] == 0
+
+
+# ---------------------------------------------- Gaussian: one pass into running moments
+def gaussian_batch(rng, rows: int, k: int = 4, d: int = 5, shift: float = 0.0):
+    """(X, y): class means N(0, 3) plus ``shift``, per-class scales in [0.2, 2]."""
+    y = rng.integers(0, k, rows).astype(np.intp)
+    centres = np.random.default_rng(99).normal(size=(k, d)) * 3
+    scales = np.random.default_rng(98).uniform(0.2, 2.0, (k, d))
+    return centres[y] + scales[y] * rng.normal(size=(rows, d)) + shift, y
+
+
+@pytest.mark.parametrize("n_blocks", [1, 7])
+@pytest.mark.parametrize("weighting", ["ones", "some zero"])
+def test_gaussian_one_pass_update_equals_pooling_the_two_pass_summary(
+    kernel_path, weighting, n_blocks
+):
+    """``shifted_update`` (running means as shifts; the blocks' sums added) gives
+    ``stats + summary`` of the batch (the two passes, Chan pooling) to rounding."""
+    rng = np.random.default_rng(20)
+    X0, y0 = gaussian_batch(rng, 300)
+    X, y = gaussian_batch(rng, 200)
+    weights = rng.uniform(0.2, 3.0, 200)
+    if weighting == "some zero":
+        weights[::4] = 0.0
+        X[::4] = 1.7e308  # never read: no overflow
+    running = gaussian.summarize(X0, _validate.hard_class_weights(y0, 4, None))
+    kept = weights > 0
+    expected = running + gaussian.summarize(
+        X[kept], _validate.hard_class_weights(y[kept], 4, weights[kept])
+    )
+    blocks = [
+        slice(a, b) for a, b in itertools.pairwise(np.linspace(0, 200, n_blocks + 1, dtype=int))
+    ]
+    assert _gaussian_fit.shifted_update(running, X, y, weights, blocks)
+    for name in ("class_count", "count", "mean", "m2", "total_count", "total_mean", "total_m2"):
+        np.testing.assert_allclose(
+            getattr(running, name), getattr(expected, name), rtol=1e-13, err_msg=name
+        )
+
+
+@pytest.mark.parametrize("block_bytes", [gaussian.FIT_BLOCK_BYTES, 8 * 13 * 40])
+@pytest.mark.parametrize("classes_features", [(11, 5), (24, 1)])
+def test_gaussian_one_pass_update_is_bitwise_the_same_compiled_and_numpy(
+    monkeypatch, block_bytes, classes_features
+):
+    """The compiled kernel makes the NumPy path's operations in its order: chunked
+    ``partial_fit`` with weights (some zero), empty classes, a constant feature; each
+    batch one block, or several (their sums added in order); one feature and many
+    classes (where ``np.sum`` over the classes would add pairwise)."""
+    pytest.importorskip("numba")
+    monkeypatch.setattr(gaussian, "FIT_BLOCK_BYTES", block_bytes)
+    n_classes, n_features = classes_features
+    rng = np.random.default_rng(21)
+    X, y = gaussian_batch(rng, 3000, k=n_classes - 2, d=n_features)  # 2 classes empty
+    X[:, -1] += 1e9
+    X[y == 2, 0] = 7.25
+    weights = np.where(rng.random(3000) < 0.2, 0.0, rng.uniform(0.1, 3, 3000))
+    fitted = []
+    for enabled in (True, False):
+        monkeypatch.setattr(_compiled, "ENABLED", enabled)
+        model = nbayes.GaussianNB()
+        for rows in np.array_split(np.arange(3000), 12):
+            model.partial_fit(
+                X[rows], y[rows], classes=np.arange(n_classes), sample_weight=weights[rows]
+            )
+        fitted.append(model._stats)
+    assert_same_stats(*fitted)
+    assert np.all(fitted[0].mean[2, 0] == 7.25) and fitted[0].m2[2, 0] == 0
+
+
+@pytest.mark.parametrize("case", ["first batch", "new class", "far batch", "nan", "overflow"])
+def test_gaussian_one_pass_update_declines_and_leaves_statistics_untouched(kernel_path, case):
+    """No running moments for a class of the batch, a batch far from the running means
+    and larger than what they summarise (the subtraction would lose more than a bit),
+    or moments that are not finite: False, nothing changed (the two passes follow)."""
+    rng = np.random.default_rng(22)
+    X0, y0 = gaussian_batch(rng, 12 if case == "far batch" else 300, k=3)
+    X, y = gaussian_batch(rng, 1000, shift=100.0 if case == "far batch" else 0.0)
+    y = y % (4 if case == "new class" else 3)
+    X[5, 2] = {"nan": np.nan, "overflow": 1e300}.get(case, X[5, 2])
+    running = gaussian.GaussianStats.zero(4, 5)
+    if case != "first batch":
+        running = gaussian.summarize(X0, _validate.hard_class_weights(y0, 4, None))
+    before = snapshot(running)
+    blocks = [slice(0, 500), slice(500, 1000)]
+    assert not _gaussian_fit.shifted_update(running, X, y, np.ones(1000), blocks)
+    assert_unchanged(running, before)
+
+
+def test_gaussian_chunks_far_from_the_running_means_equal_one_fit(kernel_path):
+    """A stream whose later, larger batches move far away (the two passes take them):
+    chunked ``partial_fit`` equals one fit."""
+    rng = np.random.default_rng(23)
+    parts = [
+        gaussian_batch(rng, rows, shift=shift)
+        for rows, shift in [(20, 0.0), (2000, 50.0), (500, 50.0), (3000, -1e4), (400, -1e4)]
+    ]
+    model = nbayes.GaussianNB()
+    for X, y in parts:
+        model.partial_fit(X, y, classes=np.arange(4))
+    whole = nbayes.GaussianNB().fit(
+        np.vstack([X for X, _ in parts]), np.concatenate([y for _, y in parts])
+    )
+    assert_same_stats(model._stats, whole._stats, rtol=1e-12)
+
+
+def test_gaussian_chunks_keep_their_precision_with_a_large_offset(kernel_path):
+    """1e8 + N(0, 1) in 100 chunks: the running mean is stored to 1.5e-8 (an ulp of
+    1e8), so each batch's shift is off by up to half that; the variances stay within
+    1e-8 of the exact ones (long double), as Chan pooling of two-pass summaries does."""
+    rng = np.random.default_rng(24)
+    y = rng.integers(0, 3, 50_000)
+    X = rng.normal(size=(50_000, 2)) + [1e8, -3.7e8] + y[:, None]
+    model = nbayes.GaussianNB(var_smoothing=0.0)
+    for rows in np.array_split(np.arange(50_000), 100):
+        model.partial_fit(X[rows], y[rows], classes=[0, 1, 2])
+    for c in range(3):
+        exact = X[y == c].astype(np.longdouble)
+        deviation = exact - exact.mean(axis=0)
+        variance = (deviation * deviation).mean(axis=0)
+        np.testing.assert_allclose(model.var_[c], variance.astype(np.float64), rtol=1e-8)
+        np.testing.assert_allclose(
+            model.theta_[c], exact.mean(axis=0).astype(np.float64), rtol=1e-15, atol=0
+        )

@@ -36,6 +36,7 @@ from nbayes._validate import (
     hard_class_weights,
     label_index,
     row_blocks,
+    same_classes,
     soft_class_weights,
 )
 
@@ -120,16 +121,16 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             raise ValueError("classes must be passed on the first call to partial_fit.")
         X, y = self._check_X_y(X, y, reset=first_call)
         check_targets(y)
-        if classes is not None:
+        if classes is not None and not (first_call or same_classes(classes, self.classes_)):
             declared = np.unique(classes)
-            if not first_call and not np.array_equal(self.classes_, declared):
+            if not np.array_equal(self.classes_, declared):
                 raise ValueError(
                     f"`classes={classes!r}` is not the same as on last call to "
                     f"partial_fit, was: {self.classes_!r}"
                 )
-            if first_call:
-                self.classes_ = declared
-                self._own_stats(self._zero_stats(len(declared), X.shape[1]))
+        if first_call:
+            self.classes_ = np.unique(classes)
+            self._own_stats(self._zero_stats(len(self.classes_), X.shape[1]))
         return self._learn(X, y, sample_weight)
 
     def _learn(self, X, y, sample_weight, index=None) -> BaseNB:

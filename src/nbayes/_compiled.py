@@ -1,6 +1,7 @@
 """Optional compiled kernels (numba), used when numba is importable: the categorical
 gather-sum; the Gaussian class moments of a row block and log-likelihood terms; the
-posterior's row max and row sum.
+posterior's row max and row sum (and, in :mod:`nbayes._compiled_shifted`, the
+Gaussian one-pass update of running moments).
 
 ``pip install 'nbayes[text]'`` brings numba; without it every caller falls back to
 its NumPy/SciPy path, which gives the same numbers (tests check both). The kernels

@@ -275,7 +275,8 @@ def encode_labels(y: NDArray) -> tuple[NDArray, NDArray[np.intp]]:
 
 
 def label_index(y: NDArray, classes: NDArray) -> NDArray[np.intp]:
-    """Index of each label of ``y`` in the sorted array ``classes``.
+    """Index of each label of ``y`` in the sorted array ``classes`` (read only: where
+    ``classes`` is ``0, 1, ..., k - 1`` and ``y`` holds ``np.intp``, ``y`` itself).
 
     Raises
     ------
@@ -284,6 +285,8 @@ def label_index(y: NDArray, classes: NDArray) -> NDArray[np.intp]:
     """
     bounds = _small_int_range(y) if classes.dtype.kind in "iu" else None
     if bounds is not None and classes.size and classes[0] <= bounds[0] <= bounds[1] <= classes[-1]:
+        if y.dtype == np.intp and classes[0] == 0 and classes[-1] == classes.size - 1:
+            return y  # sorted distinct integers from 0 to k - 1: each label its own index
         low = int(classes[0])
         table = np.full(int(classes[-1]) - low + 1, -1, dtype=np.intp)
         table[_offsets(classes, low)] = np.arange(classes.shape[0])
@@ -299,6 +302,17 @@ def label_index(y: NDArray, classes: NDArray) -> NDArray[np.intp]:
             f"initial classes {classes}"
         )
     return index.astype(np.intp, copy=False)
+
+
+def same_classes(classes, known: NDArray) -> bool:
+    """Whether ``classes`` is an array equal to ``known`` (sorted, distinct) element by
+    element: then ``np.unique(classes)`` is ``known``, and need not be computed."""
+    return (
+        isinstance(classes, np.ndarray)
+        and classes.shape == known.shape
+        and classes.dtype == known.dtype
+        and bool((classes == known).all())
+    )
 
 
 def check_partial_fit_classes(estimator, classes) -> bool:

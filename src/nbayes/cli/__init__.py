@@ -4,20 +4,14 @@ from __future__ import annotations
 
 import click
 
+from nbayes.cli._lazy import LazyGroup
 from nbayes.cli._tables import CLIError
-from nbayes.cli.demo import demo
-from nbayes.cli.evaluate import evaluate
-from nbayes.cli.explain import explain
-from nbayes.cli.inspect import inspect
-from nbayes.cli.predict import predict
-from nbayes.cli.spam import spam
-from nbayes.cli.train import train
 
 #: Errors that mean bad input: one line on stderr and exit status 2 (``--debug``: traceback).
 INPUT_ERRORS = (ValueError, TypeError, OSError, KeyError, ImportError)
 
 
-class _Group(click.Group):
+class _Group(LazyGroup):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
@@ -28,17 +22,14 @@ class _Group(click.Group):
             raise CLIError(lines[0] if lines else type(exc).__name__) from None
 
 
-@click.group(cls=_Group)
+@click.group(
+    cls=_Group,
+    lazy_commands={
+        name: f"nbayes.cli.{name}:{name}"
+        for name in ("demo", "train", "predict", "explain", "inspect", "spam", "evaluate")
+    },
+)
 @click.version_option(package_name="nbayes")
 @click.option("--debug", is_flag=True, help="Show the full traceback of an error.")
 def main(debug: bool) -> None:
     """nbayes: naive Bayes classifiers, exact and fast."""
-
-
-main.add_command(demo)
-main.add_command(train)
-main.add_command(predict)
-main.add_command(explain)
-main.add_command(inspect)
-main.add_command(spam)
-main.add_command(evaluate)

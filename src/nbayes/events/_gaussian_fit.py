@@ -1,22 +1,34 @@
-"""The Gaussian event model's block kernel: per-class and overall weighted moments
-of one block of rows, for :func:`nbayes.events.gaussian.add_into`.
+"""The Gaussian event model's block kernels, for :func:`nbayes.events.gaussian.add_into`:
+per-class and overall weighted moments of one block of rows (two passes), and the
+one-pass update of running moments by a later batch (:func:`shifted_update`).
 
-Each kernel returns the fields of ``GaussianStats`` in order: ``class_count``
+The block kernels return the fields of ``GaussianStats`` in order: ``class_count``
 (n_classes,), ``count``, ``mean``, ``m2`` (n_classes, n_features), ``total_count``,
 ``total_mean``, ``total_m2`` (n_features,).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from nbayes import _compiled
-from nbayes._parallel import SCRATCH, Scratch
+from nbayes import _compiled, _compiled_shifted
+from nbayes._parallel import SCRATCH, Scratch, map_blocks
 from nbayes._validate import ClassWeights
 
+if TYPE_CHECKING:
+    from nbayes.events.gaussian import GaussianStats
+
 Moments = tuple[NDArray, NDArray, NDArray, NDArray, NDArray, NDArray, NDArray]
+Sums = tuple[NDArray, NDArray, NDArray]  # (n, S1, S2) of shifted_update
+
+#: :func:`shifted_update` is taken where its one subtraction loses at most one bit of
+#: the new M2: the shifted sum of squares at most twice the new M2.
+SHIFTED_SQUARES_MOST = 2.0
 
 
 def block_moments(
@@ -111,23 +123,152 @@ def hard_block_moments(
     return (class_count, count, mean, m2, *pooled_totals(count, mean, m2))
 
 
+def shifted_update(
+    stats: GaussianStats,
+    X: NDArray[np.float64],
+    labels: NDArray[np.intp],
+    weights: NDArray[np.float64],
+    blocks: Sequence[slice],
+) -> bool:
+    """Pool rows X (n_rows, n_features) of classes ``labels`` and weights ``weights``
+    (n_rows,) into ``stats`` in place, in one pass over X, when every class with rows
+    here already has running moments; False (``stats`` untouched) otherwise, or where
+    the checks below fail: the caller then takes the two passes of
+    :func:`hard_block_moments`.
+
+    Each value is shifted by its class's running mean ``m`` (close to the batch's
+    mean, so little cancels): ``S1 = sum_i w_i (x_i - m)``, ``S2 = sum_i w_i (x_i -
+    m)^2`` and the batch weight ``n`` over the rows of the class with ``w_i > 0``,
+    each row block's sums on the block threads, added in order of the ``blocks``.
+    With the running count ``N`` (the rows before have ``sum (x - m) = 0`` and
+    ``sum (x - m)^2 = M2``), the pooled moments are exactly
+    ``mean = m + S1 / (N + n)`` and ``M2' = M2 + (S2 - S1 * S1 / (N + n))``. Taken
+    only where ``N > 0`` and the results are finite (so a NaN, an infinity or an
+    overflow in X goes the two-pass way, which reports it) and
+    ``S2 <= SHIFTED_SQUARES_MOST * M2'``: the subtraction then loses at most one bit
+    (it always holds when ``n <= N``). A feature constant within a class keeps its
+    value and ``M2 = 0`` (every ``x - m`` is 0). The overall moments are then
+    :func:`pooled_totals` of the new class moments.
+
+    Where numba is installed, :func:`nbayes._compiled_shifted.shifted_update` makes
+    the same operations in the same order (bitwise the same); here ``S1`` and ``S2``
+    are sparse products ``S @ v``, as in :func:`hard_block_moments`.
+    """
+    n_classes = stats.mean.shape[0]
+    if len(blocks) == 1:  # the whole batch in one compiled call (where numba is installed)
+        sums = (np.zeros(n_classes), np.zeros(stats.mean.shape), np.zeros(stats.mean.shape))
+        args = (X, labels, weights, stats, sums, SHIFTED_SQUARES_MOST)
+        done = _compiled_shifted.shifted_update(*args, commit=True)
+        if done is not None:
+            return done
+    if not stats.class_count.any():  # no running moments (fit, a first batch)
+        return False
+
+    def block_sums(rows: slice) -> Sums | None:
+        return _shifted_sums(X[rows], labels[rows], weights[rows], stats)
+
+    parts = map_blocks(block_sums, blocks)
+    if any(part is None for part in parts):
+        return False
+    new_weight, s1, s2 = parts[0]
+    for part in parts[1:]:
+        new_weight += part[0]
+        s1 += part[1]
+        s2 += part[2]
+    no_rows = (X[:0], labels[:0], weights[:0], stats, (new_weight, s1, s2), SHIFTED_SQUARES_MOST)
+    done = _compiled_shifted.shifted_update(*no_rows, commit=True)
+    return _shifted_commit(new_weight, s1, s2, stats) if done is None else done
+
+
+def _shifted_sums(
+    X: NDArray[np.float64],
+    labels: NDArray[np.intp],
+    weights: NDArray[np.float64],
+    stats: GaussianStats,
+) -> Sums | None:
+    """``(n, S1, S2)`` of one block (see :func:`shifted_update`), shapes (n_classes,)
+    and (n_classes, n_features); None if a class with rows here has no running count."""
+    n_classes = stats.mean.shape[0]
+    sums = (np.zeros(n_classes), np.zeros(stats.mean.shape), np.zeros(stats.mean.shape))
+    args = (X, labels, weights, stats, sums, SHIFTED_SQUARES_MOST)
+    compiled = _compiled_shifted.shifted_update(*args, commit=False)
+    if compiled is not None:
+        return sums if compiled else None
+    if not np.all(weights > 0):  # rows of zero weight are left out
+        kept = weights > 0
+        X, labels, weights = X[kept], labels[kept], weights[kept]
+    new_weight = np.bincount(labels, weights, minlength=n_classes)
+    if not np.all(stats.class_count[new_weight > 0] > 0):
+        return None
+    rows = X.shape[0]
+    by_class = sp.csc_matrix((weights, labels, np.arange(rows + 1)), shape=(n_classes, rows))
+    deviation = SCRATCH.get(0, X.shape)
+    with np.errstate(over="ignore", invalid="ignore"):
+        np.take(stats.mean, labels, axis=0, out=deviation, mode="clip")
+        np.subtract(X, deviation, out=deviation)  # x - m
+        s1 = by_class @ deviation
+        np.multiply(deviation, deviation, out=deviation)
+        return new_weight, s1, by_class @ deviation
+
+
+def _shifted_commit(new_weight: NDArray, s1: NDArray, s2: NDArray, stats: GaussianStats) -> bool:
+    """The new moments from the sums of :func:`shifted_update`, checked, written into
+    ``stats``; False (``stats`` untouched) where a check fails."""
+    present = new_weight > 0
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        count = stats.count + new_weight[:, None]
+        shift = s1 / count
+        m2 = stats.m2 + (s2 - s1 * shift)
+        mean = stats.mean + shift
+        usable = (stats.count > 0) & np.isfinite(mean) & np.isfinite(m2)
+        usable &= s2 <= SHIFTED_SQUARES_MOST * m2
+        if not usable[present].all():
+            return False
+        mean = np.where(present[:, None], mean, stats.mean)
+        m2 = np.where(present[:, None], m2, stats.m2)
+        totals = pooled_totals(count, mean, m2)
+    if not (np.isfinite(totals[1]).all() and np.isfinite(totals[2]).all()):
+        return False
+    stats.class_count[...] += new_weight
+    for target, value in zip(
+        (stats.count, stats.mean, stats.m2, stats.total_count, stats.total_mean, stats.total_m2),
+        (count, mean, m2, *totals),
+        strict=True,
+    ):
+        target[...] = value
+    return True
+
+
 def pooled_totals(count: NDArray, mean: NDArray, m2: NDArray) -> tuple[NDArray, NDArray, NDArray]:
     """The overall (count, mean, M2) of each feature, shape (n_features,), pooled from
     the class moments (n_classes, n_features):
     ``N = sum_c N_c``, ``mean = r + sum_c N_c (mean_c - r) / N`` and
     ``M2 = sum_c M2_c + sum_c N_c (mean_c - mean)^2``, with ``r`` the mean of the first
     class that observed the feature (so a feature with the same mean in every class
-    keeps it exactly, and ``M2`` gains exactly 0)."""
-    total = count.sum(axis=0)
+    keeps it exactly, and ``M2`` gains exactly 0). The sums over classes are added in
+    order of the classes (``np.sum`` may add them pairwise), as the compiled
+    :func:`nbayes._compiled_shifted.shifted_update` does."""
+    total = _sum_over_classes(count)
     seen = count > 0
     has = seen.any(axis=0)
     reference = np.where(has, mean[np.argmax(seen, axis=0), np.arange(mean.shape[1])], 0.0)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         delta = np.where(seen, mean - reference, 0.0)
-        offset = np.where(has, (count * delta).sum(axis=0) / np.where(has, total, 1.0), 0.0)
+        moment = _sum_over_classes(count * delta)
+        offset = np.where(has, moment / np.where(has, total, 1.0), 0.0)
         delta -= offset
-        spread = np.where(seen, count * delta * delta, 0.0).sum(axis=0)
-        return total, reference + offset, np.where(seen, m2, 0.0).sum(axis=0) + spread
+        spread = _sum_over_classes(np.where(seen, count * delta * delta, 0.0))
+        return total, reference + offset, _sum_over_classes(np.where(seen, m2, 0.0)) + spread
+
+
+def _sum_over_classes(values: NDArray) -> NDArray:
+    """``values.sum(axis=0)`` for (n_classes, n_features), added class after class.
+    ``np.sum`` does so where its inner loop runs over the features (C order, several
+    features: one row added after another); with one feature it would add the
+    classes pairwise, so there a running sum (``np.cumsum``, slower) is taken."""
+    if values.shape[0] == 0 or (values.shape[1] > 1 and values.flags.c_contiguous):
+        return values.sum(axis=0)
+    return np.cumsum(values, axis=0)[-1]
 
 
 def _reference_values(X: NDArray, W: ClassWeights, usable: NDArray[np.bool_]) -> NDArray:

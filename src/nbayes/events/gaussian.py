@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 from nbayes import _compiled
 from nbayes._parallel import SCRATCH, map_blocks
 from nbayes._validate import ClassWeights, row_blocks
-from nbayes.events._gaussian_fit import block_moments, hard_block_moments
+from nbayes.events._gaussian_fit import block_moments, hard_block_moments, shifted_update
 
 #: Bytes of X per block of ``add_into`` (each read twice, the second time from cache);
 #: 4 MiB measured best (bench/NOTES.md): fewer blocks, fewer per-block costs.
@@ -196,7 +196,8 @@ def add_into(
     from memory once, the temporaries stay small and pooling stays exact: a feature
     constant within a class keeps its value as mean and ``M2 = 0`` (every block gives
     that value and ``M2 = 0``; pooling adds ``delta = 0``). Moments that overflow
-    float64 raise ValueError (see ``GaussianStats.check_representable``).
+    float64 raise ValueError (see ``GaussianStats.check_representable``). A later
+    batch of hard labels goes in one pass where it can (``shifted_update``).
 
     ``on_non_finite``, if given, is called before anything is pooled when some block's
     moments are not finite: a NaN or infinity in a counted row of X always makes them
@@ -204,6 +205,9 @@ def add_into(
     a pass of its own (it raises its input error; if it returns, the moments overflow).
     """
     blocks = row_blocks(X.shape[0], X.shape[1], FIT_BLOCK_BYTES)
+    hard = W.labels is not None and observed is None
+    if hard and shifted_update(stats, X, W.labels, W.values, blocks):
+        return stats
 
     def block_stats(rows: slice) -> GaussianStats:
         if W.labels is not None and observed is None:

@@ -33,9 +33,6 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from scipy.special import chdtrc, expit
 
-from nbayes import posterior
-from nbayes.events import multinomial
-from nbayes.events.counts import CountStats
 from nbayes.spam.store import TokenStore, Totals
 
 METHODS = ("fisher", "graham", "naive-bayes")
@@ -157,6 +154,11 @@ def naive_bayes_score(
     ``alpha (V - U)``, so :func:`nbayes.events.multinomial.estimate` normalises by
     exactly ``N_c. + V alpha``. Tokens the store has never seen are not features.
     """
+    # Imported here: they bring scikit-learn, which the default methods do not need.
+    from nbayes import posterior
+    from nbayes.events import multinomial
+    from nbayes.events.counts import CountStats
+
     known = counts.sum(axis=1) > 0
     counts = counts[known]
     X = sp.csr_matrix(X[:, np.flatnonzero(known)])

@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import click
 
-from nbayes.cli.spam.evaluate import evaluate
-from nbayes.cli.spam.info import dump, stats
-from nbayes.cli.spam.score import classify, score
-from nbayes.cli.spam.train import train, unlearn
+from nbayes.cli._lazy import LazyGroup
+
+_COMMANDS = {
+    "train": "train", "unlearn": "train", "score": "score", "classify": "score",
+    "stats": "info", "dump": "info", "evaluate": "evaluate",
+}  # fmt: skip
 
 
-@click.group()
+@click.group(
+    cls=LazyGroup,
+    lazy_commands={name: f"nbayes.cli.spam.{module}:{name}" for name, module in _COMMANDS.items()},
+)
 def spam() -> None:
     """Bayesian spam filter: train, score, classify, evaluate."""
-
-
-for command in (train, unlearn, score, classify, stats, dump, evaluate):
-    spam.add_command(command)

@@ -84,8 +84,15 @@ class _ErrorExit3(click.Command):
     is_flag=True,
     help=f"Write the message to stdout with an {HEADER} header added.",
 )
+@click.option(
+    "--exit-zero",
+    "-e",
+    is_flag=True,
+    help="Exit 0 for spam, ham and unsure alike (3 still means an error), for mail "
+    "delivery agents that take a filter's non-zero exit for a failure (procmail).",
+)
 @scoring_options
-def classify(db, passthrough, settings) -> None:
+def classify(db, passthrough, exit_zero, settings) -> None:
     """Classify one message from stdin: exit 0 spam, 1 ham, 2 unsure, 3 error."""
     raw = sys.stdin.buffer.read()
     try:
@@ -102,7 +109,7 @@ def classify(db, passthrough, settings) -> None:
         sys.stdout.buffer.write(add_header(raw, verdict, value))
     else:
         click.echo(f"{verdict}\t{value:.6f}")
-    sys.exit(EXIT[verdict])
+    sys.exit(0 if exit_zero else EXIT[verdict])
 
 
 def _score_one(db: str, raw: bytes, settings: ScoreSettings) -> float:
