@@ -100,7 +100,17 @@ def tokenize_windows(
 
 
 class _Engine(Generic[R]):
-    def __init__(self, jobs: int, chunk_size: int, tokenize, pack, unpack) -> None:
+    """What every window of one run shares: children per window, chunk size, and the
+    tokenize / pack / unpack functions of :func:`tokenize_windows`."""
+
+    def __init__(
+        self,
+        jobs: int,
+        chunk_size: int,
+        tokenize: Callable[[bytes], R],
+        pack: Callable[[R], object],
+        unpack: Callable[[object], R],
+    ) -> None:
         self.jobs, self.chunk_size = jobs, chunk_size
         self.tokenize, self.pack, self.unpack = tokenize, pack, unpack
 
@@ -125,6 +135,8 @@ class _Window(Generic[T, R]):
         self.fds: list[int] = []
         self.tickets, tickets_w = self._pipe()
         self.notices, notices_w = self._pipe()
+        self.poller = select.poll()  # not select.select: no limit on descriptor numbers
+        self.poller.register(self.notices, select.POLLIN)
         # at most 64 KiB, a pipe's buffer on Linux, so this never waits: 16,384 chunks
         # (the windows of nbayes.spam.parallel hold at most 4,096 messages)
         os.write(tickets_w, b"".join(_TICKET.pack(k) for k in range(self.n_chunks)))
@@ -156,7 +168,7 @@ class _Window(Generic[T, R]):
 
     def has(self, k: int) -> bool:
         """Whether chunk k's results are here, reading the notices that have come."""
-        if k not in self.ready and self.open and select.select([self.notices], [], [], 0)[0]:
+        if k not in self.ready and self.open and self.poller.poll(0):
             self._read_notices()
         return k in self.ready
 
