@@ -17,8 +17,9 @@ CPU each (taking a worker's tokens back costs the caller about 0.05 ms a message
 more than tokenizing a short message, an SMS, does) and enough messages follow.
 
 Where ``os.fork`` exists (:data:`os_fork_ok`), the workers are children forked for
-each window of at most :data:`MAX_PENDING_MESSAGES` messages (:data:`MAX_PENDING_BYTES`
-bytes) that the caller has read: they share the window with it, claim its chunks of
+each window of messages the caller has read (the first :data:`MAX_PENDING_MESSAGES`,
+later ones :data:`LATER_WINDOW_FACTOR` times more, each at most
+:data:`MAX_PENDING_BYTES` bytes): they share the window with it, claim its chunks of
 ``chunk_size`` messages from a pipe, and the caller takes chunks too whenever the
 next results are not there (:mod:`nbayes.spam.forked`). Starting them costs a fork
 (~6 ms), so :data:`POOL_MIN_AHEAD` messages suffice.
