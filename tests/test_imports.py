@@ -1,6 +1,6 @@
 """Lazy imports: public names load on first use, and ``nbayes spam classify`` (run once
-per delivered message by a mail server) imports neither scikit-learn nor the other
-commands' libraries."""
+per delivered message by a mail server) imports neither SciPy nor scikit-learn nor the
+other commands' libraries."""
 
 from __future__ import annotations
 
@@ -58,7 +58,8 @@ def test_classify_imports_no_heavy_library(tmp_path):
         try:
             main(["spam", "classify", "--db", {str(db)!r}])
         except SystemExit as exit:
-            heavy = [m for m in ("sklearn", "pandas", "matplotlib", "numba") if m in sys.modules]
+            heavy = ("scipy", "sklearn", "pandas", "matplotlib", "numba")
+            heavy = [m for m in heavy if m in sys.modules]
             print("exit", exit.code, "heavy", heavy, file=sys.stderr)
         """,
         stdin=corpus(30, 0)[0][-1],

@@ -6,13 +6,21 @@ import math
 
 import numpy as np
 import pytest
+from scipy.special import chdtrc
 from scipy.stats import chi2
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 from spam_mail import corpus
 
 from nbayes.spam.evaluate import cross_val_scores, evaluate_scores, fold_indices
-from nbayes.spam.score import ScoreSettings, robinson_f, score_tokens
+from nbayes.spam.score import (
+    ScoreSettings,
+    chi2_sf_even,
+    robinson_f,
+    score_matrix,
+    score_tokens,
+    token_matrix,
+)
 from nbayes.spam.sources import MailItem
 from nbayes.spam.store import TokenStore, Totals
 from nbayes.spam.tokens import tokenize
@@ -70,6 +78,27 @@ def test_fisher_is_robinsons_chi_square_combining(trained):
         h = chi2.sf(-2 * sum(math.log(f) for f in fs), 2 * len(fs))
         s = chi2.sf(-2 * sum(math.log(1 - f) for f in fs), 2 * len(fs))
         assert score == pytest.approx((1 + h - s) / 2, rel=1e-9, abs=1e-12)
+
+
+def test_chi2_sf_even_is_scipys_chdtrc():
+    k = np.array([1, 2, 3, 5, 10, 30, 100, 300, 1000, 3000])
+    factor = np.array([1e-6, 0.01, 0.5, 0.9, 1.0, 1.1, 2.0, 5.0, 20.0, 100.0])
+    k, x = np.repeat(k, factor.size), np.tile(factor, k.size) * np.repeat(2 * k, factor.size)
+    got, expected = chi2_sf_even(x, k), chdtrc(2 * k, x)
+    normal = expected > 1e-290  # beyond: both underflow to 0 or a subnormal
+    np.testing.assert_allclose(got[normal], expected[normal], rtol=5e-12)
+    assert np.all(got[~normal] < 1e-290)
+    np.testing.assert_array_equal(chi2_sf_even(np.array([0.0, 7.0]), np.array([4, 0])), [1, 1])
+
+
+@pytest.mark.parametrize("method", ["fisher", "graham", "naive-bayes"])
+def test_the_matrix_path_scores_as_the_store_path(trained, method):
+    store, _ = trained
+    messages = [tokenize(r) for r in corpus(6, 6)[0]] + [set(), {"never-seen-token"}]
+    settings = ScoreSettings(method=method)
+    X, columns = token_matrix(messages)
+    by_matrix = score_matrix(X, store.lookup(columns), store.totals(), settings)
+    np.testing.assert_array_equal(by_matrix, score_tokens(store, messages, settings))
 
 
 def test_graham_combines_the_top_tokens(trained):

@@ -3,7 +3,7 @@ command does not pay for importing scikit-learn and every estimator.
 
 A mail server runs ``nbayes spam classify`` once per delivered message; importing the
 whole library (scikit-learn included) took about 1 s of CPU a call, where the spam
-filter itself needs only the standard library, NumPy and SciPy.
+filter itself needs only the standard library and NumPy.
 """
 
 from __future__ import annotations
