@@ -34,7 +34,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from nbayes.text._kernels_ascii import scan_ascii
+from nbayes.text._kernels_ascii import scan_ascii, unicode_span
 from nbayes.text._kernels_output import (
     count,
     frequencies,
@@ -83,6 +83,10 @@ __all__ = [
     "to_columns",
 ]
 
+# ASCII bytes between two non-ASCII ones below which a document is decoded straight
+# through, not switched to the 8-bytes-at-a-time scan and back (two loads' worth)
+MIN_GAP = 16
+
 # opts layout (int64 array)
 LOWERCASE, RICH, MIN_LEN, MAX_LEN, NUMBERS, MIN_N, MAX_N, INSERT = range(8)
 
@@ -115,6 +119,52 @@ def _has_room(
         or n_tok + new + 1 > t_where.shape[0]
         or n_gram + (new + 1) * gram_orders > g_where.shape[0]
     )
+
+
+@nb.njit(cache=True, nogil=True)
+def scan_unicode(
+    buf, start, end, cps, cls, lower, lowercase, rich, schemes, min_len, max_len, numbers,
+    insert, key, toks, n_toks, t_table, t_bytes, t_off, t_stop, counts,
+):  # fmt: skip
+    """Token ids of the UTF-8 text buf[start:end] (whole tokens: ``start`` and ``end``
+    are token boundaries), decoded to code points, into toks from ``toks[n_toks]``
+    on; returns the new count. The rules are :func:`analyze`'s; ``cps`` and ``key``
+    are scratch buffers (code points, UTF-8 of one token)."""
+    n = decode(buf, start, end, cps, lower, lowercase)
+    i = 0
+    while i < n:
+        if not cls[cps[i]] & _WORD:
+            i += 1
+            continue
+        kind = KIND_WORD
+        if rich:
+            e, kind, _ = rich_token(cps, i, n, cls, schemes)
+        else:
+            e = i
+            while e < n and cls[cps[e]] & _WORD:
+                e += 1
+        s = i
+        i = e
+        if kind == KIND_WORD and not numbers:
+            digits_only = True
+            for p in range(s, e):
+                if not cls[cps[p]] & _DIGIT:
+                    digits_only = False
+                    break
+            if digits_only:
+                continue
+        if (kind == KIND_NUMBER and not numbers) or e - s < min_len or e - s > max_len:
+            continue
+        length = encode(cps, s, e, key)
+        h = token_hash(key, length)
+        tid, slot = find_token(t_table, t_bytes, t_off, key, length, h)
+        if tid < 0 and insert:
+            tid = add_token(t_table, t_bytes, t_off, t_stop, counts, key, length, h, slot)
+        if tid >= 0 and t_stop[tid]:
+            continue
+        toks[n_toks] = tid
+        n_toks += 1
+    return n_toks
 
 
 @nb.njit(cache=True, nogil=True)
@@ -169,47 +219,30 @@ def analyze(
             return d, n_stream
         if tally and n_stream + (new + 1) * orders > data.shape[0]:
             return d, n_stream
-        n_toks = 0
-        if is_ascii[d] and not rich:
-            n_toks = scan_ascii(
-                buf, offsets[d], offsets[d + 1], lowercase, min_len, max_len, numbers, insert,
-                key64, key, toks, t_table, t_bytes, t_off, t_stop, counts,
+        if rich:
+            n_toks = scan_unicode(
+                buf, offsets[d], offsets[d + 1], cps, cls, lower, lowercase, rich, schemes,
+                min_len, max_len, numbers, insert, key, toks, 0, t_table, t_bytes, t_off,
+                t_stop, counts,
             )  # fmt: skip
         else:
-            n = decode(buf, offsets[d], offsets[d + 1], cps, lower, lowercase)
-            i = 0
-            while i < n:
-                if not cls[cps[i]] & _WORD:
-                    i += 1
-                    continue
-                kind = KIND_WORD
-                if rich:
-                    e, kind, _ = rich_token(cps, i, n, cls, schemes)
-                else:
-                    e = i
-                    while e < n and cls[cps[e]] & _WORD:
-                        e += 1
-                s = i
-                i = e
-                if kind == KIND_WORD and not numbers:
-                    digits_only = True
-                    for p in range(s, e):
-                        if not cls[cps[p]] & _DIGIT:
-                            digits_only = False
-                            break
-                    if digits_only:
-                        continue
-                if (kind == KIND_NUMBER and not numbers) or e - s < min_len or e - s > max_len:
-                    continue
-                length = encode(cps, s, e, key)
-                h = token_hash(key, length)
-                tid, slot = find_token(t_table, t_bytes, t_off, key, length, h)
-                if tid < 0 and insert:
-                    tid = add_token(t_table, t_bytes, t_off, t_stop, counts, key, length, h, slot)
-                if tid >= 0 and t_stop[tid]:
-                    continue
-                toks[n_toks] = tid
-                n_toks += 1
+            # ASCII runs 8 bytes at a time, the spans around non-ASCII bytes decoded
+            n_toks = 0
+            pos, stop = offsets[d], offsets[d + 1]
+            while True:
+                a, b = (stop, stop) if is_ascii[d] else unicode_span(buf, pos, stop, MIN_GAP)
+                n_toks = scan_ascii(
+                    buf, pos, a, lowercase, min_len, max_len, numbers, insert, key64, key,
+                    toks, n_toks, t_table, t_bytes, t_off, t_stop, counts,
+                )  # fmt: skip
+                if a == stop:
+                    break
+                n_toks = scan_unicode(
+                    buf, a, b, cps, cls, lower, lowercase, rich, schemes, min_len, max_len,
+                    numbers, insert, key, toks, n_toks, t_table, t_bytes, t_off, t_stop,
+                    counts,
+                )  # fmt: skip
+                pos = b
         row_start = doc_off[d]
         for g in range(min_n, max_n + 1):
             if g == 1:

@@ -102,16 +102,18 @@ def load8(buf, j, end):
 @nb.njit(cache=True, inline="always")
 def scan_ascii(
     buf, start, end, lowercase, min_len, max_len, numbers, insert,
-    key64, key, toks, t_table, t_bytes, t_off, t_stop, counts,
+    key64, key, toks, n_toks, t_table, t_bytes, t_off, t_stop, counts,
 ):  # fmt: skip
-    """Token ids of the ASCII document buf[start:end] into toks; returns how many.
+    """Token ids of the ASCII text buf[start:end] into toks from ``toks[n_toks]`` on;
+    returns the new count. ``end`` must be a token boundary (a document end or
+    the start of a token that :func:`unicode_span` hands to the decoding path);
+    nothing at or after ``end`` is read.
 
     The rules of the default word pattern: maximal runs of word characters of
     ``min_len..max_len`` bytes (all-digit runs dropped unless ``numbers``),
     lower-cased if asked, stop words dropped, unseen tokens inserted (``insert``)
     or kept as -1. ``key64``/``key`` are one scratch buffer seen as uint64/uint8.
     """
-    n_toks = 0
     j = start
     while j < end:
         w = load8(buf, j, end)
@@ -172,3 +174,52 @@ def scan_ascii(
         toks[n_toks] = tid
         n_toks += 1
     return n_toks
+
+
+@nb.njit(cache=True, inline="always")
+def _ascii_word(b):
+    """Whether the byte b is an ASCII word character ([0-9A-Za-z_])."""
+    c = b | 0x20
+    return (0x61 <= c <= 0x7A) or (0x30 <= b <= 0x39) or b == 0x5F
+
+
+@nb.njit(cache=True, inline="always")
+def next_high(buf, j, end):
+    """Index of the first byte >= 0x80 in buf[j:end], or ``end``; 8 bytes at a time."""
+    while j + 8 <= end:
+        high = load8(buf, j, end) & _HIGH
+        if high != 0:
+            return j + _first(high)
+        j += 8
+    while j < end and buf[j] < 0x80:
+        j += 1
+    return j
+
+
+@nb.njit(cache=True, inline="always")
+def unicode_span(buf, start, end, min_gap):
+    """(a, b): the next part of the UTF-8 text buf[start:end] that the decoding path
+    must take, or (end, end) if buf[start:end] is all ASCII.
+
+    Tokens never cross an ASCII non-word byte, so the span runs from the start of
+    the token holding the first non-ASCII byte (just after the ASCII non-word byte
+    before it, or ``start``) to the next ASCII non-word byte past every non-ASCII
+    byte of it (or ``end``); spans closer than ``min_gap`` ASCII bytes are joined
+    into one, as scanning so short a run 8 bytes at a time gains nothing.
+    """
+    h = next_high(buf, start, end)
+    if h == end:
+        return end, end
+    a = h
+    while a > start and _ascii_word(buf[a - 1]):
+        a -= 1
+    b = h
+    while True:
+        while b < end and (buf[b] >= 0x80 or _ascii_word(buf[b])):
+            b += 1
+        if b == end:
+            return a, b
+        h = next_high(buf, b, min(b + min_gap, end))
+        if h == min(b + min_gap, end):
+            return a, b
+        b = h
