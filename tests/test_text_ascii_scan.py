@@ -163,3 +163,25 @@ def test_count_vectorizer_on_mixed_text_equals_scikit_learn(settings):
     assert list(ours.get_feature_names_out()) == list(theirs.get_feature_names_out())
     unseen = mixed_docs(30, seed=15, share=0.05)
     assert_same_matrix(ours.transform(unseen), theirs.transform(unseen))
+
+
+@pytest.mark.parametrize(
+    "settings", [{}, {"lowercase": False, "token_pattern": r"(?u)\b\w+\b"}, {"ngram_range": (1, 2)}]
+)
+def test_latin1_bytes_decoded_by_the_pass_equal_scikit_learn(settings):
+    """latin-1 bytes go to the compiled pass undecoded: every byte value, in words
+    and between them, in documents of bytes only and mixed with str documents."""
+    rng = np.random.default_rng(21)
+    latin1 = [
+        doc.encode("latin-1", "replace") for doc in mixed_docs(150, seed=22, share=0.05)
+    ]
+    every_byte = bytes(range(256))
+    latin1 += [every_byte, every_byte[::-1], b"caf\xe9 CAF\xc9 \xdf\xb5\xff \xa3\xc25m",
+               rng.integers(0, 256, 5000, dtype=np.uint8).tobytes()]  # fmt: skip
+    for docs in (latin1, [*latin1, "na\u00efve \u03a3\u039f\u03a3 text"]):
+        ours = CountVectorizer(encoding="latin-1", **settings)
+        theirs = sk.CountVectorizer(encoding="latin-1", **settings)
+        assert_same_matrix(ours.fit_transform(docs), theirs.fit_transform(docs))
+        assert list(ours.get_feature_names_out()) == list(theirs.get_feature_names_out())
+        unseen = latin1[::-7]
+        assert_same_matrix(ours.transform(unseen), theirs.transform(unseen))

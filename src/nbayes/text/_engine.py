@@ -263,13 +263,13 @@ class Vocabulary:
         self.t_where = _filled(self.t_where, self.n_tokens + 1)
         self.g_where = _filled(self.g_where, self.n_grams + 1)
         n_stream = 0
-        for first, buf, offsets, is_ascii in text.chunks(start, stop):
+        for first, buf, offsets, form in text.chunks(start, stop):
             n_docs = len(offsets) - 1
             rows = doc_off[first - start : first - start + n_docs + 1]
             next_doc, stopped = 0, (-1, -1)
             while True:
                 next_doc, n_stream = kernels.analyze(
-                    buf, offsets, is_ascii, next_doc, *tables, *self._tokens(),
+                    buf, offsets, form, next_doc, *tables, *self._tokens(),
                     *self._grams(), self.counts, stream, n_stream, rows, tally, data,
                     self.t_where, self.g_where,
                 )  # fmt: skip

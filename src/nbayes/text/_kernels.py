@@ -63,6 +63,7 @@ from nbayes.text._kernels_unicode import (
     KIND_NUMBER,
     KIND_WORD,
     decode,
+    decode_latin1,
     encode,
     rich_token,
 )
@@ -86,6 +87,9 @@ __all__ = [
 # ASCII bytes between two non-ASCII ones below which a document is decoded straight
 # through, not switched to the 8-bytes-at-a-time scan and back (two loads' worth)
 MIN_GAP = 16
+
+# Text.form: how a document's bytes are to be read (nbayes.text._encode)
+FORM_UTF8, FORM_ASCII, FORM_LATIN1 = 0, 1, 2
 
 # opts layout (int64 array)
 LOWERCASE, RICH, MIN_LEN, MAX_LEN, NUMBERS, MIN_N, MAX_N, INSERT = range(8)
@@ -123,14 +127,18 @@ def _has_room(
 
 @nb.njit(cache=True, nogil=True)
 def scan_unicode(
-    buf, start, end, cps, cls, lower, lowercase, rich, schemes, min_len, max_len, numbers,
-    insert, key, toks, n_toks, t_table, t_bytes, t_off, t_stop, counts,
+    buf, start, end, latin1, cps, cls, lower, lowercase, rich, schemes, min_len, max_len,
+    numbers, insert, key, toks, n_toks, t_table, t_bytes, t_off, t_stop, counts,
 ):  # fmt: skip
-    """Token ids of the UTF-8 text buf[start:end] (whole tokens: ``start`` and ``end``
-    are token boundaries), decoded to code points, into toks from ``toks[n_toks]``
-    on; returns the new count. The rules are :func:`analyze`'s; ``cps`` and ``key``
-    are scratch buffers (code points, UTF-8 of one token)."""
-    n = decode(buf, start, end, cps, lower, lowercase)
+    """Token ids of the UTF-8 (or, with ``latin1``, latin-1) text buf[start:end]
+    (whole tokens: ``start`` and ``end`` are token boundaries), decoded to code
+    points, into toks from ``toks[n_toks]`` on; returns the new count. The rules are
+    :func:`analyze`'s; ``cps`` and ``key`` are scratch buffers (code points, UTF-8 of
+    one token)."""
+    if latin1:
+        n = decode_latin1(buf, start, end, cps, lower, lowercase)
+    else:
+        n = decode(buf, start, end, cps, lower, lowercase)
     i = 0
     while i < n:
         if not cls[cps[i]] & _WORD:
@@ -169,11 +177,15 @@ def scan_unicode(
 
 @nb.njit(cache=True, nogil=True)
 def analyze(
-    buf, offsets, is_ascii, first_doc, cls, lower, opts, schemes,
+    buf, offsets, form, first_doc, cls, lower, opts, schemes,
     t_table, t_bytes, t_off, t_stop, g_table, g_toks, g_off, counts,
     stream, n_stream, doc_off, tally, data, t_where, g_where,
 ):  # fmt: skip
     """Append the feature stream of documents first_doc.. to stream.
+
+    ``form[d]`` says how document d's bytes read (``FORM_*``): ASCII ones are
+    scanned 8 bytes at a time; in UTF-8 and latin-1 ones, so are the ASCII runs,
+    and the spans around non-ASCII bytes are decoded (:func:`scan_unicode`).
 
     A stream entry is a token id (a unigram) or ``-1 - n-gram id``, in the
     order scikit-learn's analyzer yields features. ``doc_off[d + 1]`` is where
@@ -219,9 +231,10 @@ def analyze(
             return d, n_stream
         if tally and n_stream + (new + 1) * orders > data.shape[0]:
             return d, n_stream
+        latin1 = form[d] == FORM_LATIN1
         if rich:
             n_toks = scan_unicode(
-                buf, offsets[d], offsets[d + 1], cps, cls, lower, lowercase, rich, schemes,
+                buf, offsets[d], offsets[d + 1], latin1, cps, cls, lower, lowercase, rich, schemes,
                 min_len, max_len, numbers, insert, key, toks, 0, t_table, t_bytes, t_off,
                 t_stop, counts,
             )  # fmt: skip
@@ -230,7 +243,9 @@ def analyze(
             n_toks = 0
             pos, stop = offsets[d], offsets[d + 1]
             while True:
-                a, b = (stop, stop) if is_ascii[d] else unicode_span(buf, pos, stop, MIN_GAP)
+                a, b = stop, stop
+                if form[d] != FORM_ASCII:
+                    a, b = unicode_span(buf, pos, stop, MIN_GAP)
                 n_toks = scan_ascii(
                     buf, pos, a, lowercase, min_len, max_len, numbers, insert, key64, key,
                     toks, n_toks, t_table, t_bytes, t_off, t_stop, counts,
@@ -238,7 +253,7 @@ def analyze(
                 if a == stop:
                     break
                 n_toks = scan_unicode(
-                    buf, a, b, cps, cls, lower, lowercase, rich, schemes, min_len, max_len,
+                    buf, a, b, latin1, cps, cls, lower, lowercase, rich, schemes, min_len, max_len,
                     numbers, insert, key, toks, n_toks, t_table, t_bytes, t_off, t_stop,
                     counts,
                 )  # fmt: skip

@@ -198,8 +198,8 @@ def next_high(buf, j, end):
 
 @nb.njit(cache=True, inline="always")
 def unicode_span(buf, start, end, min_gap):
-    """(a, b): the next part of the UTF-8 text buf[start:end] that the decoding path
-    must take, or (end, end) if buf[start:end] is all ASCII.
+    """(a, b): the next part of the UTF-8 (or latin-1) text buf[start:end] that the
+    decoding path must take, or (end, end) if buf[start:end] is all ASCII.
 
     Tokens never cross an ASCII non-word byte, so the span runs from the start of
     the token holding the first non-ASCII byte (just after the ASCII non-word byte
