@@ -108,6 +108,8 @@ def encode_documents(
     ascii_safe = codec in _ASCII_SAFE
     other = LATIN1 if codec == "iso8859-1" else UTF8  # the form of non-ASCII bytes
     if ascii_safe and docs and set(map(type, docs)) == {bytes}:
+        if other == LATIN1:  # all read as they are: the pass finds any non-ASCII bytes
+            return _text(docs, np.full(len(docs), LATIN1, np.uint8))
         # all bytes: redo only the non-ASCII documents in Python (bytes.isascii is a
         # word-at-a-time C loop), unless they are latin-1; the rest are used as they are
         is_ascii = np.fromiter(map(bytes.isascii, docs), bool, len(docs))
