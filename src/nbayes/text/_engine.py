@@ -397,4 +397,8 @@ class Vocabulary:
 
     def sort_names(self) -> NDArray[np.intp]:
         """:meth:`sorted_order`, computed here and now."""
-        return _sort.name_order(*self.name_bytes())
+        if self.n_grams == 0:  # the token table holds every name as it is
+            n = self.n_tokens
+            return _sort.name_order(self.t_bytes, self.t_off[:n], self.t_off[1 : n + 1])
+        out, offsets = self.name_bytes()
+        return _sort.name_order(out, offsets[:-1], offsets[1:] - 1)

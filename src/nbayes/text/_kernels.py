@@ -42,6 +42,7 @@ from nbayes.text._kernels_output import (
     murmur3_32,
     prefix_keys,
     renumber,
+    sort_ties,
     to_columns,
 )
 from nbayes.text._kernels_table import (
@@ -81,6 +82,7 @@ __all__ = [
     "prefix_keys",
     "rehash",
     "renumber",
+    "sort_ties",
     "to_columns",
 ]
 
