@@ -38,6 +38,7 @@ def threads(monkeypatch):
 
     def set_threads(on: bool) -> None:
         monkeypatch.setattr(_parallel, "MIN_BYTES", 0)
+        monkeypatch.setattr(_parallel, "MIN_ENTRIES", 0)
         monkeypatch.setenv("NBAYES_TEXT_THREADS", "2" if on else "1")
 
     return set_threads
@@ -149,3 +150,35 @@ def test_small_chunks_and_short_streams_change_nothing(threads, monkeypatch, two
     assert small.vocabulary_ == usual.vocabulary_
     assert same(small.transform(test), T_usual)
     assert Tokenizer(ngram_range=(1, 2)).tokenize_many(train) == tokens
+
+
+@pytest.mark.parametrize("dropped", [0.0, 0.3, 1.0])
+def test_columns_written_in_two_threads_equal_one(threads, dropped):
+    """The matrix's columns written in two halves of the rows (the first half's
+    dropped entries leave a gap the second half is moved down over) equal the one
+    pass of the kernel: indptr, columns and values."""
+    from nbayes.text._engine import _kernels
+
+    rng = np.random.default_rng(7)
+    n_rows, n_tok, n_gram = 500, 300, 40
+    indptr = np.concatenate([[0], np.cumsum(rng.integers(0, 30, n_rows))]).astype(np.int64)
+    entries = rng.integers(-n_gram, n_tok, indptr[-1]).astype(np.int32)
+    counts = rng.integers(1, 9, indptr[-1]).astype(np.int32)
+    column = rng.permutation(n_tok + n_gram).astype(np.int64)
+    column[rng.random(n_tok + n_gram) < dropped] = -1
+    col_tok, col_gram = column[:n_tok], column[n_tok:]
+    one = entries.copy()
+    values_one = np.empty(len(one), np.int64)
+    ptr_one, kept_one = _kernels().to_columns(
+        indptr, one, counts, col_tok, col_gram, one, values_one
+    )
+    threads(True)
+    two = entries.copy()
+    values_two = np.empty(len(two), np.int64)
+    ptr_two, kept_two = _parallel.to_columns(
+        indptr, two, counts, col_tok, col_gram, two, values_two
+    )
+    assert kept_two == kept_one
+    assert np.array_equal(ptr_two, ptr_one)
+    assert np.array_equal(two[:kept_two], one[:kept_one])
+    assert np.array_equal(values_two[:kept_two], values_one[:kept_one])

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes.text import _sort, _unicode
+from nbayes.text import _parallel, _sort, _unicode
 from nbayes.text._encode import Text, encode_documents, read_documents  # noqa: F401 (API)
 
 _SCHEMES = ("http://", "https://", "ftp://", "www.")
@@ -228,8 +228,6 @@ class Vocabulary:
         With ``sort``, the two threads' pass starts :meth:`sorted_order` in its second
         thread as soon as the vocabulary is complete.
         """
-        from nbayes.text import _parallel
-
         dtype = self.stream_dtype(text.n_bytes())
         if _parallel.worth_splitting(text):
             return _parallel.analyze(self, text, insert, tally, dtype, sort)
@@ -365,7 +363,8 @@ class Vocabulary:
         (dropped where negative); indices int32 where they fit, data of ``dtype``.
 
         The indices are written over ``entries`` (consumed): entry p lands at k <= p,
-        after it is read, so the matrix's indices cost no fresh memory.
+        after it is read, so the matrix's indices cost no fresh memory. Large inputs
+        run in two threads (:func:`nbayes.text._parallel.to_columns`).
         """
         n_tok = self.n_tokens
         if max(len(column), len(entries)) >= 2**31:
@@ -377,7 +376,7 @@ class Vocabulary:
             columns = entries.view(np.int32)
         counts = np.ascontiguousarray(counts)
         values = counts if counts.dtype == np.dtype(dtype) else np.empty(len(counts), dtype)
-        indptr, kept = _kernels().to_columns(
+        indptr, kept = _parallel.to_columns(
             indptr, entries, counts, column[:n_tok], column[n_tok:], columns, values
         )
         return indptr, columns[:kept], values[:kept]

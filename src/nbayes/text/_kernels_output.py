@@ -244,7 +244,7 @@ def frequencies(entries, counts, n_tok, n_features):
     return df, tf
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def to_columns(indptr, entries, counts, col_tok, col_gram, columns, values):
     """CSR rows of stream entries -> rows of matrix columns, in place of a gather.
 

@@ -19,6 +19,8 @@ import numpy as np
 
 # below this many bytes a second thread costs more than it saves
 MIN_BYTES = 4_000_000
+# below this many CSR entries, the same for writing the matrix's columns
+MIN_ENTRIES = 1 << 18
 
 
 def n_threads() -> int:
@@ -135,3 +137,32 @@ def analyze(vocab, text, insert: bool, tally: bool, dtype: np.dtype, sort: bool 
         data[n_a:] = data_b
         return doc_off, stream, data
     return stream, doc_off
+
+
+def to_columns(indptr, entries, counts, col_tok, col_gram, columns, values):
+    """The compiled ``to_columns`` (see :meth:`Vocabulary.to_columns`) over the rows
+    in two halves (by entries), the second in another thread, where ``columns`` is
+    ``entries`` (each half then writes only over its own entries); entries the first
+    half dropped leave a gap that the second half's output is moved down over.
+    Returns (indptr, kept) as the kernel does, the same values."""
+    from nbayes.text._engine import _kernels
+
+    kernels = _kernels()
+    n_rows = len(indptr) - 1
+    if columns is not entries or n_rows < 2 or n_threads() < 2 or len(entries) < MIN_ENTRIES:
+        return kernels.to_columns(indptr, entries, counts, col_tok, col_gram, columns, values)
+    cut = int(np.clip(np.searchsorted(indptr, indptr[-1] // 2), 1, n_rows - 1))
+    s = int(indptr[cut])
+    with ThreadPoolExecutor(1) as pool:
+        job = pool.submit(
+            kernels.to_columns, indptr[cut:] - s, entries[s:], counts[s:], col_tok, col_gram,
+            columns[s:], values[s:],
+        )  # fmt: skip
+        head, k1 = kernels.to_columns(
+            indptr[: cut + 1], entries[:s], counts[:s], col_tok, col_gram, columns[:s], values[:s]
+        )
+        tail, k2 = job.result()
+    if k1 < s:
+        columns[k1 : k1 + k2] = columns[s : s + k2]
+        values[k1 : k1 + k2] = values[s : s + k2]
+    return np.concatenate([head, tail[1:] + k1]), k1 + k2
