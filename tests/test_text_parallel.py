@@ -54,6 +54,7 @@ SETTINGS = [
     {"ngram_range": (1, 3), "stop_words": "english"},
     {"tokenizer": Tokenizer(kind="rich", stop_words="english"), "ngram_range": (1, 2)},
     {"min_df": 2, "max_features": 20},
+    {"binary": True, "max_features": 25, "ngram_range": (1, 2)},
 ]
 
 
@@ -182,3 +183,22 @@ def test_columns_written_in_two_threads_equal_one(threads, dropped):
     assert np.array_equal(ptr_two, ptr_one)
     assert np.array_equal(two[:kept_two], one[:kept_one])
     assert np.array_equal(values_two[:kept_two], values_one[:kept_one])
+
+
+def test_frequencies_counted_during_the_fold_equal_a_count_of_the_stream(threads):
+    """A two-thread fit counts the second half's frequencies while the vocabularies
+    are folded, then the first half's, and adds them mapped to the folded ids:
+    the same document and corpus frequencies as counting the joined stream."""
+    from nbayes.text import _engine
+
+    threads(True)
+    vocab = _engine.Vocabulary(_engine.Rules(ngram_range=(1, 2)))
+    vocab.add_stop_words(["the", "and"])
+    text = _engine.encode_documents(corpus(300, 8))
+    indptr, entries, counts = vocab.analyze(text, True, tally=True, sort=True)
+    n_features, df, tf = vocab.counted
+    assert n_features == vocab.n_features
+    vocab.counted = None  # count the joined stream afresh
+    df_all, tf_all = vocab.frequencies(entries, counts)
+    assert np.array_equal(df, df_all) and np.array_equal(tf, tf_all)
+    assert df.sum() == len(entries) and tf.sum() == counts.sum()

@@ -119,6 +119,7 @@ class Vocabulary:
         self.t_where = np.full(256, -1, np.int64)
         self.g_where = np.full(256, -1, np.int64)
         self.sort_job = None  # a sorted_order() under way in another thread
+        self.counted = None  # (n_features, df, tf): frequencies() the pass counted
 
     @property
     def n_tokens(self) -> int:
@@ -356,7 +357,11 @@ class Vocabulary:
         self, entries: NDArray[np.int64], counts: NDArray[np.int64]
     ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """Document and corpus frequency per feature index, shapes (n_features,),
-        of CSR rows of distinct stream entries with their counts."""
+        of CSR rows of distinct stream entries with their counts (those the
+        two-thread pass of a fit counted, if this is its stream)."""
+        counted, self.counted = self.counted, None
+        if counted is not None and counted[0] == self.n_features:
+            return counted[1], counted[2]
         return _kernels().frequencies(entries, counts, self.n_tokens, self.n_features)
 
     def to_columns(self, indptr, entries, counts, column: NDArray[np.int64], dtype):

@@ -97,9 +97,13 @@ def analyze(vocab, text, insert: bool, tally: bool, dtype: np.dtype, sort: bool 
     """:meth:`Vocabulary.analyze` over two halves of the documents in two threads
     (streams of ``dtype``, chosen for the whole input). With ``sort``, the second
     thread then sorts the vocabulary (:meth:`Vocabulary.sorted_order`) while this one
-    joins the two streams."""
+    joins the two streams; with ``sort`` and ``tally`` (a fit), it first counts the
+    second half's feature frequencies while this thread folds the vocabularies, and
+    this one then counts the first half's and adds the two
+    (:meth:`Vocabulary.frequencies` returns them)."""
     from nbayes.text._engine import _kernels, _resize
 
+    kernels = _kernels()
     offsets = text.offsets
     cut = int(np.clip(np.searchsorted(offsets, offsets[-1] // 2), 1, text.n_docs - 1))
     n_tok0, n_gram0 = vocab.n_tokens, vocab.n_grams
@@ -109,6 +113,11 @@ def analyze(vocab, text, insert: bool, tally: bool, dtype: np.dtype, sort: bool 
         job = pool.submit(other.analyze_serial, text, cut, text.n_docs, insert, tally, dtype)
         first = vocab.analyze_serial(text, 0, cut, insert, tally, dtype)
         second = job.result()
+        counted = None
+        if sort and tally and insert:
+            counted = pool.submit(
+                kernels.frequencies, second[1], second[2], other.n_tokens, other.n_features
+            )
         if insert:
             tok_map, gram_map = _fold(vocab, other, n_tok0, n_gram0)
         if sort:
@@ -127,7 +136,7 @@ def analyze(vocab, text, insert: bool, tally: bool, dtype: np.dtype, sort: bool 
     stream = stream_a
     _resize(stream, n_a + n_b)
     if insert:
-        _kernels().renumber(stream_b, tok_map, gram_map, stream[n_a:])
+        kernels.renumber(stream_b, tok_map, gram_map, stream[n_a:])
     else:
         stream[n_a:] = stream_b
     doc_off = np.concatenate([off_a, off_b[1:] + off_a[-1]])
@@ -135,6 +144,13 @@ def analyze(vocab, text, insert: bool, tally: bool, dtype: np.dtype, sort: bool 
         data = data_a
         _resize(data, n_a + n_b)
         data[n_a:] = data_b
+        if counted is not None:
+            df, tf = kernels.frequencies(stream[:n_a], data[:n_a], vocab.n_tokens, vocab.n_features)
+            df_b, tf_b = counted.result()
+            where = np.concatenate([tok_map, vocab.n_tokens + gram_map])  # one-to-one
+            df[where] += df_b
+            tf[where] += tf_b
+            vocab.counted = vocab.n_features, df, tf
         return doc_off, stream, data
     return stream, doc_off
 
