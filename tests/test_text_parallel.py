@@ -195,10 +195,26 @@ def test_frequencies_counted_during_the_fold_equal_a_count_of_the_stream(threads
     vocab = _engine.Vocabulary(_engine.Rules(ngram_range=(1, 2)))
     vocab.add_stop_words(["the", "and"])
     text = _engine.encode_documents(corpus(300, 8))
-    indptr, entries, counts = vocab.analyze(text, True, tally=True, sort=True)
+    _, entries, counts = vocab.analyze(text, True, tally=True, sort=True)
     n_features, df, tf = vocab.counted
     assert n_features == vocab.n_features
     vocab.counted = None  # count the joined stream afresh
     df_all, tf_all = vocab.frequencies(entries, counts)
     assert np.array_equal(df, df_all) and np.array_equal(tf, tf_all)
     assert df.sum() == len(entries) and tf.sum() == counts.sum()
+
+
+def test_folded_tokens_are_found_in_the_table_at_their_ids(threads):
+    """After the fold (ids in the second half's order of appearance, table slots
+    taken in its table's slot order), looking every token's bytes up in the table
+    finds it at its own id and inserts nothing."""
+    from nbayes.text import _engine
+
+    threads(True)
+    vocab = _engine.Vocabulary(_engine.Rules())
+    vocab.analyze(_engine.encode_documents(corpus(400, 9)), True, tally=True)
+    n_tok = vocab.n_tokens
+    names = vocab.t_bytes[: vocab.t_off[n_tok]]
+    ids = _engine._kernels().intern_tokens(names, vocab.t_off[: n_tok + 1], *vocab._tokens(),
+                                           vocab.counts)  # fmt: skip
+    assert np.array_equal(ids, np.arange(n_tok)) and vocab.n_tokens == n_tok

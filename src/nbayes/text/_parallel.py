@@ -68,9 +68,16 @@ def _clone(vocab, insert: bool):
     return other
 
 
-def _fold(vocab, other, n_tok0: int, n_gram0: int):
+def _fold(vocab, other, n_tok0: int, n_gram0: int, pool, second=None):
     """Intern ``other``'s tokens and n-grams added after (n_tok0, n_gram0) into
-    ``vocab``; returns (token map, n-gram map) from ``other``'s ids to ``vocab``'s."""
+    ``vocab``; returns (token map, n-gram map) from ``other``'s ids to ``vocab``'s,
+    and the frequencies job below.
+
+    The look-ups of ``other``'s tokens are split in two, the second half of its
+    table's slots in ``pool``'s thread, which then (given the tally ``second``,
+    ``other``'s (indptr, entries, counts)) counts its frequencies in ``other``'s ids:
+    a future of (df, tf), or None.
+    """
     from nbayes.text._engine import _kernels
 
     kernels = _kernels()
@@ -80,17 +87,29 @@ def _fold(vocab, other, n_tok0: int, n_gram0: int):
     t_lo, t_hi = other.t_off[n_tok0], other.t_off[n_tok]
     g_lo, g_hi = other.g_off[n_gram0], other.g_off[n_gram]
     vocab.reserve(n_tok - n_tok0, int(t_hi - t_lo), n_gram - n_gram0, int(g_hi - g_lo))
+    b_tokens = other.t_table, other.t_bytes, other.t_off, n_tok0
+    half = len(other.t_table) // 4  # of its slots
+    table, t_bytes, t_off, t_stop = vocab._tokens()
+    job = None
     if n_tok > n_tok0:
-        kernels.fold_tokens(
-            other.t_table, other.t_bytes, other.t_off, n_tok0, *vocab._tokens(), vocab.counts,
-            tok_map,
-        )  # fmt: skip
+        job = pool.submit(
+            kernels.fold_lookup, *b_tokens, half, 2 * half, table, t_bytes, t_off, tok_map
+        )
+    counted = None
+    if second is not None:
+        counted = pool.submit(
+            kernels.frequencies, second[1], second[2], other.n_tokens, other.n_features
+        )
+    if n_tok > n_tok0:
+        kernels.fold_lookup(*b_tokens, 0, half, table, t_bytes, t_off, tok_map)
+        job.result()
+        kernels.fold_insert(*b_tokens, table, t_bytes, t_off, t_stop, vocab.counts, tok_map)
     if n_gram > n_gram0:
         gram_map[n_gram0:] = kernels.intern_grams(
             tok_map[other.g_toks[g_lo:g_hi]], other.g_off[n_gram0 : n_gram + 1] - g_lo,
             *vocab._grams(), vocab.counts,
         )  # fmt: skip
-    return tok_map, gram_map
+    return tok_map, gram_map, counted
 
 
 def analyze(vocab, text, insert: bool, tally: bool, dtype: np.dtype, sort: bool = False):
@@ -114,12 +133,9 @@ def analyze(vocab, text, insert: bool, tally: bool, dtype: np.dtype, sort: bool 
         first = vocab.analyze_serial(text, 0, cut, insert, tally, dtype)
         second = job.result()
         counted = None
-        if sort and tally and insert:
-            counted = pool.submit(
-                kernels.frequencies, second[1], second[2], other.n_tokens, other.n_features
-            )
         if insert:
-            tok_map, gram_map = _fold(vocab, other, n_tok0, n_gram0)
+            count = second if sort and tally else None
+            tok_map, gram_map, counted = _fold(vocab, other, n_tok0, n_gram0, pool, count)
         if sort:
             vocab.sort_job = pool.submit(vocab.sort_names)
             vocab.sort_job.n_features = vocab.n_features
