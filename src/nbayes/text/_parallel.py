@@ -86,10 +86,9 @@ def _fold(vocab, other, n_tok0: int, n_gram0: int, pool, second=None):
     gram_map = np.arange(n_gram, dtype=np.int64)
     t_lo, t_hi = other.t_off[n_tok0], other.t_off[n_tok]
     g_lo, g_hi = other.g_off[n_gram0], other.g_off[n_gram]
-    vocab.reserve(n_tok - n_tok0, int(t_hi - t_lo), n_gram - n_gram0, int(g_hi - g_lo))
     b_tokens = other.t_table, other.t_bytes, other.t_off, n_tok0
     half = len(other.t_table) // 4  # of its slots
-    table, t_bytes, t_off, t_stop = vocab._tokens()
+    table, t_bytes, t_off, _ = vocab._tokens()  # as they are for the look-ups
     job = None
     if n_tok > n_tok0:
         job = pool.submit(
@@ -103,7 +102,12 @@ def _fold(vocab, other, n_tok0: int, n_gram0: int, pool, second=None):
     if n_tok > n_tok0:
         kernels.fold_lookup(*b_tokens, 0, half, table, t_bytes, t_off, tok_map)
         job.result()
-        kernels.fold_insert(*b_tokens, table, t_bytes, t_off, t_stop, vocab.counts, tok_map)
+    # room for the tokens not found only (the table then seldom grows here, and so
+    # seldom shrinks again in compact()); look-ups and ids are unaffected by a rehash
+    missing = int(np.count_nonzero(tok_map[n_tok0:] < 0))
+    vocab.reserve(missing, int(t_hi - t_lo), n_gram - n_gram0, int(g_hi - g_lo))
+    if missing:
+        kernels.fold_insert(*b_tokens, *vocab._tokens(), vocab.counts, tok_map)
     if n_gram > n_gram0:
         gram_map[n_gram0:] = kernels.intern_grams(
             tok_map[other.g_toks[g_lo:g_hi]], other.g_off[n_gram0 : n_gram + 1] - g_lo,
