@@ -243,25 +243,28 @@ def analyze(
                 t_stop, counts,
             )  # fmt: skip
         else:
-            # ASCII runs 8 bytes at a time, the spans around non-ASCII bytes decoded
+            # ASCII runs 8 bytes at a time up to a non-ASCII byte, then the span
+            # around it decoded: [pos, limit) to scan, then [a, b) to decode
             n_toks = 0
             pos, stop = offsets[d], offsets[d + 1]
+            limit, a, b = stop, stop, stop
             while True:
-                a, b = stop, stop
-                if form[d] != FORM_ASCII:
-                    a, b = unicode_span(buf, pos, stop, MIN_GAP)
-                n_toks = scan_ascii(
-                    buf, pos, a, lowercase, min_len, max_len, numbers, insert, key64, key,
+                n_toks, at = scan_ascii(
+                    buf, pos, limit, lowercase, min_len, max_len, numbers, insert, key64, key,
                     toks, n_toks, t_table, t_bytes, t_off, t_stop, counts,
                 )  # fmt: skip
-                if a == stop:
+                if at < limit:  # stopped before a non-ASCII byte
+                    a, b = unicode_span(buf, at, stop, MIN_GAP)
+                    pos, limit = at, a
+                    continue
+                if limit == stop:
                     break
                 n_toks = scan_unicode(
                     buf, a, b, latin1, cps, cls, lower, lowercase, rich, schemes, min_len, max_len,
                     numbers, insert, key, toks, n_toks, t_table, t_bytes, t_off, t_stop,
                     counts,
                 )  # fmt: skip
-                pos = b
+                pos, limit = b, stop
         row_start = doc_off[d]
         for g in range(min_n, max_n + 1):
             if g == 1:

@@ -104,10 +104,12 @@ def scan_ascii(
     buf, start, end, lowercase, min_len, max_len, numbers, insert,
     key64, key, toks, n_toks, t_table, t_bytes, t_off, t_stop, counts,
 ):  # fmt: skip
-    """Token ids of the ASCII text buf[start:end] into toks from ``toks[n_toks]`` on;
-    returns the new count. ``end`` must be a token boundary (a document end or
-    the start of a token that :func:`unicode_span` hands to the decoding path);
-    nothing at or after ``end`` is read.
+    """Token ids of the text buf[start:end] into toks from ``toks[n_toks]`` on, up
+    to its first non-ASCII byte; returns the new count and where it stopped: ``end``,
+    or the token boundary before the 8 bytes holding the first non-ASCII byte (the
+    start of the token reaching it, or the start of those 8 bytes), from which
+    :func:`unicode_span` takes over. ``end`` must be a token boundary (a document
+    end or the start of a span to decode); nothing at or after ``end`` is read.
 
     The rules of the default word pattern: maximal runs of word characters of
     ``min_len..max_len`` bytes (all-digit runs dropped unless ``numbers``),
@@ -117,6 +119,8 @@ def scan_ascii(
     j = start
     while j < end:
         w = load8(buf, j, end)
+        if w & _HIGH:  # j is a token boundary (a token ended before it, or none began)
+            return n_toks, j
         m = word_bytes(w)
         if m == 0:
             j += 8
@@ -124,6 +128,8 @@ def scan_ascii(
         if (m & np.uint64(0x80)) == 0:  # the token starts further on: load from there
             j += _first(m)
             w = load8(buf, j, end)
+            if w & _HIGH:
+                return n_toks, j
             m = word_bytes(w)
         s = j
         gap = ~m & _HIGH
@@ -144,6 +150,8 @@ def scan_ascii(
             j = s + 8
             while True:
                 w = load8(buf, j, end)
+                if w & _HIGH:  # the token may reach a non-ASCII byte: from its start
+                    return n_toks, s
                 gap = ~word_bytes(w) & _HIGH
                 n = 8 if gap == 0 else _first(gap)
                 if n == 0:
@@ -173,7 +181,7 @@ def scan_ascii(
             continue
         toks[n_toks] = tid
         n_toks += 1
-    return n_toks
+    return n_toks, end
 
 
 @nb.njit(cache=True, inline="always")
