@@ -20,8 +20,8 @@ stream        entries t >= 0 (token t) or -1 - g (n-gram g); int32 where every i
               fits, else int64 (the caller picks).
 
 The parts live in ``_kernels_unicode`` (UTF-8, rich tokens), ``_kernels_table``
-(hashing, interning), ``_kernels_ascii`` (the 8-bytes-at-a-time scan of pure-ASCII
-documents) and ``_kernels_output`` (CSR counting, names, MurmurHash3); this module
+(hashing, interning), ``_kernels_ascii`` (the 8-bytes-at-a-time scan of ASCII
+text) and ``_kernels_output`` (CSR counting, names, MurmurHash3); this module
 holds the pass and is the one the engine imports.
 
 numba's on-disk cache checks only the file of the function it caches: after

@@ -1,6 +1,8 @@
-"""The token scan of pure-ASCII documents, 8 bytes at a time (numba, SWAR).
+"""The token scan of ASCII text, 8 bytes at a time (numba, SWAR): whole ASCII
+documents, and the ASCII runs of any other (the scan stops at the first 8 bytes
+holding a non-ASCII byte; :func:`unicode_span` finds the span to decode).
 
-A document whose bytes are all < 0x80 needs no decoding: a byte is a word
+Text whose bytes are all < 0x80 needs no decoding: a byte is a word
 character (Python's ``\\w`` on ASCII: ``[0-9A-Za-z_]``) by three byte-range tests
 done on a whole uint64 at once, the first non-word byte after a token start is the
 lowest set bit of the inverted mask (count trailing zeros), and upper case is
