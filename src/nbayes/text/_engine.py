@@ -255,10 +255,8 @@ class Vocabulary:
         data = np.empty(capacity if tally else 0, dtype)
         doc_off = np.zeros(stop - start + 1, np.int64)
         if insert:
-            # a first guess at the vocabulary, which grows about as the square root of
-            # the text (Heaps' law; halves of 20 Newsgroups, 18 MB: 91k and 130k tokens,
-            # of BBC news, 2.5 MB: 19k and 21k), so the pass seldom stops to grow and
-            # rehash the tables, and small inputs get no tables far larger than needed
+            # vocabularies grow about as the square root of the text (Heaps' law; 18 MB
+            # halves of 20 Newsgroups: 91k, 130k tokens; 2.5 MB of BBC: 19k, 21k)
             guess = int(20 * n_bytes**0.5)
             self.reserve(guess, 8 * guess, guess * gram_orders, guess * gram_tokens)
         self.t_where = _filled(self.t_where, self.n_tokens + 1)
