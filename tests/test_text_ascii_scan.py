@@ -3,7 +3,9 @@ its byte classes against Python's ``\\w``, and its tokens and matrices against
 Python's ``re`` and scikit-learn on ASCII text built to hit its edge cases (tokens
 ending on and across 8-byte boundaries, at document ends, upper case, digits,
 underscores, control bytes) — the same documents with one non-ASCII character
-appended go through the decoding path, and must give the same tokens."""
+appended, and documents mixing ASCII runs with non-ASCII characters at every
+density (ASCII runs scanned 8 bytes at a time, the spans around non-ASCII bytes
+decoded), must give the same tokens."""
 
 from __future__ import annotations
 
@@ -97,8 +99,8 @@ def test_ascii_tokens_equal_python_re_and_the_decoding_path(options):
     tokenizer = Tokenizer(kind="words", stop_words=None, **options)
     fast = tokenizer.tokenize_many(docs)
     assert fast == [expected_tokens(doc, tokenizer) for doc in docs]
-    # a trailing non-ASCII dash (not a word character) makes the document take
-    # the decoding path
+    # a trailing non-ASCII dash (not a word character): the document is scanned
+    # as ASCII up to the span around the dash, which is decoded
     decoded = tokenizer.tokenize_many([doc + " \u2014" for doc in docs])
     assert decoded == fast
 
@@ -123,3 +125,63 @@ def test_count_vectorizer_on_ascii_edge_text_equals_scikit_learn(settings):
     assert list(ours.get_feature_names_out()) == list(theirs.get_feature_names_out())
     unseen = ascii_docs(20, seed=12)
     assert_same_matrix(ours.transform(unseen), theirs.transform(unseen))
+
+
+def mixed_docs(n_docs: int, seed: int, share: float) -> list[str]:
+    """:func:`ascii_docs` with a ``share`` of their characters swapped for non-ASCII
+    ones (word characters: accented, Greek, CJK letters; non-word: a pound sign, a
+    dash, a no-break space), so ASCII runs and decoded spans meet at every kind of
+    boundary, including inside words and across 8-byte blocks."""
+    rng = np.random.default_rng(seed)
+    others = list("\u00e9\u00c2\u00c9\u03a9\u03b2\u4e2d\u00b2\u00a3\u2014\u00a0\u00df")
+    docs = []
+    for doc in ascii_docs(n_docs, seed):
+        chars = list(doc)
+        for i in np.flatnonzero(rng.random(len(chars)) < share):
+            chars[i] = others[rng.integers(len(others))]
+        docs.append("".join(chars))
+    return docs
+
+
+@pytest.mark.parametrize("share", [0.003, 0.03, 0.3, 1.0])
+@pytest.mark.parametrize("options", [{}, {"lowercase": False, "min_len": 1}, {"numbers": False}])
+def test_documents_mixing_ascii_and_other_text_equal_python_re(share, options):
+    docs = mixed_docs(150, seed=5, share=share)
+    tokenizer = Tokenizer(kind="words", stop_words=None, **options)
+    assert tokenizer.tokenize_many(docs) == [expected_tokens(doc, tokenizer) for doc in docs]
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [{}, {"token_pattern": r"(?u)\b\w+\b", "lowercase": False}, {"ngram_range": (1, 3)}],
+)
+def test_count_vectorizer_on_mixed_text_equals_scikit_learn(settings):
+    docs = [*mixed_docs(200, seed=13, share=0.02), *mixed_docs(20, seed=14, share=0.5)]
+    ours = CountVectorizer(**settings)
+    theirs = sk.CountVectorizer(**settings)
+    assert_same_matrix(ours.fit_transform(docs), theirs.fit_transform(docs))
+    assert list(ours.get_feature_names_out()) == list(theirs.get_feature_names_out())
+    unseen = mixed_docs(30, seed=15, share=0.05)
+    assert_same_matrix(ours.transform(unseen), theirs.transform(unseen))
+
+
+@pytest.mark.parametrize(
+    "settings", [{}, {"lowercase": False, "token_pattern": r"(?u)\b\w+\b"}, {"ngram_range": (1, 2)}]
+)
+def test_latin1_bytes_decoded_by_the_pass_equal_scikit_learn(settings):
+    """latin-1 bytes go to the compiled pass undecoded: every byte value, in words
+    and between them, in documents of bytes only and mixed with str documents."""
+    rng = np.random.default_rng(21)
+    latin1 = [
+        doc.encode("latin-1", "replace") for doc in mixed_docs(150, seed=22, share=0.05)
+    ]
+    every_byte = bytes(range(256))
+    latin1 += [every_byte, every_byte[::-1], b"caf\xe9 CAF\xc9 \xdf\xb5\xff \xa3\xc25m",
+               rng.integers(0, 256, 5000, dtype=np.uint8).tobytes()]  # fmt: skip
+    for docs in (latin1, [*latin1, "na\u00efve \u03a3\u039f\u03a3 text"]):
+        ours = CountVectorizer(encoding="latin-1", **settings)
+        theirs = sk.CountVectorizer(encoding="latin-1", **settings)
+        assert_same_matrix(ours.fit_transform(docs), theirs.fit_transform(docs))
+        assert list(ours.get_feature_names_out()) == list(theirs.get_feature_names_out())
+        unseen = latin1[::-7]
+        assert_same_matrix(ours.transform(unseen), theirs.transform(unseen))

@@ -38,6 +38,7 @@ def threads(monkeypatch):
 
     def set_threads(on: bool) -> None:
         monkeypatch.setattr(_parallel, "MIN_BYTES", 0)
+        monkeypatch.setattr(_parallel, "MIN_ENTRIES", 0)
         monkeypatch.setenv("NBAYES_TEXT_THREADS", "2" if on else "1")
 
     return set_threads
@@ -53,6 +54,7 @@ SETTINGS = [
     {"ngram_range": (1, 3), "stop_words": "english"},
     {"tokenizer": Tokenizer(kind="rich", stop_words="english"), "ngram_range": (1, 2)},
     {"min_df": 2, "max_features": 20},
+    {"binary": True, "max_features": 25, "ngram_range": (1, 2)},
 ]
 
 
@@ -149,3 +151,70 @@ def test_small_chunks_and_short_streams_change_nothing(threads, monkeypatch, two
     assert small.vocabulary_ == usual.vocabulary_
     assert same(small.transform(test), T_usual)
     assert Tokenizer(ngram_range=(1, 2)).tokenize_many(train) == tokens
+
+
+@pytest.mark.parametrize("dropped", [0.0, 0.3, 1.0])
+def test_columns_written_in_two_threads_equal_one(threads, dropped):
+    """The matrix's columns written in two halves of the rows (the first half's
+    dropped entries leave a gap the second half is moved down over) equal the one
+    pass of the kernel: indptr, columns and values."""
+    from nbayes.text._engine import _kernels
+
+    rng = np.random.default_rng(7)
+    n_rows, n_tok, n_gram = 500, 300, 40
+    indptr = np.concatenate([[0], np.cumsum(rng.integers(0, 30, n_rows))]).astype(np.int64)
+    entries = rng.integers(-n_gram, n_tok, indptr[-1]).astype(np.int32)
+    counts = rng.integers(1, 9, indptr[-1]).astype(np.int32)
+    column = rng.permutation(n_tok + n_gram).astype(np.int64)
+    column[rng.random(n_tok + n_gram) < dropped] = -1
+    col_tok, col_gram = column[:n_tok], column[n_tok:]
+    one = entries.copy()
+    values_one = np.empty(len(one), np.int64)
+    ptr_one, kept_one = _kernels().to_columns(
+        indptr, one, counts, col_tok, col_gram, one, values_one
+    )
+    threads(True)
+    two = entries.copy()
+    values_two = np.empty(len(two), np.int64)
+    ptr_two, kept_two = _parallel.to_columns(
+        indptr, two, counts, col_tok, col_gram, two, values_two
+    )
+    assert kept_two == kept_one
+    assert np.array_equal(ptr_two, ptr_one)
+    assert np.array_equal(two[:kept_two], one[:kept_one])
+    assert np.array_equal(values_two[:kept_two], values_one[:kept_one])
+
+
+def test_frequencies_counted_during_the_fold_equal_a_count_of_the_stream(threads):
+    """A two-thread fit counts the second half's frequencies while the vocabularies
+    are folded, then the first half's, and adds them mapped to the folded ids:
+    the same document and corpus frequencies as counting the joined stream."""
+    from nbayes.text import _engine
+
+    threads(True)
+    vocab = _engine.Vocabulary(_engine.Rules(ngram_range=(1, 2)))
+    vocab.add_stop_words(["the", "and"])
+    text = _engine.encode_documents(corpus(300, 8))
+    _, entries, counts = vocab.analyze(text, True, tally=True, sort=True)
+    n_features, df, tf = vocab.counted
+    assert n_features == vocab.n_features
+    vocab.counted = None  # count the joined stream afresh
+    df_all, tf_all = vocab.frequencies(entries, counts)
+    assert np.array_equal(df, df_all) and np.array_equal(tf, tf_all)
+    assert df.sum() == len(entries) and tf.sum() == counts.sum()
+
+
+def test_folded_tokens_are_found_in_the_table_at_their_ids(threads):
+    """After the fold (ids in the second half's order of appearance, table slots
+    taken in its table's slot order), looking every token's bytes up in the table
+    finds it at its own id and inserts nothing."""
+    from nbayes.text import _engine
+
+    threads(True)
+    vocab = _engine.Vocabulary(_engine.Rules())
+    vocab.analyze(_engine.encode_documents(corpus(400, 9)), True, tally=True)
+    n_tok = vocab.n_tokens
+    names = vocab.t_bytes[: vocab.t_off[n_tok]]
+    ids = _engine._kernels().intern_tokens(names, vocab.t_off[: n_tok + 1], *vocab._tokens(),
+                                           vocab.counts)  # fmt: skip
+    assert np.array_equal(ids, np.arange(n_tok)) and vocab.n_tokens == n_tok

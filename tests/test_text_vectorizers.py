@@ -176,16 +176,37 @@ def test_twenty_newsgroups_sample_equals_scikit_learn():
 
 
 def test_sort_by_two_keys_equals_lexsort():
-    """The vocabulary's sort (one argsort, then a lexsort of the runs that share the
-    first key) orders as lexsort does, with many ties in the first key."""
+    """The vocabulary's sort (a sort of the first key's high bits with the index
+    packed below them, then a compiled sort of the runs that share those bits:
+    insertion for short runs, merging for long ones) orders as lexsort does, with
+    many ties in the first key and in its high bits (first keys that differ only in
+    their low bits, as names sharing 6-7 bytes do)."""
     from nbayes.text._sort import by_two_keys
 
     rng = np.random.default_rng(0)
-    for n, spread in [(0, 1), (1, 1), (1000, 5), (1000, 1000), (5000, 2**63)]:
-        first = rng.integers(0, spread, n, dtype=np.uint64)
+    cases = [(0, 1, 0), (1, 1, 0), (1000, 5, 0), (1000, 1000, 0), (5000, 2**63, 0),
+             (5000, 40, 2**20), (3000, 3, 2**40), (300, 2**64 - 1, 1)]  # fmt: skip
+    for n, spread, scale in cases:
+        first = rng.integers(0, spread, n, dtype=np.uint64, endpoint=True)
+        if scale:  # runs of first keys that share all but their low bits
+            first = first * np.uint64(scale) + rng.integers(0, 4, n, dtype=np.uint64)
         second = rng.permutation(n).astype(np.uint64)  # distinct, as names are
         order = by_two_keys(first, second)
-        assert np.array_equal(order, np.lexsort((second, first)))
+        assert np.array_equal(order, np.lexsort((second, first))), (n, spread, scale)
+
+
+@pytest.mark.parametrize("ngram_range", [(1, 1), (1, 2)])
+def test_vocabulary_sort_orders_names_as_python_sorts(ngram_range):
+    """Names sharing long prefixes (16+ bytes), prefixes of each other, non-ASCII:
+    the fitted vocabulary's columns are in Python's sorted order of the names."""
+    stems = ["a" * 20, "ab" * 9, "\u00e9t\u00e9" * 5, "x", "word"]
+    docs = [" ".join(s + t for s in stems for t in ["", "a", "b", "zz", "\u00e0"][: 1 + i % 5])
+            for i in range(40)]  # fmt: skip
+    ours = CountVectorizer(ngram_range=ngram_range).fit(docs)
+    names = list(ours.get_feature_names_out())
+    assert names == sorted(names)
+    assert names == list(sk.CountVectorizer(ngram_range=ngram_range).fit(docs)
+                         .get_feature_names_out())  # fmt: skip
 
 
 def test_fitted_vocabulary_is_compacted_and_still_transforms():

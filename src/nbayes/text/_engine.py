@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes.text import _sort, _unicode
+from nbayes.text import _parallel, _sort, _unicode
 from nbayes.text._encode import Text, encode_documents, read_documents  # noqa: F401 (API)
 
 _SCHEMES = ("http://", "https://", "ftp://", "www.")
@@ -119,6 +119,7 @@ class Vocabulary:
         self.t_where = np.full(256, -1, np.int64)
         self.g_where = np.full(256, -1, np.int64)
         self.sort_job = None  # a sorted_order() under way in another thread
+        self.counted = None  # (n_features, df, tf): frequencies() the pass counted
 
     @property
     def n_tokens(self) -> int:
@@ -228,8 +229,6 @@ class Vocabulary:
         With ``sort``, the two threads' pass starts :meth:`sorted_order` in its second
         thread as soon as the vocabulary is complete.
         """
-        from nbayes.text import _parallel
-
         dtype = self.stream_dtype(text.n_bytes())
         if _parallel.worth_splitting(text):
             return _parallel.analyze(self, text, insert, tally, dtype, sort)
@@ -256,20 +255,20 @@ class Vocabulary:
         data = np.empty(capacity if tally else 0, dtype)
         doc_off = np.zeros(stop - start + 1, np.int64)
         if insert:
-            # a first guess at the vocabulary (20 Newsgroups: 36 MB, 174k tokens), so
-            # the pass seldom stops to grow and rehash the tables
-            guess = n_bytes // 256
+            # vocabularies grow about as the square root of the text (Heaps' law; 18 MB
+            # halves of 20 Newsgroups: 91k, 130k tokens; 2.5 MB of BBC: 19k, 21k)
+            guess = int(20 * n_bytes**0.5)
             self.reserve(guess, 8 * guess, guess * gram_orders, guess * gram_tokens)
         self.t_where = _filled(self.t_where, self.n_tokens + 1)
         self.g_where = _filled(self.g_where, self.n_grams + 1)
         n_stream = 0
-        for first, buf, offsets, is_ascii in text.chunks(start, stop):
+        for first, buf, offsets, form in text.chunks(start, stop):
             n_docs = len(offsets) - 1
             rows = doc_off[first - start : first - start + n_docs + 1]
             next_doc, stopped = 0, (-1, -1)
             while True:
                 next_doc, n_stream = kernels.analyze(
-                    buf, offsets, is_ascii, next_doc, *tables, *self._tokens(),
+                    buf, offsets, form, next_doc, *tables, *self._tokens(),
                     *self._grams(), self.counts, stream, n_stream, rows, tally, data,
                     self.t_where, self.g_where,
                 )  # fmt: skip
@@ -357,7 +356,11 @@ class Vocabulary:
         self, entries: NDArray[np.int64], counts: NDArray[np.int64]
     ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """Document and corpus frequency per feature index, shapes (n_features,),
-        of CSR rows of distinct stream entries with their counts."""
+        of CSR rows of distinct stream entries with their counts (those the
+        two-thread pass of a fit counted, if this is its stream)."""
+        counted, self.counted = self.counted, None
+        if counted is not None and counted[0] == self.n_features:
+            return counted[1], counted[2]
         return _kernels().frequencies(entries, counts, self.n_tokens, self.n_features)
 
     def to_columns(self, indptr, entries, counts, column: NDArray[np.int64], dtype):
@@ -365,7 +368,8 @@ class Vocabulary:
         (dropped where negative); indices int32 where they fit, data of ``dtype``.
 
         The indices are written over ``entries`` (consumed): entry p lands at k <= p,
-        after it is read, so the matrix's indices cost no fresh memory.
+        after it is read, so the matrix's indices cost no fresh memory. Large inputs
+        run in two threads (:func:`nbayes.text._parallel.to_columns`).
         """
         n_tok = self.n_tokens
         if max(len(column), len(entries)) >= 2**31:
@@ -377,7 +381,7 @@ class Vocabulary:
             columns = entries.view(np.int32)
         counts = np.ascontiguousarray(counts)
         values = counts if counts.dtype == np.dtype(dtype) else np.empty(len(counts), dtype)
-        indptr, kept = _kernels().to_columns(
+        indptr, kept = _parallel.to_columns(
             indptr, entries, counts, column[:n_tok], column[n_tok:], columns, values
         )
         return indptr, columns[:kept], values[:kept]
@@ -397,4 +401,8 @@ class Vocabulary:
 
     def sort_names(self) -> NDArray[np.intp]:
         """:meth:`sorted_order`, computed here and now."""
-        return _sort.name_order(*self.name_bytes())
+        if self.n_grams == 0:  # the token table holds every name as it is
+            n = self.n_tokens
+            return _sort.name_order(self.t_bytes, self.t_off[:n], self.t_off[1 : n + 1])
+        out, offsets = self.name_bytes()
+        return _sort.name_order(out, offsets[:-1], offsets[1:] - 1)

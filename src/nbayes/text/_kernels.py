@@ -20,8 +20,8 @@ stream        entries t >= 0 (token t) or -1 - g (n-gram g); int32 where every i
               fits, else int64 (the caller picks).
 
 The parts live in ``_kernels_unicode`` (UTF-8, rich tokens), ``_kernels_table``
-(hashing, interning), ``_kernels_ascii`` (the 8-bytes-at-a-time scan of pure-ASCII
-documents) and ``_kernels_output`` (CSR counting, names, MurmurHash3); this module
+(hashing, interning), ``_kernels_ascii`` (the 8-bytes-at-a-time scan of ASCII
+text) and ``_kernels_output`` (CSR counting, names, MurmurHash3); this module
 holds the pass and is the one the engine imports.
 
 numba's on-disk cache checks only the file of the function it caches: after
@@ -34,7 +34,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from nbayes.text._kernels_ascii import scan_ascii
+from nbayes.text._kernels_ascii import scan_ascii, unicode_span
 from nbayes.text._kernels_output import (
     count,
     frequencies,
@@ -42,6 +42,7 @@ from nbayes.text._kernels_output import (
     murmur3_32,
     prefix_keys,
     renumber,
+    sort_ties,
     to_columns,
 )
 from nbayes.text._kernels_table import (
@@ -49,7 +50,8 @@ from nbayes.text._kernels_table import (
     add_token,
     find_gram,
     find_token,
-    fold_tokens,
+    fold_insert,
+    fold_lookup,
     gram_entry,
     gram_hash,
     intern_grams,
@@ -63,6 +65,7 @@ from nbayes.text._kernels_unicode import (
     KIND_NUMBER,
     KIND_WORD,
     decode,
+    decode_latin1,
     encode,
     rich_token,
 )
@@ -70,7 +73,8 @@ from nbayes.text._kernels_unicode import (
 __all__ = [
     "analyze",
     "count",
-    "fold_tokens",
+    "fold_insert",
+    "fold_lookup",
     "frequencies",
     "gram_bytes",
     "intern_grams",
@@ -80,8 +84,16 @@ __all__ = [
     "prefix_keys",
     "rehash",
     "renumber",
+    "sort_ties",
     "to_columns",
 ]
+
+# ASCII bytes between two non-ASCII ones below which a document is decoded straight
+# through, not switched to the 8-bytes-at-a-time scan and back (two loads' worth)
+MIN_GAP = 16
+
+# Text.form: how a document's bytes are to be read (nbayes.text._encode)
+FORM_UTF8, FORM_ASCII, FORM_LATIN1 = 0, 1, 2
 
 # opts layout (int64 array)
 LOWERCASE, RICH, MIN_LEN, MAX_LEN, NUMBERS, MIN_N, MAX_N, INSERT = range(8)
@@ -118,12 +130,66 @@ def _has_room(
 
 
 @nb.njit(cache=True, nogil=True)
+def scan_unicode(
+    buf, start, end, latin1, cps, cls, lower, lowercase, rich, schemes, min_len, max_len,
+    numbers, insert, key, toks, n_toks, t_table, t_bytes, t_off, t_stop, counts,
+):  # fmt: skip
+    """Token ids of the UTF-8 (or, with ``latin1``, latin-1) text buf[start:end]
+    (whole tokens: ``start`` and ``end`` are token boundaries), decoded to code
+    points, into toks from ``toks[n_toks]`` on; returns the new count. The rules are
+    :func:`analyze`'s; ``cps`` and ``key`` are scratch buffers (code points, UTF-8 of
+    one token)."""
+    if latin1:
+        n = decode_latin1(buf, start, end, cps, lower, lowercase)
+    else:
+        n = decode(buf, start, end, cps, lower, lowercase)
+    i = 0
+    while i < n:
+        if not cls[cps[i]] & _WORD:
+            i += 1
+            continue
+        kind = KIND_WORD
+        if rich:
+            e, kind, _ = rich_token(cps, i, n, cls, schemes)
+        else:
+            e = i
+            while e < n and cls[cps[e]] & _WORD:
+                e += 1
+        s = i
+        i = e
+        if kind == KIND_WORD and not numbers:
+            digits_only = True
+            for p in range(s, e):
+                if not cls[cps[p]] & _DIGIT:
+                    digits_only = False
+                    break
+            if digits_only:
+                continue
+        if (kind == KIND_NUMBER and not numbers) or e - s < min_len or e - s > max_len:
+            continue
+        length = encode(cps, s, e, key)
+        h = token_hash(key, length)
+        tid, slot = find_token(t_table, t_bytes, t_off, key, length, h)
+        if tid < 0 and insert:
+            tid = add_token(t_table, t_bytes, t_off, t_stop, counts, key, length, h, slot)
+        if tid >= 0 and t_stop[tid]:
+            continue
+        toks[n_toks] = tid
+        n_toks += 1
+    return n_toks
+
+
+@nb.njit(cache=True, nogil=True)
 def analyze(
-    buf, offsets, is_ascii, first_doc, cls, lower, opts, schemes,
+    buf, offsets, form, first_doc, cls, lower, opts, schemes,
     t_table, t_bytes, t_off, t_stop, g_table, g_toks, g_off, counts,
     stream, n_stream, doc_off, tally, data, t_where, g_where,
 ):  # fmt: skip
     """Append the feature stream of documents first_doc.. to stream.
+
+    ``form[d]`` says how document d's bytes read (``FORM_*``): ASCII ones are
+    scanned 8 bytes at a time; in UTF-8 and latin-1 ones, so are the ASCII runs,
+    and the spans around non-ASCII bytes are decoded (:func:`scan_unicode`).
 
     A stream entry is a token id (a unigram) or ``-1 - n-gram id``, in the
     order scikit-learn's analyzer yields features. ``doc_off[d + 1]`` is where
@@ -169,47 +235,36 @@ def analyze(
             return d, n_stream
         if tally and n_stream + (new + 1) * orders > data.shape[0]:
             return d, n_stream
-        n_toks = 0
-        if is_ascii[d] and not rich:
-            n_toks = scan_ascii(
-                buf, offsets[d], offsets[d + 1], lowercase, min_len, max_len, numbers, insert,
-                key64, key, toks, t_table, t_bytes, t_off, t_stop, counts,
+        latin1 = form[d] == FORM_LATIN1
+        if rich:
+            n_toks = scan_unicode(
+                buf, offsets[d], offsets[d + 1], latin1, cps, cls, lower, lowercase, rich, schemes,
+                min_len, max_len, numbers, insert, key, toks, 0, t_table, t_bytes, t_off,
+                t_stop, counts,
             )  # fmt: skip
         else:
-            n = decode(buf, offsets[d], offsets[d + 1], cps, lower, lowercase)
-            i = 0
-            while i < n:
-                if not cls[cps[i]] & _WORD:
-                    i += 1
+            # ASCII runs 8 bytes at a time up to a non-ASCII byte, then the span
+            # around it decoded: [pos, limit) to scan, then [a, b) to decode
+            n_toks = 0
+            pos, stop = offsets[d], offsets[d + 1]
+            limit, a, b = stop, stop, stop
+            while True:
+                n_toks, at = scan_ascii(
+                    buf, pos, limit, lowercase, min_len, max_len, numbers, insert, key64, key,
+                    toks, n_toks, t_table, t_bytes, t_off, t_stop, counts,
+                )  # fmt: skip
+                if at < limit:  # stopped before a non-ASCII byte
+                    a, b = unicode_span(buf, at, stop, MIN_GAP)
+                    pos, limit = at, a
                     continue
-                kind = KIND_WORD
-                if rich:
-                    e, kind, _ = rich_token(cps, i, n, cls, schemes)
-                else:
-                    e = i
-                    while e < n and cls[cps[e]] & _WORD:
-                        e += 1
-                s = i
-                i = e
-                if kind == KIND_WORD and not numbers:
-                    digits_only = True
-                    for p in range(s, e):
-                        if not cls[cps[p]] & _DIGIT:
-                            digits_only = False
-                            break
-                    if digits_only:
-                        continue
-                if (kind == KIND_NUMBER and not numbers) or e - s < min_len or e - s > max_len:
-                    continue
-                length = encode(cps, s, e, key)
-                h = token_hash(key, length)
-                tid, slot = find_token(t_table, t_bytes, t_off, key, length, h)
-                if tid < 0 and insert:
-                    tid = add_token(t_table, t_bytes, t_off, t_stop, counts, key, length, h, slot)
-                if tid >= 0 and t_stop[tid]:
-                    continue
-                toks[n_toks] = tid
-                n_toks += 1
+                if limit == stop:
+                    break
+                n_toks = scan_unicode(
+                    buf, a, b, latin1, cps, cls, lower, lowercase, rich, schemes, min_len, max_len,
+                    numbers, insert, key, toks, n_toks, t_table, t_bytes, t_off, t_stop,
+                    counts,
+                )  # fmt: skip
+                pos, limit = b, stop
         row_start = doc_off[d]
         for g in range(min_n, max_n + 1):
             if g == 1:

@@ -1,6 +1,8 @@
-"""The token scan of pure-ASCII documents, 8 bytes at a time (numba, SWAR).
+"""The token scan of ASCII text, 8 bytes at a time (numba, SWAR): whole ASCII
+documents, and the ASCII runs of any other (the scan stops at the first 8 bytes
+holding a non-ASCII byte; :func:`unicode_span` finds the span to decode).
 
-A document whose bytes are all < 0x80 needs no decoding: a byte is a word
+Text whose bytes are all < 0x80 needs no decoding: a byte is a word
 character (Python's ``\\w`` on ASCII: ``[0-9A-Za-z_]``) by three byte-range tests
 done on a whole uint64 at once, the first non-word byte after a token start is the
 lowest set bit of the inverted mask (count trailing zeros), and upper case is
@@ -102,19 +104,25 @@ def load8(buf, j, end):
 @nb.njit(cache=True, inline="always")
 def scan_ascii(
     buf, start, end, lowercase, min_len, max_len, numbers, insert,
-    key64, key, toks, t_table, t_bytes, t_off, t_stop, counts,
+    key64, key, toks, n_toks, t_table, t_bytes, t_off, t_stop, counts,
 ):  # fmt: skip
-    """Token ids of the ASCII document buf[start:end] into toks; returns how many.
+    """Token ids of the text buf[start:end] into toks from ``toks[n_toks]`` on, up
+    to its first non-ASCII byte; returns the new count and where it stopped: ``end``,
+    or the token boundary before the 8 bytes holding the first non-ASCII byte (the
+    start of the token reaching it, or the start of those 8 bytes), from which
+    :func:`unicode_span` takes over. ``end`` must be a token boundary (a document
+    end or the start of a span to decode); nothing at or after ``end`` is read.
 
     The rules of the default word pattern: maximal runs of word characters of
     ``min_len..max_len`` bytes (all-digit runs dropped unless ``numbers``),
     lower-cased if asked, stop words dropped, unseen tokens inserted (``insert``)
     or kept as -1. ``key64``/``key`` are one scratch buffer seen as uint64/uint8.
     """
-    n_toks = 0
     j = start
     while j < end:
         w = load8(buf, j, end)
+        if w & _HIGH:  # j is a token boundary (a token ended before it, or none began)
+            return n_toks, j
         m = word_bytes(w)
         if m == 0:
             j += 8
@@ -122,6 +130,8 @@ def scan_ascii(
         if (m & np.uint64(0x80)) == 0:  # the token starts further on: load from there
             j += _first(m)
             w = load8(buf, j, end)
+            if w & _HIGH:
+                return n_toks, j
             m = word_bytes(w)
         s = j
         gap = ~m & _HIGH
@@ -142,6 +152,8 @@ def scan_ascii(
             j = s + 8
             while True:
                 w = load8(buf, j, end)
+                if w & _HIGH:  # the token may reach a non-ASCII byte: from its start
+                    return n_toks, s
                 gap = ~word_bytes(w) & _HIGH
                 n = 8 if gap == 0 else _first(gap)
                 if n == 0:
@@ -171,4 +183,53 @@ def scan_ascii(
             continue
         toks[n_toks] = tid
         n_toks += 1
-    return n_toks
+    return n_toks, end
+
+
+@nb.njit(cache=True, inline="always")
+def _ascii_word(b):
+    """Whether the byte b is an ASCII word character ([0-9A-Za-z_])."""
+    c = b | 0x20
+    return (0x61 <= c <= 0x7A) or (0x30 <= b <= 0x39) or b == 0x5F
+
+
+@nb.njit(cache=True, inline="always")
+def next_high(buf, j, end):
+    """Index of the first byte >= 0x80 in buf[j:end], or ``end``; 8 bytes at a time."""
+    while j + 8 <= end:
+        high = load8(buf, j, end) & _HIGH
+        if high != 0:
+            return j + _first(high)
+        j += 8
+    while j < end and buf[j] < 0x80:
+        j += 1
+    return j
+
+
+@nb.njit(cache=True, inline="always")
+def unicode_span(buf, start, end, min_gap):
+    """(a, b): the next part of the UTF-8 (or latin-1) text buf[start:end] that the
+    decoding path must take, or (end, end) if buf[start:end] is all ASCII.
+
+    Tokens never cross an ASCII non-word byte, so the span runs from the start of
+    the token holding the first non-ASCII byte (just after the ASCII non-word byte
+    before it, or ``start``) to the next ASCII non-word byte past every non-ASCII
+    byte of it (or ``end``); spans closer than ``min_gap`` ASCII bytes are joined
+    into one, as scanning so short a run 8 bytes at a time gains nothing.
+    """
+    h = next_high(buf, start, end)
+    if h == end:
+        return end, end
+    a = h
+    while a > start and _ascii_word(buf[a - 1]):
+        a -= 1
+    b = h
+    while True:
+        while b < end and (buf[b] >= 0x80 or _ascii_word(buf[b])):
+            b += 1
+        if b == end:
+            return a, b
+        h = next_high(buf, b, min(b + min_gap, end))
+        if h == min(b + min_gap, end):
+            return a, b
+        b = h

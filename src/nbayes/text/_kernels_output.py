@@ -115,6 +115,67 @@ def prefix_keys(buf, starts, ends):
     return first, second
 
 
+@nb.njit(cache=True, inline="always")
+def _before(i, j, first, second):
+    """Whether item i orders before item j by (first, second)."""
+    return first[i] < first[j] or (first[i] == first[j] and second[i] < second[j])
+
+
+@nb.njit(cache=True, inline="always")
+def _merge_pass(src, dst, a, b, width, first, second):
+    """Merge the sorted runs src[lo:lo + width], src[lo + width:lo + 2 width] for lo
+    in a, a + 2 width, ... < b into dst (stable)."""
+    for lo in range(a, b, 2 * width):
+        mid, hi = min(lo + width, b), min(lo + 2 * width, b)
+        i, j = lo, mid
+        for k in range(lo, hi):
+            if j >= hi or (i < mid and not _before(src[j], src[i], first, second)):
+                dst[k] = src[i]
+                i += 1
+            else:
+                dst[k] = src[j]
+                j += 1
+
+
+@nb.njit(cache=True, nogil=True)
+def sort_ties(order, first, second, shift):
+    """Sort, in place and by (first, second), each run of ``order`` whose items
+    share ``first >> shift`` (``order`` is sorted by that already).
+
+    Runs of up to 16 items by insertion, longer ones by a bottom-up merge sort, so
+    a long run costs O(k log k).
+    """
+    n = order.shape[0]
+    scratch = np.empty(n, order.dtype)
+    a = 0
+    while a < n:
+        top = first[order[a]] >> shift
+        b = a + 1
+        while b < n and (first[order[b]] >> shift) == top:
+            b += 1
+        if b - a <= 16:
+            for p in range(a + 1, b):
+                item = order[p]
+                q = p
+                while q > a and _before(item, order[q - 1], first, second):
+                    order[q] = order[q - 1]
+                    q -= 1
+                order[q] = item
+        else:
+            width = 1
+            in_scratch = False  # where the sorted widths now are
+            while width < b - a:
+                if in_scratch:
+                    _merge_pass(scratch, order, a, b, width, first, second)
+                else:
+                    _merge_pass(order, scratch, a, b, width, first, second)
+                in_scratch = not in_scratch
+                width *= 2
+            if in_scratch:
+                order[a:b] = scratch[a:b]
+        a = b
+
+
 @nb.njit(cache=True)
 def _rotl32(x, r):
     return ((x << np.uint64(r)) | (x >> np.uint64(32 - r))) & _M32
@@ -183,7 +244,7 @@ def frequencies(entries, counts, n_tok, n_features):
     return df, tf
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def to_columns(indptr, entries, counts, col_tok, col_gram, columns, values):
     """CSR rows of stream entries -> rows of matrix columns, in place of a gather.
 

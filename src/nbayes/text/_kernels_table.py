@@ -195,17 +195,18 @@ def intern_grams(tokens, offsets, table, g_toks, g_off, counts):
     return ids
 
 
-@nb.njit(cache=True)
-def fold_tokens(b_table, b_bytes, b_off, n_tok0, table, t_bytes, t_off, t_stop, counts, tok_map):
-    """Intern the tokens n_tok0.. of another vocabulary (table ``b_table``, bytes
-    ``b_bytes``/``b_off``) into this one, in their id order; ``tok_map[b id]`` = id here.
+@nb.njit(cache=True, nogil=True)
+def fold_lookup(b_table, b_bytes, b_off, n_tok0, lo, hi, table, t_bytes, t_off, tok_map):
+    """Look up, in this vocabulary (``table``, ``t_bytes``/``t_off``), the tokens
+    n_tok0.. of another one (table ``b_table``, bytes ``b_bytes``/``b_off``) that sit
+    in its slots lo..hi - 1: ``tok_map[b id]`` = id here, or -1 if absent.
 
     The look-ups go in ``b_table``'s slot order, near this table's slot order (same
     hashes, power-of-2 sizes), so they read this table almost sequentially (in id
-    order they probe at random); only the tokens not found are then inserted, in id
-    order, so new ids follow first appearance as in one serial pass.
+    order they probe at random). Only reads this vocabulary: slot ranges can be
+    looked up in parallel.
     """
-    for j in range(b_table.shape[0] >> 1):
+    for j in range(lo, hi):
         meta = b_table[2 * j + 1]
         if meta < 0 or (meta & _ID_MASK) < n_tok0:
             continue
@@ -213,10 +214,40 @@ def fold_tokens(b_table, b_bytes, b_off, n_tok0, table, t_bytes, t_off, t_stop, 
         s = b_off[bid]
         tid, _ = find_token(table, t_bytes, t_off, b_bytes[s:], meta >> 32, b_table[2 * j])
         tok_map[bid] = tid
+
+
+@nb.njit(cache=True, nogil=True)
+def fold_insert(b_table, b_bytes, b_off, n_tok0, table, t_bytes, t_off, t_stop, counts, tok_map):
+    """Insert the other vocabulary's tokens n_tok0.. that :func:`fold_lookup` did not
+    find (``tok_map`` -1); ``tok_map[b id]`` = their new ids.
+
+    Ids and bytes are given in the other's id order, so new ids follow first
+    appearance as in one serial pass; the hash-table slots are then taken in
+    ``b_table``'s slot order, near this table's own (in id order each insert probes
+    at random). Where a key lands does not change any id: only look-ups read it.
+    """
+    first_new = counts[0]
     for bid in range(n_tok0, tok_map.shape[0]):
         if tok_map[bid] >= 0:
             continue
-        key = b_bytes[b_off[bid] : b_off[bid + 1]]
-        h = token_hash(key, key.shape[0])
-        tid, slot = find_token(table, t_bytes, t_off, key, key.shape[0], h)
-        tok_map[bid] = add_token(table, t_bytes, t_off, t_stop, counts, key, key.shape[0], h, slot)
+        tid = counts[0]
+        start, length = t_off[tid], b_off[bid + 1] - b_off[bid]
+        t_bytes[start : start + length] = b_bytes[b_off[bid] : b_off[bid + 1]]
+        t_off[tid + 1] = start + length
+        t_stop[tid] = 0
+        counts[0] = tid + 1
+        tok_map[bid] = tid
+    mask = (table.shape[0] >> 1) - 1
+    for j in range(b_table.shape[0] >> 1):
+        meta = b_table[2 * j + 1]
+        if meta < 0 or (meta & _ID_MASK) < n_tok0:
+            continue
+        tid = tok_map[meta & _ID_MASK]
+        if tid < first_new:
+            continue
+        h = b_table[2 * j]
+        i = h & mask
+        while table[2 * i + 1] >= 0:  # the key is absent: the first free slot
+            i = (i + 1) & mask
+        table[2 * i] = h
+        table[2 * i + 1] = (meta >> 32 << 32) | tid

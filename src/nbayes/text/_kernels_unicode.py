@@ -42,6 +42,16 @@ def decode(buf, start, end, cps, lower, lowercase):
 
 
 @nb.njit(cache=True, inline="always")
+def decode_latin1(buf, start, end, cps, lower, lowercase):
+    """Code points of the latin-1 bytes buf[start:end] (each byte its own code
+    point) into cps, lower-cased if asked."""
+    for j in range(start, end):
+        c = np.int32(buf[j])
+        cps[j - start] = lower[c] if lowercase else c
+    return end - start
+
+
+@nb.njit(cache=True, inline="always")
 def encode(cps, s, e, out):
     """UTF-8 of cps[s:e] into out; returns its length in bytes."""
     k = 0

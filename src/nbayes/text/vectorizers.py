@@ -196,6 +196,8 @@ class CountVectorizer(_Compiled, BaseEstimator):
     def _select_features(self, entries, counts, n_docs) -> NDArray[np.int64]:
         """Feature indices kept, in column order (scikit-learn's rules, exactly)."""
         df, tf = self._vocab.frequencies(entries, counts)
+        if self.binary:  # every count is 1 (as set after the pass): tf = df
+            tf = df
         order = self._vocab.sorted_order()
         order = order[df[order] > 0]  # seen as a feature (not only as a stop word)
         if len(order) == 0:
