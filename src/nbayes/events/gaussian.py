@@ -210,7 +210,7 @@ def add_into(
         return stats
 
     def block_stats(rows: slice) -> GaussianStats:
-        if W.labels is not None and observed is None:
+        if hard:
             labels, weights = W.labels[rows], W.values[rows]
             return GaussianStats(
                 *hard_block_moments(X[rows], labels, weights, W.n_classes, SCRATCH)

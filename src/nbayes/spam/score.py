@@ -104,11 +104,16 @@ def token_index(
 
 def token_matrix(token_sets: Sequence[AbstractSet[str]]) -> tuple[sp.csr_matrix, list[str]]:
     """Binary CSR matrix (n_messages, n_distinct_tokens) and its column tokens."""
+    indices, indptr, columns = token_index(token_sets)
+    return _binary_csr(indices, indptr, len(columns)), columns
+
+
+def _binary_csr(indices: NDArray, indptr: NDArray, n_columns: int) -> sp.csr_matrix:
+    """The binary CSR matrix of :func:`token_index`'s arrays."""
     import scipy.sparse as sp  # here: scoring itself needs no SciPy (see chi2_sf_even)
 
-    indices, indptr, columns = token_index(token_sets)
-    shape = (len(token_sets), len(columns))
-    return sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=shape), columns
+    shape = (len(indptr) - 1, n_columns)
+    return sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=shape)
 
 
 def robinson_f(counts: NDArray, totals: Totals, settings: ScoreSettings) -> NDArray[np.float64]:
@@ -253,5 +258,6 @@ def score_tokens(
         counts = store.lookup(columns)
         totals = store.totals()
     if settings.method == "naive-bayes":
-        return score_matrix(token_matrix(token_sets)[0], counts, totals, settings)
+        X = _binary_csr(indices, indptr, len(columns))
+        return naive_bayes_score(X, counts, totals, settings.alpha)
     return _combine(indices, indptr, None, counts, totals, settings)
