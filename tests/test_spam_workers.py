@@ -132,11 +132,19 @@ def test_forked_windows_follow_one_another(monkeypatch):
 def test_chunks_of_a_child_that_died_are_tokenized_by_the_caller(monkeypatch, tmp_path):
     parent = os.getpid()
     tokenize_here = parallel._tokenize_or_error
+    calls_here = 0
+    head = 2 * 2  # the caller tokenizes 2 * chunk_size messages before it forks
 
     def dying(raw):
+        nonlocal calls_here
         if os.getpid() != parent:  # a child dies in the middle of the first chunk it took
             (tmp_path / str(os.getpid())).touch()
             os._exit(3)
+        calls_here += 1
+        if calls_here > head:  # the children exist: let one take a chunk before we take all
+            deadline = time.monotonic() + 30
+            while not any(tmp_path.iterdir()) and time.monotonic() < deadline:
+                time.sleep(0.001)
         return tokenize_here(raw)
 
     monkeypatch.setattr(parallel, "_tokenize_or_error", dying)
