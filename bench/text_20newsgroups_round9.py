@@ -1,5 +1,6 @@
 """Round 9 of model selection for 20 Newsgroups bydate: one change at a time from the
-chosen pipeline (``make_text_classifier()``'s defaults), on validation only.
+chosen pipeline of rounds 7-8 (``make_text_classifier(stop_words="english", alpha=0.3)``),
+then from step 1's winner; on validation only.
 
 Every block of raw counts is built **once** over the training posts and cached
 (``scipy.sparse.save_npz``, no pickle) under ``--cache``: the body's word n-grams

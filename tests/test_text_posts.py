@@ -14,6 +14,7 @@ pytest.importorskip("numba")
 from conftest import DATA, require_path
 
 from nbayes.text import (
+    ENGLISH_STOP_WORDS,
     CountVectorizer,
     PostVectorizer,
     Tokenizer,
@@ -175,6 +176,29 @@ def test_one_string_instead_of_a_list_is_an_error():
         PostVectorizer().fit(POSTS[2])
     with pytest.raises(ValueError, match="model must be"):
         make_text_classifier("bernoulli")
+
+
+def test_the_recommended_pipeline_keeps_stop_words_unless_asked():
+    def body_words(model):
+        names = model.fit(POSTS[:2], ["space", "hockey"]).named_steps["posts"]
+        return set(names.get_feature_names_out()[: names.n_body_features_])
+
+    kept = body_words(make_text_classifier())
+    assert {"the", "of", "the moon", "the orbit"} <= kept
+    dropped = body_words(make_text_classifier(stop_words="english"))
+    assert not {"the", "of"} & dropped
+    # the stop words dropped before n-grams are formed: "orbit of the moon" -> "orbit moon"
+    assert "orbit moon" in dropped and "orbit moon" not in kept
+    unigrams = {w for w in kept if " " not in w}
+    assert {w for w in dropped if " " not in w} == unigrams - ENGLISH_STOP_WORDS
+    custom = body_words(make_text_classifier(stop_words=["orbit"]))
+    assert "orbit" not in custom and "the" in custom
+    own = Tokenizer(kind="words", stop_words=None)
+    assert make_text_classifier(tokenizer=own).named_steps["posts"].tokenizer is own
+    with pytest.raises(ValueError, match="stop_words or a tokenizer"):
+        make_text_classifier(stop_words="english", tokenizer=own)
+    with pytest.raises(ValueError, match="stop_words"):
+        make_text_classifier(stop_words="french")
 
 
 # ---------------------------------------------------------------- 20 Newsgroups
