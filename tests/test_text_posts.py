@@ -178,6 +178,16 @@ def test_one_string_instead_of_a_list_is_an_error():
         make_text_classifier("bernoulli")
 
 
+def test_a_tokenizer_without_case_folding_keeps_case_in_body_and_headers():
+    cased = PostVectorizer(tokenizer=Tokenizer(kind="rich", lowercase=False, stop_words=None))
+    names = set(cased.fit(POSTS).get_feature_names_out())
+    assert {"Moon", "The orbit", "subject:Moon", "subject:Orbit"} <= names
+    folded = set(PostVectorizer(tokenizer=Tokenizer(kind="rich", stop_words=None)).fit(POSTS)
+                 .get_feature_names_out())  # fmt: skip
+    assert {"moon", "the orbit", "subject:moon"} <= folded
+    assert not {"Moon", "subject:Moon"} & folded
+
+
 def test_the_recommended_pipeline_keeps_stop_words_unless_asked():
     def body_words(model):
         names = model.fit(POSTS[:2], ["space", "hockey"]).named_steps["posts"]

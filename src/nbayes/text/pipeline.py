@@ -154,8 +154,10 @@ class PostVectorizer(TransformerMixin, BaseEstimator):
         fields = self._check_params()
         posts = self._parse(raw_documents)
         tokenizer = self._body_tokenizer()
+        # the vectorizer folds case when either it or its tokenizer says so: follow the tokenizer
         self.body_vectorizer_ = CountVectorizer(
             tokenizer=tokenizer,
+            lowercase=tokenizer.lowercase,
             ngram_range=self.ngram_range,
             binary=self.binary,
             min_df=self.min_df,
@@ -173,7 +175,9 @@ class PostVectorizer(TransformerMixin, BaseEstimator):
         )
         self.header_vectorizers_ = {}
         for field in fields:
-            vectorizer = CountVectorizer(tokenizer=field_tokenizer, binary=self.binary)
+            vectorizer = CountVectorizer(
+                tokenizer=field_tokenizer, lowercase=tokenizer.lowercase, binary=self.binary
+            )
             texts = [p.field(field) for p in posts]
             try:
                 blocks.append(vectorizer.fit_transform(texts))
