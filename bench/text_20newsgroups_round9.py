@@ -72,12 +72,10 @@ def windows(paths: list[Path], low: float, high: float) -> tuple[np.ndarray, np.
 
 
 # ---------------------------------------------------------------- cached blocks
-def build_blocks(docs: list[bytes], cache: Path) -> dict[str, sp.csr_matrix]:
-    """Raw count blocks (one row per training post), from ``cache`` when there."""
-    cache.mkdir(parents=True, exist_ok=True)
+def block_makers(docs: list[bytes]) -> dict:
+    """Block name -> a function computing its raw counts (one row per post)."""
     posts = [split_post(d) for d in docs]
-    kept = PostVectorizer(signature="drop")
-    texts = [kept._body(p) for p in posts]
+    texts = [PostVectorizer(signature="drop")._body(p) for p in posts]
     bare = [PostVectorizer(signature="drop", quotes="drop")._body(p) for p in posts]
     makers = {}
     for name, settings in BODIES.items():
@@ -89,8 +87,14 @@ def build_blocks(docs: list[bytes], cache: Path) -> dict[str, sp.csr_matrix]:
     makers["char_wb 3-5"] = lambda: SkCountVectorizer(
         analyzer="char_wb", ngram_range=(3, 5), dtype=np.float64
     ).fit_transform(texts)
+    return makers
+
+
+def build_blocks(docs: list[bytes], cache: Path) -> dict[str, sp.csr_matrix]:
+    """Raw count blocks (one row per training post), from ``cache`` when there."""
+    cache.mkdir(parents=True, exist_ok=True)
     blocks = {}
-    for name, make in makers.items():
+    for name, make in block_makers(docs).items():
         path = cache / (name.replace(" ", "_").replace(",", "") + ".npz")
         if not path.exists():
             t = time.perf_counter()
