@@ -8,7 +8,10 @@ words, training posts weighted by recency). Validation only: the latest 20 % of 
 group's training posts (``text_20newsgroups.temporal_split``); this script never reads the test set.
 The chosen pipeline is scored on test once by ``text_20newsgroups.py``.
 
-    .venv/bin/python bench/text_20newsgroups_select.py --round 5|6|7|8 [--output FILE]
+    .venv/bin/python bench/text_20newsgroups_select.py --round 5|6|7|8|9 [--output FILE]
+
+Round 9 (``text_20newsgroups_round9.py``): more one-at-a-time changes, a finer alpha
+grid, and two further time-ordered validation folds; its count blocks are cached.
 
 Round 8's stemming needs the ``snowballstemmer`` package (not an nbayes dependency).
 """
@@ -23,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+import text_20newsgroups_round9 as round9
 from text_20newsgroups import load, temporal_split
 
 from nbayes import ComplementNB, MultinomialNB, SemiSupervisedNB
@@ -170,8 +174,21 @@ def round8(fit_docs, y_fit, val_docs, y_val, fit_paths) -> list[tuple]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--round", type=int, choices=[5, 6, 7, 8], default=5)
+    parser.add_argument("--round", type=int, choices=[5, 6, 7, 8, 9], default=5)
     parser.add_argument("--output", type=Path)
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=Path("/tmp/nbayes-20news-round9"),
+        help="round 9: where the raw count blocks are cached",
+    )
+    parser.add_argument(
+        "--step",
+        type=int,
+        nargs="*",
+        default=[1, 2],
+        help="round 9: step 1 (from the chosen pipeline), 2 (from step 1's winner)",
+    )
     args = parser.parse_args()
     start = time.perf_counter()
     train_docs, y_train, paths = load("train")
@@ -185,6 +202,16 @@ def main() -> None:
         header = (
             "| validation | quotes | signature | binary | subject weight | min_df | model | alpha |"
         )
+    elif args.round == 9:
+        text = "\n".join(
+            round9.report(round9.run(train_docs, y_train, paths, args.cache, round9.STEPS[step]),
+                          step)
+            for step in args.step
+        ) + f"\nTotal run time {time.perf_counter() - start:.0f} s.\n"  # fmt: skip
+        print(text)
+        if args.output:
+            args.output.write_text(text)
+        return
     elif args.round == 8:
         fit_paths = [paths[i] for i in idx_fit]
         results = sorted(round8(fit_docs, y_fit, val_docs, y_val, fit_paths), key=lambda r: -r[0])
