@@ -251,7 +251,7 @@ def analyze(
             while True:
                 n_toks, at = scan_ascii(
                     buf, pos, limit, lowercase, min_len, max_len, numbers, insert, found,
-                    toks, n_toks, t_table, t_bytes, t_off, t_stop, counts,
+                    toks, n_toks, t_table, t_bytes, t_off, t_stop, counts, t_where,
                 )  # fmt: skip
                 if at < limit:  # stopped before a non-ASCII byte
                     a, b = unicode_span(buf, at, stop, MIN_GAP)

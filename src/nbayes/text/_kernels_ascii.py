@@ -209,7 +209,7 @@ def add_text(table, t_bytes, t_off, t_stop, counts, buf, s, length, h, slot, low
 @nb.njit(cache=True, inline="always")
 def scan_ascii(
     buf, start, end, lowercase, min_len, max_len, numbers, insert, found,
-    toks, n_toks, t_table, t_bytes, t_off, t_stop, counts,
+    toks, n_toks, t_table, t_bytes, t_off, t_stop, counts, t_where,
 ):  # fmt: skip
     """Token ids of the text buf[start:end] into toks from ``toks[n_toks]`` on, up
     to its first non-ASCII byte; returns the new count and where it stopped: ``end``,
@@ -229,7 +229,8 @@ def scan_ascii(
     token that passes the rules goes to ``found`` (shape (3, n): hash, start,
     length) and its hash-table slot is prefetched. The look-ups then run over
     ``found``: by then the slots are in cache or on their way, so the misses of a
-    run of tokens overlap instead of each stalling the next.
+    run of tokens overlap instead of each stalling the next; so are those of
+    ``t_where`` (the row-position array the caller's tally reads next).
     """
     n_buf = buf.shape[0]
     one = np.uint64(1)
@@ -285,6 +286,7 @@ def scan_ascii(
                            lowercase)  # fmt: skip
         if tid >= 0 and t_stop[tid]:
             continue
+        prefetch(t_where, max(tid, 0))  # the row tally reads it next
         toks[n_toks] = tid
         n_toks += 1
     return n_toks, stopped
