@@ -82,21 +82,26 @@ def _first(bits):
 
 
 @nb.njit(cache=True, inline="always")
+def _load_full(buf, u):
+    """buf[u:u + 8] (all inside buf) as a little-endian uint64: LLVM makes the eight
+    byte loads one 8-byte load."""
+    return (
+        np.uint64(buf[u])
+        | (np.uint64(buf[u + np.uint64(1)]) << np.uint64(8))
+        | (np.uint64(buf[u + np.uint64(2)]) << np.uint64(16))
+        | (np.uint64(buf[u + np.uint64(3)]) << np.uint64(24))
+        | (np.uint64(buf[u + np.uint64(4)]) << np.uint64(32))
+        | (np.uint64(buf[u + np.uint64(5)]) << np.uint64(40))
+        | (np.uint64(buf[u + np.uint64(6)]) << np.uint64(48))
+        | (np.uint64(buf[u + np.uint64(7)]) << np.uint64(56))
+    )
+
+
+@nb.njit(cache=True, inline="always")
 def load8(buf, j, end):
     """buf[j:min(j + 8, end)] as a little-endian uint64, zero-padded."""
     if j + 8 <= end:
-        u = np.uint64(j)
-        one = np.uint64(1)
-        return (
-            np.uint64(buf[u])
-            | (np.uint64(buf[u + one]) << np.uint64(8))
-            | (np.uint64(buf[u + np.uint64(2)]) << np.uint64(16))
-            | (np.uint64(buf[u + np.uint64(3)]) << np.uint64(24))
-            | (np.uint64(buf[u + np.uint64(4)]) << np.uint64(32))
-            | (np.uint64(buf[u + np.uint64(5)]) << np.uint64(40))
-            | (np.uint64(buf[u + np.uint64(6)]) << np.uint64(48))
-            | (np.uint64(buf[u + np.uint64(7)]) << np.uint64(56))
-        )
+        return _load_full(buf, np.uint64(j))
     v = np.uint64(0)
     for q in range(j, end):
         v |= np.uint64(buf[q]) << np.uint64(8 * (q - j))
@@ -123,6 +128,12 @@ def _block(buf, j, end):
     the first such byte)."""
     mask = np.uint64(0)
     high = np.uint64(0)
+    if j + 64 <= end:  # no bounds test per load (8-10 % of the scan's time)
+        for k in range(8):
+            w = _load_full(buf, np.uint64(j + 8 * k))
+            high |= w
+            mask |= _bits(word_bytes(w)) << np.uint64(8 * k)
+        return mask, high & _HIGH
     for k in range(8):
         w = load8(buf, j + 8 * k, end)
         high |= w
@@ -224,8 +235,9 @@ def scan_ascii(
     or kept as -1.
 
     Two loops. The scan takes 64 bytes at a time: a bit mask of their word bytes
-    (:func:`_block`), whose edges ``mask ^ (mask << 1 | carry)`` alternate token
-    start, token end (the carry: a token running on from the block before); each
+    (:func:`_block`), whose edges ``mask & ~(mask << 1 | carry)`` are the token
+    starts and ``~mask & (mask << 1 | carry)`` the ends (the carry: a token running
+    on from the block before), taken in pairs by counting trailing zeros; each
     token that passes the rules goes to ``found`` (shape (3, n): hash, start,
     length) and its hash-table slot is prefetched. The look-ups then run over
     ``found``: by then the slots are in cache or on their way, so the misses of a
@@ -242,20 +254,23 @@ def scan_ascii(
     while j < end or open_start >= 0:
         mask, high = _block(buf, j, end)
         carry = one if open_start >= 0 else np.uint64(0)
-        edges = mask ^ ((mask << one) | carry)
+        before = (mask << one) | carry  # bit i: byte i - 1 is a word byte
+        starts, ends = mask & ~before, ~mask & before
         if high:  # only the tokens ending before the first non-ASCII byte, at j + p
             p = _first_high(buf, j, end)
-            edges &= (one << np.uint64(p)) - one
+            starts &= (one << np.uint64(p)) - one
+            ends &= (one << np.uint64(p)) - one
             touches = carry if p == 0 else (mask >> np.uint64(p - 1)) & one
             stopped = j + p if touches == 0 else -1  # -1: from the start of that token
-        while edges:
-            b = j + np.int64(trailing_zeros(edges))
-            edges &= edges - one
-            if open_start < 0:
-                open_start = b
-                continue
-            s, length = open_start, b - open_start
-            open_start = -1
+        while ends:  # each end closes the open token or the next start's
+            e = j + np.int64(trailing_zeros(ends))
+            ends &= ends - one
+            if open_start >= 0:
+                s, open_start = open_start, -1
+            else:
+                s = j + np.int64(trailing_zeros(starts))
+                starts &= starts - one
+            length = e - s
             if length < min_len or length > max_len:
                 continue
             if not numbers and _all_digits(buf, s, length):
@@ -273,6 +288,8 @@ def scan_ascii(
             found[2, n_found] = length
             n_found += 1
             prefetch(t_table, 2 * (h & slots))
+        if starts:  # a token runs on into the next block
+            open_start = j + np.int64(trailing_zeros(starts))
         if high:
             if stopped < 0:
                 stopped = open_start
