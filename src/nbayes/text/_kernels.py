@@ -25,8 +25,9 @@ text) and ``_kernels_output`` (CSR counting, names, MurmurHash3); this module
 holds the pass and is the one the engine imports.
 
 numba's on-disk cache checks only the file of the function it caches: after
-editing a ``_kernels_*.py`` module, touch this file (or delete the ``*.nbi``/``*.nbc``
-files in ``__pycache__``), or :func:`analyze` keeps the old code inlined.
+editing a ``_kernels_*.py`` module, delete the ``*.nbi``/``*.nbc`` files in
+``__pycache__`` (touching this file once did not do it), or :func:`analyze` keeps the
+old code inlined.
 """
 
 from __future__ import annotations
