@@ -1,11 +1,12 @@
-"""The 8-bytes-at-a-time scan of pure-ASCII documents (nbayes.text._kernels_ascii):
-its byte classes against Python's ``\\w``, and its tokens and matrices against
-Python's ``re`` and scikit-learn on ASCII text built to hit its edge cases (tokens
-ending on and across 8-byte boundaries, at document ends, upper case, digits,
-underscores, control bytes) — the same documents with one non-ASCII character
-appended, and documents mixing ASCII runs with non-ASCII characters at every
-density (ASCII runs scanned 8 bytes at a time, the spans around non-ASCII bytes
-decoded), must give the same tokens."""
+"""The scan of pure-ASCII text, 64 bytes at a time (nbayes.text._kernels_ascii):
+its byte classes against Python's ``\\w``, its block masks, and its tokens and
+matrices against Python's ``re`` and scikit-learn on ASCII text built to hit its
+edge cases (tokens ending on and across 8- and 64-byte boundaries, tokens over
+several blocks, at document ends, upper case, digits, underscores, control bytes)
+— the same documents with one non-ASCII character appended, and documents mixing
+ASCII runs with non-ASCII characters at every density and at block edges (ASCII
+runs scanned as ASCII, the spans around non-ASCII bytes decoded), must give the
+same tokens; the look-up of long tokens compares bytes whatever the hash says."""
 
 from __future__ import annotations
 
@@ -17,10 +18,12 @@ from sklearn.feature_extraction import text as sk
 
 pytest.importorskip("numba")
 
+import numba as nb
 from test_text_vectorizers import assert_same_matrix
 
 from nbayes.text import CountVectorizer, Tokenizer, _unicode
-from nbayes.text._kernels_ascii import load8, word_bytes
+from nbayes.text._kernels_ascii import _bits, _block, add_text, find_text, load8, word_bytes
+from nbayes.text._prefetch import prefetch
 
 # bytes chosen to sit next to the class boundaries of [0-9A-Za-z_]
 EDGE_BYTES = b"/0123456789:@ABCYZ[^_`abcyz{\x7f\x00\x10\x19\x1f\t\n -.,'"
@@ -185,3 +188,91 @@ def test_latin1_bytes_decoded_by_the_pass_equal_scikit_learn(settings):
         assert list(ours.get_feature_names_out()) == list(theirs.get_feature_names_out())
         unseen = latin1[::-7]
         assert_same_matrix(ours.transform(unseen), theirs.transform(unseen))
+
+
+def test_bits_gather_one_flag_per_byte():
+    for pattern in range(256):
+        m = sum(0x80 << (8 * i) for i in range(8) if pattern >> i & 1)
+        assert int(_bits(np.uint64(m))) == pattern
+
+
+def test_block_mask_marks_the_word_bytes_of_64_bytes_up_to_the_end():
+    rng = np.random.default_rng(31)
+    is_word = _unicode.char_classes()[:128] & _unicode.WORD
+    for _ in range(200):
+        buf = rng.integers(0, 128, 80, dtype=np.uint8)
+        start, end = int(rng.integers(0, 16)), int(rng.integers(16, 81))
+        mask, high = _block(buf, start, end)
+        expected = sum(1 << i for i in range(64) if start + i < end and is_word[buf[start + i]])
+        assert int(mask) == expected and int(high) == 0
+    buf = np.zeros(64, np.uint8)
+    buf[40] = 0xC3
+    assert int(_block(buf, 0, 64)[1]) != 0 and int(_block(buf, 0, 40)[1]) == 0
+
+
+def block_edge_docs() -> list[str]:
+    """Tokens ending and starting on each side of 64-byte block boundaries, tokens of
+    60-200 bytes running over several blocks, documents of exactly 64 and 128 bytes
+    ending inside a token, and non-ASCII characters at block edges, inside tokens
+    and next to them."""
+    docs = []
+    for cut in range(56, 72):
+        docs.append("a" * cut + " Bc " + "x" * (127 - cut - 4))
+        docs.append("ab " * (cut // 3) + "Y" * (130 - cut) + " zz")
+    for length in (60, 63, 64, 65, 127, 128, 129, 200):
+        docs.append(f"{'Q' * length} {'7' * length} _{'k' * length}")
+    docs += ["w" * 64, "ab " * 21 + "c", "x" * 127 + "y", " " * 63 + "ab"]
+    for at in (0, 1, 62, 63, 64, 65, 127, 128):
+        for char in ("\u00e9", "\u2014", "\u00a3"):
+            text = list("word " * 30)
+            text[at] = char
+            docs.append("".join(text))
+            docs.append("q" * at + char + "Q" * 70)
+    return docs
+
+
+@pytest.mark.parametrize(
+    "options", [{}, {"lowercase": False}, {"min_len": 1}, {"numbers": False, "max_len": 64}]
+)
+def test_tokens_at_64_byte_block_edges_equal_python_re(options):
+    docs = block_edge_docs()
+    tokenizer = Tokenizer(kind="words", stop_words=None, **options)
+    assert tokenizer.tokenize_many(docs) == [expected_tokens(doc, tokenizer) for doc in docs]
+    latin1 = [doc.encode("latin-1", "replace") for doc in docs]
+    ours = CountVectorizer(encoding="latin-1").fit(latin1)
+    theirs = sk.CountVectorizer(encoding="latin-1").fit(latin1)
+    assert_same_matrix(ours.transform(latin1), theirs.transform(latin1))
+    assert list(ours.get_feature_names_out()) == list(theirs.get_feature_names_out())
+
+
+def test_a_long_token_with_an_equal_hash_and_length_is_compared_byte_by_byte():
+    table = np.full(2 * 16, -1, np.int64)
+    t_bytes = np.frombuffer(b"hello_world_x" + bytes(16), np.uint8).copy()
+    t_off, t_stop = np.array([0, 13, 0], np.int64), np.zeros(2, np.uint8)
+    counts = np.array([1, 0], np.int64)
+    buf = np.frombuffer(b"  HELLO_WORLD_X hello_world_y", np.uint8)
+    h = 12345  # stands for both tokens' hash: a collision
+    table[2 * (h & 15)], table[2 * (h & 15) + 1] = h, (13 << 32) | 0
+    assert find_text(table, t_bytes, t_off, buf, 2, 13, h, True)[0] == 0
+    assert find_text(table, t_bytes, t_off, buf, 2, 13, h, False)[0] == -1
+    tid, slot = find_text(table, t_bytes, t_off, buf, 16, 13, h, True)
+    assert tid == -1 and slot == (h + 1) & 15  # the next free slot, not the other key's
+    assert add_text(table, t_bytes, t_off, t_stop, counts, buf, 16, 13, h, slot, True) == 1
+    assert t_bytes[13:26].tobytes() == b"hello_world_y"
+    assert find_text(table, t_bytes, t_off, buf, 16, 13, h, True)[0] == 1
+    assert find_text(table, t_bytes, t_off, buf, 2, 13, h, True)[0] == 0
+
+
+def test_prefetch_is_only_a_hint():
+    @nb.njit
+    def total(values, order, hint):
+        out = 0
+        for i in range(order.shape[0]):
+            if hint and i + 4 < order.shape[0]:
+                prefetch(values, order[i + 4])
+            out += values[order[i]]
+        return out
+
+    values = np.random.default_rng(0).integers(0, 1000, 1 << 16)
+    order = np.random.default_rng(1).permutation(1 << 16)
+    assert total(values, order, True) == total(values, order, False) == values[order].sum()

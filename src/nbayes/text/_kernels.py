@@ -20,13 +20,14 @@ stream        entries t >= 0 (token t) or -1 - g (n-gram g); int32 where every i
               fits, else int64 (the caller picks).
 
 The parts live in ``_kernels_unicode`` (UTF-8, rich tokens), ``_kernels_table``
-(hashing, interning), ``_kernels_ascii`` (the 8-bytes-at-a-time scan of ASCII
+(hashing, interning), ``_kernels_ascii`` (the 64-bytes-at-a-time scan of ASCII
 text) and ``_kernels_output`` (CSR counting, names, MurmurHash3); this module
 holds the pass and is the one the engine imports.
 
 numba's on-disk cache checks only the file of the function it caches: after
-editing a ``_kernels_*.py`` module, touch this file (or delete the ``*.nbi``/``*.nbc``
-files in ``__pycache__``), or :func:`analyze` keeps the old code inlined.
+editing a ``_kernels_*.py`` module, delete the ``*.nbi``/``*.nbc`` files in
+``__pycache__`` (touching this file once did not do it), or :func:`analyze` keeps the
+old code inlined.
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ __all__ = [
 ]
 
 # ASCII bytes between two non-ASCII ones below which a document is decoded straight
-# through, not switched to the 8-bytes-at-a-time scan and back (two loads' worth)
+# through, not switched to the ASCII scan and back
 MIN_GAP = 16
 
 # Text.form: how a document's bytes are to be read (nbayes.text._encode)
@@ -188,7 +189,7 @@ def analyze(
     """Append the feature stream of documents first_doc.. to stream.
 
     ``form[d]`` says how document d's bytes read (``FORM_*``): ASCII ones are
-    scanned 8 bytes at a time; in UTF-8 and latin-1 ones, so are the ASCII runs,
+    scanned 64 bytes at a time; in UTF-8 and latin-1 ones, so are the ASCII runs,
     and the spans around non-ASCII bytes are decoded (:func:`scan_unicode`).
 
     A stream entry is a token id (a unigram) or ``-1 - n-gram id``, in the
@@ -221,8 +222,8 @@ def analyze(
         longest = max(longest, offsets[d + 1] - offsets[d])
     cps = np.empty(longest, np.int32)
     toks = np.empty(longest, np.int64)
-    key64 = np.zeros(longest // 2 + 2, np.uint64)  # 4 * longest + 16 bytes
-    key = key64.view(np.uint8)
+    found = np.empty((3, max_tokens(longest, rich, min_len)), np.int64)
+    key = np.zeros(4 * longest + 16, np.uint8)
     for d in range(first_doc, n_docs):
         size = offsets[d + 1] - offsets[d]
         new = max_tokens(size, rich, min_len)
@@ -243,15 +244,15 @@ def analyze(
                 t_stop, counts,
             )  # fmt: skip
         else:
-            # ASCII runs 8 bytes at a time up to a non-ASCII byte, then the span
+            # ASCII runs 64 bytes at a time up to a non-ASCII byte, then the span
             # around it decoded: [pos, limit) to scan, then [a, b) to decode
             n_toks = 0
             pos, stop = offsets[d], offsets[d + 1]
             limit, a, b = stop, stop, stop
             while True:
                 n_toks, at = scan_ascii(
-                    buf, pos, limit, lowercase, min_len, max_len, numbers, insert, key64, key,
-                    toks, n_toks, t_table, t_bytes, t_off, t_stop, counts,
+                    buf, pos, limit, lowercase, min_len, max_len, numbers, insert, found,
+                    toks, n_toks, t_table, t_bytes, t_off, t_stop, counts, t_where,
                 )  # fmt: skip
                 if at < limit:  # stopped before a non-ASCII byte
                     a, b = unicode_span(buf, at, stop, MIN_GAP)
@@ -272,13 +273,15 @@ def analyze(
                     tid = toks[p]
                     if tid < 0:
                         continue
-                    if tally:
+                    if tally:  # without branches: the test is a coin flip
                         at = t_where[tid]
-                        if at >= row_start:
-                            data[at] += 1
-                            continue
-                        t_where[tid] = n_stream
-                        data[n_stream] = 1
+                        new = np.int64(at < row_start)
+                        at += new * (n_stream - at)  # n_stream if new
+                        data[at] = data[at] * (1 - new) + 1  # 1 if new, else one more
+                        t_where[tid] = at
+                        stream[n_stream] = tid  # kept only if new
+                        n_stream += new
+                        continue
                     stream[n_stream] = tid
                     n_stream += 1
                 continue

@@ -124,7 +124,7 @@ def analyze(vocab, text, insert: bool, tally: bool, dtype: np.dtype, sort: bool 
     second half's feature frequencies while this thread folds the vocabularies, and
     this one then counts the first half's and adds the two
     (:meth:`Vocabulary.frequencies` returns them)."""
-    from nbayes.text._engine import _kernels, _resize
+    from nbayes.text._engine import _kernels
 
     kernels = _kernels()
     offsets = text.offsets
@@ -151,18 +151,20 @@ def analyze(vocab, text, insert: bool, tally: bool, dtype: np.dtype, sort: bool 
     else:
         (stream_a, off_a), (stream_b, off_b) = first, second
     del first, second
-    # the second half goes on the end of the first's arrays, grown in place
+    # both halves into fresh arrays: NumPy asks for huge pages for them, so they fault
+    # in far fewer pages than the first half's arrays grown in place (which took
+    # ~15 ms for 20 Newsgroups' 3M entries against ~6 ms, copy included)
     n_a, n_b = len(stream_a), len(stream_b)
-    stream = stream_a
-    _resize(stream, n_a + n_b)
+    stream = _joined(stream_a, n_b)
+    del stream_a
     if insert:
         kernels.renumber(stream_b, tok_map, gram_map, stream[n_a:])
     else:
         stream[n_a:] = stream_b
     doc_off = np.concatenate([off_a, off_b[1:] + off_a[-1]])
     if tally:
-        data = data_a
-        _resize(data, n_a + n_b)
+        data = _joined(data_a, n_b)
+        del data_a
         data[n_a:] = data_b
         if counted is not None:
             df, tf = kernels.frequencies(stream[:n_a], data[:n_a], vocab.n_tokens, vocab.n_features)
@@ -173,6 +175,13 @@ def analyze(vocab, text, insert: bool, tally: bool, dtype: np.dtype, sort: bool 
             vocab.counted = vocab.n_features, df, tf
         return doc_off, stream, data
     return stream, doc_off
+
+
+def _joined(head: np.ndarray, more: int) -> np.ndarray:
+    """A new array of ``len(head) + more`` entries starting with ``head``."""
+    out = np.empty(len(head) + more, head.dtype)
+    out[: len(head)] = head
+    return out
 
 
 def to_columns(indptr, entries, counts, col_tok, col_gram, columns, values):
