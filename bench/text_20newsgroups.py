@@ -55,18 +55,24 @@ def load(split: str) -> tuple[list[bytes], np.ndarray, list[Path]]:
     return [p.read_bytes() for p in files], np.array([p.parent.name for p in files]), files
 
 
-def temporal_split(paths: list[Path], fraction: float) -> tuple[np.ndarray, np.ndarray]:
-    """Indices (fit, validate): the latest ``fraction`` of each group validates."""
+def windows(paths: list[Path], low: float, high: float) -> tuple[np.ndarray, np.ndarray]:
+    """(fit, validate) indices: in each group (posts by article number), the first
+    ``round(n * low)`` fit and the next up to ``round(n * high)`` validate."""
     fit, validate = [], []
     groups: dict[str, list[int]] = {}
     for i, path in enumerate(paths):
         groups.setdefault(path.parent.name, []).append(i)
     for members in groups.values():
         members.sort(key=lambda i: int(paths[i].name))
-        cut = round(len(members) * (1 - fraction))
+        cut, end = round(len(members) * low), round(len(members) * high)
         fit += members[:cut]
-        validate += members[cut:]
+        validate += members[cut:end]
     return np.array(sorted(fit)), np.array(sorted(validate))
+
+
+def temporal_split(paths: list[Path], fraction: float) -> tuple[np.ndarray, np.ndarray]:
+    """Indices (fit, validate): the latest ``fraction`` of each group validates."""
+    return windows(paths, 1 - fraction, 1.0)
 
 
 def features(tokens: str, ngrams, transform, train_docs, other_docs):

@@ -33,6 +33,7 @@ from scipy.special import logsumexp
 from sklearn.feature_extraction.text import CountVectorizer as SkCountVectorizer
 from sklearn.feature_selection import chi2
 from sklearn.preprocessing import normalize
+from text_20newsgroups import windows
 
 from nbayes import ComplementNB, MultinomialNB
 from nbayes.text import CountVectorizer, PostVectorizer, Tokenizer
@@ -53,22 +54,6 @@ BODIES = {  # body block name -> Tokenizer / n-gram settings (all: quotes kept, 
     "body, no stop-word list, no case folding": dict(stop_words=None, lowercase=False),
 }
 QUOTE_BODIES = ("body", "body, no stop-word list")
-
-
-def windows(paths: list[Path], low: float, high: float) -> tuple[np.ndarray, np.ndarray]:
-    """(fit, validate) indices: in each group (posts by article number), the first
-    ``round(n * low)`` fit and the next up to ``round(n * high)`` validate. ``(0.8, 1.0)``
-    is ``text_20newsgroups.temporal_split(paths, 0.2)``."""
-    fit, validate = [], []
-    groups: dict[str, list[int]] = {}
-    for i, path in enumerate(paths):
-        groups.setdefault(path.parent.name, []).append(i)
-    for members in groups.values():
-        members.sort(key=lambda i: int(paths[i].name))
-        cut, end = round(len(members) * low), round(len(members) * high)
-        fit += members[:cut]
-        validate += members[cut:end]
-    return np.array(sorted(fit)), np.array(sorted(validate))
 
 
 # ---------------------------------------------------------------- cached blocks
