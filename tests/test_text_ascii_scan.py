@@ -22,7 +22,8 @@ import numba as nb
 from test_text_vectorizers import assert_same_matrix
 
 from nbayes.text import CountVectorizer, Tokenizer, _unicode
-from nbayes.text._kernels_ascii import _bits, _block, add_text, find_text, load8, word_bytes
+from nbayes.text._kernels_ascii import _bits, _block, load8, word_bytes
+from nbayes.text._kernels_table import add_key, find_key
 from nbayes.text._prefetch import prefetch
 
 # bytes chosen to sit next to the class boundaries of [0-9A-Za-z_]
@@ -253,14 +254,14 @@ def test_a_long_token_with_an_equal_hash_and_length_is_compared_byte_by_byte():
     buf = np.frombuffer(b"  HELLO_WORLD_X hello_world_y", np.uint8)
     h = 12345  # stands for both tokens' hash: a collision
     table[2 * (h & 15)], table[2 * (h & 15) + 1] = h, (13 << 32) | 0
-    assert find_text(table, t_bytes, t_off, buf, 2, 13, h, True)[0] == 0
-    assert find_text(table, t_bytes, t_off, buf, 2, 13, h, False)[0] == -1
-    tid, slot = find_text(table, t_bytes, t_off, buf, 16, 13, h, True)
+    assert find_key(table, t_bytes, t_off, buf, 2, 13, h, True)[0] == 0
+    assert find_key(table, t_bytes, t_off, buf, 2, 13, h, False)[0] == -1
+    tid, slot = find_key(table, t_bytes, t_off, buf, 16, 13, h, True)
     assert tid == -1 and slot == (h + 1) & 15  # the next free slot, not the other key's
-    assert add_text(table, t_bytes, t_off, t_stop, counts, buf, 16, 13, h, slot, True) == 1
+    assert add_key(table, t_bytes, t_off, t_stop, counts, buf, 16, 13, h, slot, True) == 1
     assert t_bytes[13:26].tobytes() == b"hello_world_y"
-    assert find_text(table, t_bytes, t_off, buf, 16, 13, h, True)[0] == 1
-    assert find_text(table, t_bytes, t_off, buf, 2, 13, h, True)[0] == 0
+    assert find_key(table, t_bytes, t_off, buf, 16, 13, h, True)[0] == 1
+    assert find_key(table, t_bytes, t_off, buf, 2, 13, h, True)[0] == 0
 
 
 def test_prefetch_is_only_a_hint():

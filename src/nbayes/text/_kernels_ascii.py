@@ -23,7 +23,7 @@ import numba as nb
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from nbayes.text._kernels_table import _FNV_OFFSET, _ID_MASK, finish, mix
+from nbayes.text._kernels_table import _FNV_OFFSET, add_key, find_key, finish, mix
 from nbayes.text._prefetch import prefetch
 
 _ONES = 0x0101010101010101
@@ -168,56 +168,6 @@ def _all_digits(buf, s, length):
 
 
 @nb.njit(cache=True, inline="always")
-def _same_text(t_bytes, a, buf, s, length, lowercase):
-    """Whether the token bytes t_bytes[a:a + length] equal buf[s:s + length]
-    (lower-cased if asked). A byte loop on purpose: comparing 8 bytes at a time
-    made the whole pass 1.4-1.8x slower (measured, not explained; round 6)."""
-    for k in range(length):
-        c = buf[s + k]
-        if lowercase and 0x41 <= c <= 0x5A:
-            c += 0x20
-        if t_bytes[a + k] != c:
-            return False
-    return True
-
-
-@nb.njit(cache=True, inline="always")
-def find_text(table, t_bytes, t_off, buf, s, length, h, lowercase):
-    """:func:`find_token` of the ASCII token buf[s:s + length] (lower-cased if asked)
-    with hash h: (token id or -1, slot). Keys of <= 8 bytes hash bijectively, so an
-    equal hash and length is the key; longer ones are compared byte by byte."""
-    mask = (table.shape[0] >> 1) - 1
-    i = h & mask
-    while True:
-        meta = table[2 * i + 1]
-        if meta < 0:
-            return -1, i
-        if table[2 * i] == h and (meta >> 32) == length:
-            tid = meta & _ID_MASK
-            if length <= 8 or _same_text(t_bytes, t_off[tid], buf, s, length, lowercase):
-                return tid, i
-        i = (i + 1) & mask
-
-
-@nb.njit(cache=True, inline="always")
-def add_text(table, t_bytes, t_off, t_stop, counts, buf, s, length, h, slot, lowercase):
-    """:func:`add_token` of the ASCII token buf[s:s + length] (lower-cased if asked)."""
-    tid = counts[0]
-    start = t_off[tid]
-    for k in range(length):
-        c = buf[s + k]
-        if lowercase and 0x41 <= c <= 0x5A:
-            c += 0x20
-        t_bytes[start + k] = c
-    t_off[tid + 1] = start + length
-    t_stop[tid] = 0
-    table[2 * slot] = h
-    table[2 * slot + 1] = (np.int64(length) << 32) | tid
-    counts[0] = tid + 1
-    return tid
-
-
-@nb.njit(cache=True, inline="always")
 def scan_ascii(
     buf, start, end, lowercase, min_len, max_len, numbers, insert, found,
     toks, n_toks, t_table, t_bytes, t_off, t_stop, counts, t_where,
@@ -297,10 +247,10 @@ def scan_ascii(
         j += 64
     for f in range(n_found):
         h, s, length = found[0, f], found[1, f], found[2, f]
-        tid, slot = find_text(t_table, t_bytes, t_off, buf, s, length, h, lowercase)
+        tid, slot = find_key(t_table, t_bytes, t_off, buf, s, length, h, lowercase)
         if tid < 0 and insert:
-            tid = add_text(t_table, t_bytes, t_off, t_stop, counts, buf, s, length, h, slot,
-                           lowercase)  # fmt: skip
+            tid = add_key(t_table, t_bytes, t_off, t_stop, counts, buf, s, length, h, slot,
+                          lowercase)  # fmt: skip
         if tid >= 0 and t_stop[tid]:
             continue
         prefetch(t_where, max(tid, 0))  # the row tally reads it next

@@ -75,8 +75,26 @@ def gram_hash(seq, s, e):
 
 
 @nb.njit(cache=True, inline="always")
-def find_token(table, t_bytes, t_off, key, length, h):
-    """(token id or -1, slot) of the bytes key[:length] with hash h."""
+def _same_key(t_bytes, a, buf, s, length, lowercase):
+    """Whether the token bytes t_bytes[a:a + length] equal buf[s:s + length], ASCII
+    upper case folded first if ``lowercase``. A byte loop on purpose: comparing 8
+    bytes at a time made the ASCII scan's whole pass 1.4-1.8x slower (measured, not
+    explained; bench/RESULTS_text.md round 6)."""
+    for k in range(length):
+        c = buf[s + k]
+        if lowercase and 0x41 <= c <= 0x5A:
+            c += 0x20
+        if t_bytes[a + k] != c:
+            return False
+    return True
+
+
+@nb.njit(cache=True, inline="always")
+def find_key(table, t_bytes, t_off, buf, s, length, h, lowercase):
+    """(token id or -1, slot) of the bytes buf[s:s + length] with hash h, ASCII upper
+    case folded if ``lowercase`` (the ASCII scan looks tokens up in the text itself,
+    with no copy). Keys of <= 8 bytes hash bijectively, so an equal hash and length
+    is the key; longer ones are compared byte by byte."""
     mask = (table.shape[0] >> 1) - 1
     i = h & mask
     while True:
@@ -85,17 +103,15 @@ def find_token(table, t_bytes, t_off, key, length, h):
             return -1, i
         if table[2 * i] == h and (meta >> 32) == length:
             tid = meta & _ID_MASK
-            if length <= 8:
-                return tid, i
-            s = t_off[tid]
-            same = True
-            for k in range(length):
-                if t_bytes[s + k] != key[k]:
-                    same = False
-                    break
-            if same:
+            if length <= 8 or _same_key(t_bytes, t_off[tid], buf, s, length, lowercase):
                 return tid, i
         i = (i + 1) & mask
+
+
+@nb.njit(cache=True, inline="always")
+def find_token(table, t_bytes, t_off, key, length, h):
+    """(token id or -1, slot) of the bytes key[:length] with hash h."""
+    return find_key(table, t_bytes, t_off, key, 0, length, h, False)
 
 
 @nb.njit(cache=True, inline="always")
@@ -124,17 +140,28 @@ def find_gram(table, g_toks, g_off, seq, s, e, h):
 
 
 @nb.njit(cache=True, inline="always")
-def add_token(table, t_bytes, t_off, t_stop, counts, key, length, h, slot):
-    """Append token key[:length] (room is reserved by the caller)."""
+def add_key(table, t_bytes, t_off, t_stop, counts, buf, s, length, h, slot, lowercase):
+    """Append token buf[s:s + length], ASCII upper case folded if ``lowercase``, at
+    the empty ``slot`` :func:`find_key` returned (room is reserved by the caller)."""
     tid = counts[0]
     start = t_off[tid]
-    t_bytes[start : start + length] = key[:length]
+    for k in range(length):
+        c = buf[s + k]
+        if lowercase and 0x41 <= c <= 0x5A:
+            c += 0x20
+        t_bytes[start + k] = c
     t_off[tid + 1] = start + length
     t_stop[tid] = 0
     table[2 * slot] = h
     table[2 * slot + 1] = (np.int64(length) << 32) | tid
     counts[0] = tid + 1
     return tid
+
+
+@nb.njit(cache=True, inline="always")
+def add_token(table, t_bytes, t_off, t_stop, counts, key, length, h, slot):
+    """Append token key[:length] (room is reserved by the caller)."""
+    return add_key(table, t_bytes, t_off, t_stop, counts, key, 0, length, h, slot, False)
 
 
 @nb.njit(cache=True, inline="always")
