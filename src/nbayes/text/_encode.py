@@ -111,13 +111,13 @@ def encode_documents(
         if other == LATIN1:  # all read as they are: the pass finds any non-ASCII bytes
             return _text(docs, np.full(len(docs), LATIN1, np.uint8))
         # all bytes: redo only the non-ASCII documents in Python (bytes.isascii is a
-        # word-at-a-time C loop), unless they are latin-1; the rest are used as they are
+        # word-at-a-time C loop); the ASCII ones are used as they are
         is_ascii = np.fromiter(map(bytes.isascii, docs), bool, len(docs))
-        if not is_ascii.all() and other == UTF8:
+        if not is_ascii.all():
             docs = list(docs)
             for index in np.flatnonzero(~is_ascii):
                 docs[index] = _utf8(docs[index].decode(encoding, decode_error), lowercase)
-        return _text(docs, np.where(is_ascii, ASCII, other).astype(np.uint8))
+        return _text(docs, np.where(is_ascii, ASCII, UTF8).astype(np.uint8))
     parts: list[bytes] = []
     form = np.full(len(docs), UTF8, np.uint8)
     for index, doc in enumerate(docs):

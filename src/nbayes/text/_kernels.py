@@ -35,6 +35,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from nbayes.text._encode import LATIN1
 from nbayes.text._kernels_ascii import scan_ascii, unicode_span
 from nbayes.text._kernels_output import (
     count,
@@ -92,9 +93,6 @@ __all__ = [
 # ASCII bytes between two non-ASCII ones below which a document is decoded straight
 # through, not switched to the ASCII scan and back
 MIN_GAP = 16
-
-# Text.form: how a document's bytes are to be read (nbayes.text._encode)
-FORM_UTF8, FORM_ASCII, FORM_LATIN1 = 0, 1, 2
 
 # opts layout (int64 array)
 LOWERCASE, RICH, MIN_LEN, MAX_LEN, NUMBERS, MIN_N, MAX_N, INSERT = range(8)
@@ -188,9 +186,10 @@ def analyze(
 ):  # fmt: skip
     """Append the feature stream of documents first_doc.. to stream.
 
-    ``form[d]`` says how document d's bytes read (``FORM_*``): ASCII ones are
-    scanned 64 bytes at a time; in UTF-8 and latin-1 ones, so are the ASCII runs,
-    and the spans around non-ASCII bytes are decoded (:func:`scan_unicode`).
+    ``form[d]`` says how document d's bytes read (``nbayes.text._encode``'s UTF8,
+    ASCII or LATIN1): ASCII ones are scanned 64 bytes at a time; in UTF-8 and latin-1
+    ones, so are the ASCII runs, and the spans around non-ASCII bytes are decoded
+    (:func:`scan_unicode`).
 
     A stream entry is a token id (a unigram) or ``-1 - n-gram id``, in the
     order scikit-learn's analyzer yields features. ``doc_off[d + 1]`` is where
@@ -236,7 +235,7 @@ def analyze(
             return d, n_stream
         if tally and n_stream + (new + 1) * orders > data.shape[0]:
             return d, n_stream
-        latin1 = form[d] == FORM_LATIN1
+        latin1 = form[d] == LATIN1
         if rich:
             n_toks = scan_unicode(
                 buf, offsets[d], offsets[d + 1], latin1, cps, cls, lower, lowercase, rich, schemes,
