@@ -5,6 +5,13 @@ block moments and posterior normalisation against their NumPy fallbacks."""
 
 from __future__ import annotations
 
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -354,3 +361,94 @@ def test_gaussian_log_likelihood_keeps_its_accuracy_contract(kernel_path):
         _compiled.ENABLED = enabled
     if _compiled._numba() is not None:
         np.testing.assert_array_equal(got, other)
+
+
+def _exp_inputs(rng: np.random.Generator) -> np.ndarray:
+    """Ordinary values, the edges of float64's exponential (overflow past 709.78,
+    gradual underflow from -708.4 to -745.1), zeros and non-finite values."""
+    edges = [0.0, -0.0, 709.7, 709.8, 1e308, -708.3, -708.5, -730.0, -745.1, -745.2, -1e308]
+    special = [np.inf, -np.inf, np.nan, 5e-324, -5e-324, 1e-300]
+    ordinary = rng.uniform(-750, 720, 3000)
+    return np.concatenate([edges, special, ordinary, rng.normal(size=1000)])
+
+
+def _assert_exp_matches_numpy(got: np.ndarray, x: np.ndarray) -> None:
+    """Within glibc's documented 4 ulp of NumPy's ``exp`` (a few smallest subnormals
+    apart in the underflow range), with the same infinities, zeros and NaNs."""
+    with np.errstate(over="ignore"):
+        expected = np.exp(x)
+    np.testing.assert_allclose(got, expected, rtol=4 * np.finfo(float).eps, atol=4 * 5e-324)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+    np.testing.assert_array_equal(got == 0, expected == 0)
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(expected))
+
+
+@pytest.mark.parametrize("length", [0, 1, 2, 3, 4, 5, 7, 8, 9, 4031])
+def test_vector_exp_matches_numpy(length):
+    """Every length (whole lanes and a scalar tail), every range of the exponential."""
+    pytest.importorskip("numba")
+    from nbayes import _vector_math
+
+    if sys.platform == "linux" and platform.machine() == "x86_64":
+        assert _vector_math.LANES in (2, 4)  # glibc's libmvec is there to use
+    if not _vector_math.LANES:
+        pytest.skip("glibc's vector math library is not available here")
+    x = _exp_inputs(np.random.default_rng(17))[:length]
+    got = x.copy()
+    assert _compiled.exp_in_place(got)
+    _assert_exp_matches_numpy(got, x)
+
+
+def test_vector_exp_works_in_place_on_any_shape_and_declines_other_arrays(monkeypatch):
+    """A 2-d block is exponentiated whole; a strided view, float32 or a read-only
+    array is left untouched with False (the caller falls back to NumPy), as is every
+    array with the compiled kernels switched off."""
+    pytest.importorskip("numba")
+    from nbayes import _vector_math
+
+    if not _vector_math.LANES:
+        pytest.skip("glibc's vector math library is not available here")
+    x = np.random.default_rng(18).uniform(-700, 10, (301, 13))
+    block = x.copy()
+    assert _compiled.exp_in_place(block)
+    _assert_exp_matches_numpy(block, x)
+    readonly = x.copy()
+    readonly.flags.writeable = False
+    for declined in (x.copy()[:, ::2], x.astype(np.float32), readonly):
+        before = declined.copy()
+        assert not _compiled.exp_in_place(declined)
+        np.testing.assert_array_equal(declined, before)
+    monkeypatch.setattr(_compiled, "ENABLED", False)
+    untouched = x.copy()
+    assert not _compiled.exp_in_place(untouched)
+    np.testing.assert_array_equal(untouched, x)
+
+
+def test_two_lane_vector_exp_for_code_without_avx():
+    """Where numba compiles for a CPU other than this one (here the generic x86-64), the
+    kernel calls the 2-lane SSE2 variant, whose argument register every x86-64 CPU has;
+    it matches NumPy's ``exp`` too."""
+    pytest.importorskip("numba")
+    from nbayes import _vector_math
+
+    if not _vector_math.LANES:
+        pytest.skip("glibc's vector math library is not available here")
+    script = (
+        "import numpy as np, sys\n"
+        "from nbayes import _compiled, _vector_math\n"
+        "x = np.load(sys.argv[1])\n"
+        "assert _compiled.exp_in_place(x)\n"
+        "np.save(sys.argv[1], x)\n"
+        "print(_vector_math.LANES)\n"
+    )
+    x = _exp_inputs(np.random.default_rng(19))
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "x.npy"
+        np.save(path, x)
+        environment = {**os.environ, "NUMBA_CPU_NAME": "generic", "NUMBA_CACHE_DIR": folder}
+        run = subprocess.run(
+            [sys.executable, "-c", script, str(path)],
+            env=environment, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        assert run.stdout.strip() == "2"
+        _assert_exp_matches_numpy(np.load(path), x)

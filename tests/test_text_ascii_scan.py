@@ -176,9 +176,7 @@ def test_latin1_bytes_decoded_by_the_pass_equal_scikit_learn(settings):
     """latin-1 bytes go to the compiled pass undecoded: every byte value, in words
     and between them, in documents of bytes only and mixed with str documents."""
     rng = np.random.default_rng(21)
-    latin1 = [
-        doc.encode("latin-1", "replace") for doc in mixed_docs(150, seed=22, share=0.05)
-    ]
+    latin1 = [doc.encode("latin-1", "replace") for doc in mixed_docs(150, seed=22, share=0.05)]
     every_byte = bytes(range(256))
     latin1 += [every_byte, every_byte[::-1], b"caf\xe9 CAF\xc9 \xdf\xb5\xff \xa3\xc25m",
                rng.integers(0, 256, 5000, dtype=np.uint8).tobytes()]  # fmt: skip

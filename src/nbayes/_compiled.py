@@ -1,6 +1,6 @@
 """Optional compiled kernels (numba), used when numba is importable: the categorical
 gather-sum; the Gaussian class moments of a row block and log-likelihood terms; the
-posterior's row max and row sum (and, in :mod:`nbayes._compiled_shifted`, the
+posterior's row max, exponential and row sum (and, in :mod:`nbayes._compiled_shifted`, the
 Gaussian one-pass update of running moments).
 
 ``pip install 'nbayes[text]'`` brings numba; without it every caller falls back to
@@ -238,6 +238,26 @@ def _divide_by_row_sum_kernel(proba, regular):
                 total += proba[i, c]
             for c in range(n_classes):
                 proba[i, c] /= total
+
+
+def exp_in_place(values: NDArray[np.float64]) -> bool:
+    """``values[...] = exp(values)`` in place, for a writeable C-contiguous float64
+    array of any shape, with glibc's vector ``exp`` (:mod:`nbayes._vector_math`):
+    within 4 ulp of NumPy's, ~4x faster where NumPy's float64 ``exp`` is not
+    vectorised. False (``values`` untouched) where that is not available."""
+    if not (
+        available()
+        and values.dtype == np.float64
+        and values.flags.c_contiguous
+        and values.flags.writeable
+    ):
+        return False
+    from nbayes import _vector_math
+
+    if not _vector_math.LANES:
+        return False
+    _jit(_vector_math.exp_in_place_kernel)(values.reshape(-1))
+    return True
 
 
 def shift_by_row_max(jll: NDArray[np.float64]) -> NDArray[np.bool_] | None:

@@ -123,15 +123,16 @@ def posterior_proba_inplace(
 
     Where numba is installed (and ``jll`` is a writeable float64 array), the row
     maximum and the row sum are compiled loops (:mod:`nbayes._compiled`), one pass
-    each instead of NumPy's slow reductions over short rows, and the exponential stays
-    NumPy's vectorised one; degenerate rows are set aside before it and take the
-    :func:`log_posterior` path."""
+    each instead of NumPy's slow reductions over short rows, and the exponential is
+    glibc's vector one where it is available (NumPy's elsewhere); degenerate rows
+    are set aside before it and take the :func:`log_posterior` path."""
     if jll.dtype == np.float64 and jll.flags.writeable and jll.ndim == 2 and jll.shape[1]:
         regular = _compiled.shift_by_row_max(jll)
         if regular is not None:
             degenerate = None if regular.all() else jll[~regular]  # untouched rows
-            with np.errstate(over="ignore"):  # only in the rows set aside
-                np.exp(jll, out=jll)
+            if not _compiled.exp_in_place(jll):
+                with np.errstate(over="ignore"):  # only in the rows set aside
+                    np.exp(jll, out=jll)
             _compiled.divide_by_row_sum(jll, regular)
             if degenerate is not None:
                 jll[~regular] = np.exp(log_posterior(degenerate, log_prior))
