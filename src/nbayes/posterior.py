@@ -96,8 +96,10 @@ def _normalise(jll: NDArray[np.float64], row_max: NDArray[np.float64]) -> NDArra
     ``[1, n_classes]`` and needs no further guard.
     """
     out = jll - row_max[:, None]
-    total = np.exp(out).sum(axis=1, keepdims=True)
-    out -= np.log(total)
+    exponentials = out.copy()
+    if not _compiled.exp_in_place(exponentials):
+        np.exp(exponentials, out=exponentials)
+    out -= np.log(exponentials.sum(axis=1, keepdims=True))
     return out
 
 
