@@ -29,6 +29,8 @@ from numba import types
 from numba.core import cgutils, config
 from numba.extending import intrinsic
 
+from nbayes._llvm import element_pointer
+
 _VARIANTS = {4: "_ZGVdN4v_exp", 2: "_ZGVbN2v_exp"}  # AVX2, SSE2
 
 
@@ -68,11 +70,7 @@ def exp_lanes(typingctx, values, start):
     signature = types.void(values, start)
 
     def codegen(context, builder, sig, args):
-        array_type = sig.args[0]
-        data = context.make_array(array_type)(context, builder, args[0])
-        pointer = cgutils.get_item_pointer(
-            context, builder, array_type, data, [args[1]], wraparound=False
-        )
+        pointer = element_pointer(context, builder, sig.args[0], *args)
         vector = ir.VectorType(ir.DoubleType(), width)
         vector_pointer = builder.bitcast(pointer, vector.as_pointer())
         function = cgutils.get_or_insert_function(

@@ -18,6 +18,8 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from nbayes._llvm import element_pointer
+
 _READ, _KEEP_IN_ALL_LEVELS, _DATA = 0, 3, 1
 
 
@@ -29,11 +31,7 @@ def prefetch(typingctx, array, index):
     sig = types.void(array, index)
 
     def codegen(context, builder, signature, args):
-        array_type = signature.args[0]
-        data = context.make_array(array_type)(context, builder, args[0])
-        pointer = cgutils.get_item_pointer(
-            context, builder, array_type, data, [args[1]], wraparound=False
-        )
+        pointer = element_pointer(context, builder, signature.args[0], *args)
         byte_pointer = ir.IntType(8).as_pointer()
         i32 = ir.IntType(32)
         hint = ir.FunctionType(ir.VoidType(), [byte_pointer, i32, i32, i32])
