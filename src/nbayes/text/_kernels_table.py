@@ -75,16 +75,21 @@ def gram_hash(seq, s, e):
 
 
 @nb.njit(cache=True, inline="always")
+def _folded(c, lowercase):
+    """The ASCII byte c, upper case folded to lower if ``lowercase``."""
+    if lowercase and 0x41 <= c <= 0x5A:
+        return c + 0x20
+    return c
+
+
+@nb.njit(cache=True, inline="always")
 def _same_key(t_bytes, a, buf, s, length, lowercase):
     """Whether the token bytes t_bytes[a:a + length] equal buf[s:s + length], ASCII
     upper case folded first if ``lowercase``. A byte loop on purpose: comparing 8
     bytes at a time made the ASCII scan's whole pass 1.4-1.8x slower (measured, not
     explained; bench/RESULTS_text.md round 6)."""
     for k in range(length):
-        c = buf[s + k]
-        if lowercase and 0x41 <= c <= 0x5A:
-            c += 0x20
-        if t_bytes[a + k] != c:
+        if t_bytes[a + k] != _folded(buf[s + k], lowercase):
             return False
     return True
 
@@ -146,10 +151,7 @@ def add_key(table, t_bytes, t_off, t_stop, counts, buf, s, length, h, slot, lowe
     tid = counts[0]
     start = t_off[tid]
     for k in range(length):
-        c = buf[s + k]
-        if lowercase and 0x41 <= c <= 0x5A:
-            c += 0x20
-        t_bytes[start + k] = c
+        t_bytes[start + k] = _folded(buf[s + k], lowercase)
     t_off[tid + 1] = start + length
     t_stop[tid] = 0
     table[2 * slot] = h
