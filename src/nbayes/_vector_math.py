@@ -10,9 +10,9 @@ takes four doubles in an AVX2 register, ``_ZGVbN2v_exp`` two in an SSE2 register
 ``exp(nan) = nan``, ``exp(+inf) = inf``, overflow to ``inf`` and gradual underflow
 as the scalar ``exp`` does (tests compare them with NumPy's).
 
-:func:`lanes` says which variant a kernel compiled in this process may call (0:
+:data:`LANES` says which variant a kernel compiled in this process may call (0:
 none, on other systems, or where the library cannot be loaded); :func:`exp_lanes`
-is the numba intrinsic that calls it on ``lanes()`` consecutive elements. Import
+is the numba intrinsic that calls it on ``LANES`` consecutive elements. Import
 this module only where numba is installed.
 """
 
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import platform
 import sys
-from functools import cache
 
 import llvmlite.binding as llvm
 import numpy as np
@@ -34,8 +33,7 @@ from nbayes._llvm import element_pointer
 _VARIANTS = {4: "_ZGVdN4v_exp", 2: "_ZGVbN2v_exp"}  # AVX2, SSE2
 
 
-@cache
-def lanes() -> int:
+def _lanes() -> int:
     """Doubles per call of the vector ``exp`` that kernels compiled here use: 4 where
     numba generates code for this CPU and it has AVX2 (the 4-lane variant takes its
     argument in a 256-bit register, which only AVX code passes there), else 2; 0 where
@@ -53,11 +51,15 @@ def lanes() -> int:
     return 2
 
 
+#: Doubles per vector ``exp`` call in this process (see :func:`_lanes`); 0: none.
+LANES = _lanes()
+
+
 @intrinsic
 def exp_lanes(typingctx, values, start):
-    """``values[start:start + lanes()] = exp(values[start:start + lanes()])`` for a 1-d
+    """``values[start:start + LANES] = exp(values[start:start + LANES])`` for a 1-d
     float64 array; the caller keeps the slice inside the array, and calls this only
-    where :func:`lanes` > 0."""
+    where :data:`LANES` > 0."""
     if not (
         isinstance(values, types.Array)
         and values.dtype == types.float64
@@ -66,7 +68,7 @@ def exp_lanes(typingctx, values, start):
         and isinstance(start, types.Integer)
     ):
         return None
-    width = lanes()
+    width = LANES
     signature = types.void(values, start)
 
     def codegen(context, builder, sig, args):
@@ -84,7 +86,7 @@ def exp_lanes(typingctx, values, start):
 
 
 def exp_in_place_kernel(values):
-    """``values[:] = exp(values)`` for a 1-d C-contiguous float64 array, ``lanes()`` at
+    """``values[:] = exp(values)`` for a 1-d C-contiguous float64 array, ``LANES`` at
     a time, the last few one by one (NumPy's scalar ``exp`` in numba)."""
     n = values.shape[0]
     width = LANES
@@ -93,6 +95,3 @@ def exp_in_place_kernel(values):
         exp_lanes(values, start)
     for i in range(whole, n):
         values[i] = np.exp(values[i])
-
-
-LANES = lanes()
