@@ -195,6 +195,25 @@ def test_sort_by_two_keys_equals_lexsort():
         assert np.array_equal(order, np.lexsort((second, first))), (n, spread, scale)
 
 
+def test_prefix_keys_are_big_endian_zero_padded_prefixes():
+    """The sort keys of names: bytes 0-7 and 8-15 as big-endian integers, zero-padded
+    past the name's end (one 8-byte load where 8 bytes are left in the buffer, masked
+    to the name; byte by byte at the buffer's end), for names of 0-20 bytes anywhere,
+    the last ones ending at the buffer's last byte."""
+    from nbayes.text._engine import _kernels
+
+    rng = np.random.default_rng(1)
+    lengths = np.concatenate([np.arange(21), rng.integers(0, 21, 300), np.arange(21)[::-1]])
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    ends = starts + lengths
+    buf = rng.integers(0, 256, int(ends[-1]), dtype=np.uint8)
+    first, second = _kernels().prefix_keys(buf, starts, ends)
+    for i, (s, e) in enumerate(zip(starts, ends, strict=True)):
+        name = buf[s:e].tobytes() + bytes(16)
+        assert first[i] == int.from_bytes(name[:8], "big"), i
+        assert second[i] == int.from_bytes(name[8:16], "big"), i
+
+
 @pytest.mark.parametrize("ngram_range", [(1, 1), (1, 2)])
 def test_vocabulary_sort_orders_names_as_python_sorts(ngram_range):
     """Names sharing long prefixes (16+ bytes), prefixes of each other, non-ASCII:

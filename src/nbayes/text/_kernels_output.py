@@ -95,23 +95,53 @@ def gram_bytes(g_toks, g_off, n_gram, t_bytes, t_off):
     return out
 
 
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@nb.njit(cache=True, inline="always")
+def _load_big_endian(buf, u):
+    """buf[u:u + 8] (all inside buf) as a big-endian uint64: LLVM makes the eight
+    byte loads one 8-byte load and a byte swap."""
+    return (
+        (np.uint64(buf[u]) << np.uint64(56))
+        | (np.uint64(buf[u + np.uint64(1)]) << np.uint64(48))
+        | (np.uint64(buf[u + np.uint64(2)]) << np.uint64(40))
+        | (np.uint64(buf[u + np.uint64(3)]) << np.uint64(32))
+        | (np.uint64(buf[u + np.uint64(4)]) << np.uint64(24))
+        | (np.uint64(buf[u + np.uint64(5)]) << np.uint64(16))
+        | (np.uint64(buf[u + np.uint64(6)]) << np.uint64(8))
+        | np.uint64(buf[u + np.uint64(7)])
+    )
+
+
+@nb.njit(cache=True, inline="always")
+def _prefix_key(buf, s, e):
+    """Bytes buf[s:min(s + 8, e)] as a big-endian uint64, zero-padded on the right."""
+    n = min(e - s, 8)
+    if n <= 0:
+        return np.uint64(0)
+    if s + 8 <= buf.shape[0]:  # one load; the bytes past e are masked off
+        v = _load_big_endian(buf, np.uint64(s))
+        if n < 8:
+            v &= ~(_ALL >> np.uint64(8 * n))
+        return v
+    v = np.uint64(0)
+    for k in range(8):
+        v = (v << np.uint64(8)) | (np.uint64(buf[s + k]) if k < n else np.uint64(0))
+    return v
+
+
 @nb.njit(cache=True, nogil=True)
 def prefix_keys(buf, starts, ends):
     """Big-endian uint64 of bytes 0-7 and 8-15 of each string (zero-padded): sorting
     by them sorts strings in code-point order up to a 16-byte common prefix."""
     n = starts.shape[0]
-    first = np.zeros(n, np.uint64)
-    second = np.zeros(n, np.uint64)
+    first = np.empty(n, np.uint64)
+    second = np.empty(n, np.uint64)
     for i in range(n):
         s, e = starts[i], ends[i]
-        a = np.uint64(0)
-        b = np.uint64(0)
-        for k in range(8):
-            a = (a << np.uint64(8)) | (np.uint64(buf[s + k]) if s + k < e else np.uint64(0))
-        for k in range(8, 16):
-            b = (b << np.uint64(8)) | (np.uint64(buf[s + k]) if s + k < e else np.uint64(0))
-        first[i] = a
-        second[i] = b
+        first[i] = _prefix_key(buf, s, e)
+        second[i] = _prefix_key(buf, s + 8, e)
     return first, second
 
 
