@@ -4,6 +4,8 @@ scikit-learn's matrices), for fitting, transforming, n-grams and stop words."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -39,6 +41,7 @@ def threads(monkeypatch):
     def set_threads(on: bool) -> None:
         monkeypatch.setattr(_parallel, "MIN_BYTES", 0)
         monkeypatch.setattr(_parallel, "MIN_ENTRIES", 0)
+        monkeypatch.setattr(_parallel, "MIN_PIECE", 0)
         monkeypatch.setenv("NBAYES_TEXT_THREADS", "2" if on else "1")
 
     return set_threads
@@ -87,6 +90,65 @@ def test_two_threads_hashing_and_tokenizer(threads):
     assert tokenizer.tokenize_many(docs) == tokens
     assert abs(HashingVectorizer(ngram_range=(1, 2)).transform(docs) - hashed).max() == 0
     assert tokens[1] == tokenizer(docs[1])
+
+
+def test_claims_hand_out_every_document_once_front_and_back():
+    """The runs the two threads take: from the front in order from document 0, from
+    the back in reverse order from the last; disjoint, covering every document once,
+    each a quarter of the bytes left (whole documents, at least MIN_PIECE bytes) so
+    that they shrink towards the meeting point, whatever the order of the takes."""
+    rng = np.random.default_rng(11)
+    sizes = rng.integers(0, 5000, 400)
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    for seed in range(5):
+        order = np.random.default_rng(seed).random(1000) < 0.5
+        claims = _parallel.Claims(offsets)
+        front, back = [], []
+        for from_front in order:
+            left = int(offsets[claims.back] - offsets[claims.front])
+            run = claims.take(bool(from_front))
+            if run is None:
+                break
+            span = int(offsets[run[1]] - offsets[run[0]])
+            assert span <= max(_parallel.MIN_PIECE, left // 4) + sizes.max()
+            assert span >= min(_parallel.MIN_PIECE, left // 4, left) or run[1] - run[0] == 1
+            (front if from_front else back).append(run)
+        assert claims.take(True) is None and claims.take(False) is None
+        runs = front + back[::-1]
+        assert runs[0][0] == 0 and runs[-1][1] == len(sizes)
+        assert all(a[1] == b[0] and a[0] < a[1] for a, b in itertools.pairwise(runs))
+
+
+def test_a_slow_thread_takes_fewer_runs_and_changes_nothing(threads, monkeypatch):
+    """With the front thread slowed down, the back thread takes several runs (each
+    appended to its one stream, in reverse document order); the joined result is
+    still the serial one: matrices, vocabulary and tokens."""
+    import time
+
+    train, test = corpus(400, 12), corpus(80, 13)
+    settings = {"ngram_range": (1, 2), "min_df": 2}
+    threads(False)
+    serial = CountVectorizer(**settings)
+    X_serial, T_serial = serial.fit_transform(train), serial.transform(test)
+    tokens = Tokenizer(ngram_range=(1, 2)).tokenize_many(train)
+    threads(True)
+    taken = {True: 0, False: 0}
+    take = _parallel.Claims.take
+
+    def slow_front(self, from_front):
+        if from_front:
+            time.sleep(0.005)
+        run = take(self, from_front)
+        taken[from_front] += run is not None
+        return run
+
+    monkeypatch.setattr(_parallel.Claims, "take", slow_front)
+    parallel = CountVectorizer(**settings)
+    assert same(parallel.fit_transform(train), X_serial)
+    assert taken[False] >= 2 and taken[False] > taken[True]
+    assert parallel.vocabulary_ == serial.vocabulary_
+    assert same(parallel.transform(test), T_serial)
+    assert Tokenizer(ngram_range=(1, 2)).tokenize_many(train) == tokens
 
 
 def test_thread_count_setting(monkeypatch):

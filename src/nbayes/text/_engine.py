@@ -99,7 +99,9 @@ def _pow2(n: int) -> int:
 
 
 class Vocabulary:
-    """Interned tokens and n-grams; ids are dense, in order of first appearance.
+    """Interned tokens and n-grams; ids are dense, in order of first appearance (in
+    a pass over two threads, see :mod:`nbayes.text._parallel`, up to the order in
+    which the second thread met its new ones).
 
     Holds the arrays described in :mod:`nbayes.text._kernels` and grows them when
     a kernel stops for room. A *feature index* numbers tokens first, then n-grams:
@@ -240,58 +242,11 @@ class Vocabulary:
     ):  # fmt: skip
         """:meth:`analyze` of documents start..stop - 1 in this thread, the stream (and
         counts) of ``dtype``; the documents are joined a chunk at a time."""
-        kernels = _kernels()
-        lo, hi = self.rules.ngram_range
-        orders = hi - lo + 1
-        gram_orders = max(0, hi - max(lo, 2) + 1)  # orders of n >= 2
-        gram_tokens = sum(range(max(lo, 2), hi + 1))
-        opts = self.rules.opts(insert)
-        tables = _unicode.char_classes(), _unicode.lower_map(), opts, _schemes()
-        n_bytes = text.n_bytes(start, stop)
-        # a first guess (distinct entries per document: ~1 per 12 bytes in 20 Newsgroups
-        # and BBC news); the pass stops and the arrays grow in place where it is short
-        capacity = max(1024, n_bytes // (STREAM_BYTES_TALLY if tally else STREAM_BYTES) * orders)
-        stream = np.empty(capacity, dtype)
-        data = np.empty(capacity if tally else 0, dtype)
-        doc_off = np.zeros(stop - start + 1, np.int64)
-        if insert:
-            # vocabularies grow about as the square root of the text (Heaps' law; 18 MB
-            # halves of 20 Newsgroups: 91k, 130k tokens; 2.5 MB of BBC: 19k, 21k)
-            guess = int(20 * n_bytes**0.5)
-            self.reserve(guess, 8 * guess, guess * gram_orders, guess * gram_tokens)
-        self.t_where = _filled(self.t_where, self.n_tokens + 1)
-        self.g_where = _filled(self.g_where, self.n_grams + 1)
-        n_stream = 0
-        for first, buf, offsets, form in text.chunks(start, stop):
-            n_docs = len(offsets) - 1
-            rows = doc_off[first - start : first - start + n_docs + 1]
-            next_doc, stopped = 0, (-1, -1)
-            while True:
-                next_doc, n_stream = kernels.analyze(
-                    buf, offsets, form, next_doc, *tables, *self._tokens(),
-                    *self._grams(), self.counts, stream, n_stream, rows, tally, data,
-                    self.t_where, self.g_where,
-                )  # fmt: skip
-                if next_doc == n_docs:
-                    break
-                if (next_doc, n_stream) == stopped:
-                    raise RuntimeError("nbayes.text: the compiled pass found no room twice")
-                stopped = next_doc, n_stream
-                # room for the document the pass stopped at (as the pass counts it)
-                size = int(offsets[next_doc + 1] - offsets[next_doc])
-                new = int(kernels.max_tokens(size, self.rules.rich, self.rules.min_len)) + 1
-                if insert:  # what is short at least doubles
-                    self.reserve(new, 2 * size + 4, new * gram_orders, new * gram_tokens)
-                if n_stream + new * orders > len(stream):
-                    capacity = max(len(stream) + len(stream) // 2, n_stream + new * orders)
-                    _resize(stream, capacity)
-                    if tally:
-                        _resize(data, capacity)
-        _resize(stream, n_stream)
-        if tally:
-            _resize(data, n_stream)
-            return doc_off, stream, data
-        return stream, doc_off
+        run = Pass(self, text.n_bytes(start, stop), insert, tally, dtype)
+        run.add(text, start, stop)
+        run.finish()
+        doc_off = run.pieces[0][2]
+        return (doc_off, run.stream, run.data) if tally else (run.stream, doc_off)
 
     def stream_dtype(self, n_bytes: int) -> np.dtype:
         """int32 for the stream of ``n_bytes`` of text where every id and count it can
@@ -406,3 +361,83 @@ class Vocabulary:
             return _sort.name_order(self.t_bytes, self.t_off[:n], self.t_off[1 : n + 1])
         out, offsets = self.name_bytes()
         return _sort.name_order(out, offsets[:-1], offsets[1:] - 1)
+
+
+class Pass:
+    """One thread's compiled pass over runs of documents handed to it one at a time,
+    in any order (:meth:`add`): a single stream (and counts, with ``tally``) of
+    ``dtype`` that the runs append to, grown as needed.
+
+    ``pieces`` lists (start, stop, rows) per run in the order they were added: rows,
+    shape (stop - start + 1,), are where each document's entries begin and end in
+    the stream. The vocabulary's row-position arrays are filled once, here: stream
+    positions only grow, so a position left by an earlier run is never taken for
+    one in the current row.
+    """
+
+    def __init__(self, vocab: Vocabulary, n_bytes: int, insert: bool, tally: bool, dtype):
+        self.vocab, self.insert, self.tally = vocab, insert, tally
+        rules = vocab.rules
+        lo, hi = rules.ngram_range
+        self.orders = hi - lo + 1
+        self.gram_orders = max(0, hi - max(lo, 2) + 1)  # orders of n >= 2
+        self.gram_tokens = sum(range(max(lo, 2), hi + 1))
+        opts = rules.opts(insert)
+        self.tables = _unicode.char_classes(), _unicode.lower_map(), opts, _schemes()
+        # a first guess (distinct entries per document: ~1 per 12 bytes in 20 Newsgroups
+        # and BBC news); the pass stops and the arrays grow in place where it is short
+        per_entry = STREAM_BYTES_TALLY if tally else STREAM_BYTES
+        capacity = max(1024, n_bytes // per_entry * self.orders)
+        self.stream = np.empty(capacity, dtype)
+        self.data = np.empty(capacity if tally else 0, dtype)
+        self.n_stream = 0
+        self.pieces: list[tuple[int, int, NDArray[np.int64]]] = []
+        if insert:
+            # vocabularies grow about as the square root of the text (Heaps' law; 18 MB
+            # halves of 20 Newsgroups: 91k, 130k tokens; 2.5 MB of BBC: 19k, 21k)
+            guess = int(20 * n_bytes**0.5)
+            vocab.reserve(guess, 8 * guess, guess * self.gram_orders, guess * self.gram_tokens)
+        vocab.t_where = _filled(vocab.t_where, vocab.n_tokens + 1)
+        vocab.g_where = _filled(vocab.g_where, vocab.n_grams + 1)
+
+    def add(self, text: Text, start: int, stop: int) -> None:
+        """Append the stream of documents start..stop - 1 (joined a chunk at a time)."""
+        kernels = _kernels()
+        vocab, rules = self.vocab, self.vocab.rules
+        doc_off = np.empty(stop - start + 1, np.int64)
+        doc_off[0] = self.n_stream
+        for first, buf, offsets, form in text.chunks(start, stop):
+            n_docs = len(offsets) - 1
+            rows = doc_off[first - start : first - start + n_docs + 1]
+            next_doc, stopped = 0, (-1, -1)
+            while True:
+                next_doc, self.n_stream = kernels.analyze(
+                    buf, offsets, form, next_doc, *self.tables, *vocab._tokens(),
+                    *vocab._grams(), vocab.counts, self.stream, self.n_stream, rows,
+                    self.tally, self.data, vocab.t_where, vocab.g_where,
+                )  # fmt: skip
+                if next_doc == n_docs:
+                    break
+                if (next_doc, self.n_stream) == stopped:
+                    raise RuntimeError("nbayes.text: the compiled pass found no room twice")
+                stopped = next_doc, self.n_stream
+                # room for the document the pass stopped at (as the pass counts it)
+                size = int(offsets[next_doc + 1] - offsets[next_doc])
+                new = int(kernels.max_tokens(size, rules.rich, rules.min_len)) + 1
+                if self.insert:  # what is short at least doubles
+                    vocab.reserve(new, 2 * size + 4, new * self.gram_orders, new * self.gram_tokens)
+                need = self.n_stream + new * self.orders
+                if need > len(self.stream):
+                    capacity = max(len(self.stream) + len(self.stream) // 2, need)
+                    _resize(self.stream, capacity)
+                    if self.tally:
+                        _resize(self.data, capacity)
+        self.pieces.append((start, stop, doc_off))
+
+    def finish(self) -> None:
+        """Cut ``stream`` and ``data`` (empty without tally) to the entries written,
+        and let go of the vocabulary (a thread's copy is freed once folded)."""
+        self.vocab = None
+        _resize(self.stream, self.n_stream)
+        if self.tally:
+            _resize(self.data, self.n_stream)

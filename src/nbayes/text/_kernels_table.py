@@ -250,8 +250,8 @@ def fold_insert(b_table, b_bytes, b_off, n_tok0, table, t_bytes, t_off, t_stop, 
     """Insert the other vocabulary's tokens n_tok0.. that :func:`fold_lookup` did not
     find (``tok_map`` -1); ``tok_map[b id]`` = their new ids.
 
-    Ids and bytes are given in the other's id order, so new ids follow first
-    appearance as in one serial pass; the hash-table slots are then taken in
+    Ids and bytes are given in the other's id order (the order in which it met
+    them); the hash-table slots are then taken in
     ``b_table``'s slot order, near this table's own (in id order each insert probes
     at random). Where a key lands does not change any id: only look-ups read it.
     """

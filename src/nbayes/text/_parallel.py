@@ -1,26 +1,36 @@
-"""Two threads for the compiled pass: split the documents in two halves (by bytes),
-analyze each half with its own tables, then fold the second half's new tokens and
-n-grams into the first's and renumber its stream.
+"""Two threads for the compiled pass: each analyzes runs of documents with its own
+tables, this thread taking runs from the front and the other from the back until
+they meet (:class:`Claims`), so a thread on a slower core simply takes fewer; then
+the other thread's new tokens and n-grams are folded into this one's tables and
+its stream renumbered and put back in document order.
 
-Ids stay in order of first appearance over all documents (the first half's come
-first, then the second's new ones, in their own order of appearance), and the
-renumbering is one-to-one, so the stream, its CSR rows and their counts are exactly
-what one serial pass gives. With ``insert=False`` the tables are only read, and
-each thread gets its own row-position arrays.
+This thread's ids are in order of first appearance over the documents it took (a
+prefix of them); the other's new ones follow in the order it met them (its runs go
+from the back). Where the threads meet depends on their speeds, so ids can differ
+from run to run, but they never show: the renumbering is one-to-one, so the stream
+(token and n-gram names, in document order), its CSR rows and their counts are
+exactly what one serial pass gives, and so is every matrix, vocabulary and name
+list built on them. With ``insert=False`` the tables are only read, and each
+thread gets its own row-position arrays.
 """
 
 from __future__ import annotations
 
 import copy
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+from numpy.typing import NDArray
 
 # below this many bytes a second thread costs more than it saves
 MIN_BYTES = 4_000_000
 # below this many CSR entries, the same for writing the matrix's columns
 MIN_ENTRIES = 1 << 18
+# the shortest run of documents handed to a thread at a time, in bytes (about half a
+# millisecond of one thread's pass)
+MIN_PIECE = 1 << 17
 
 
 def n_threads() -> int:
@@ -116,29 +126,71 @@ def _fold(vocab, other, n_tok0: int, n_gram0: int, pool, second=None):
     return tok_map, gram_map, counted
 
 
+class Claims:
+    """Runs of documents for the two threads: the first takes them from the front,
+    the second from the back, until they meet. Each run is a quarter of the bytes
+    still unclaimed (at least :data:`MIN_PIECE` bytes, whole documents), so the last
+    runs are short and the threads finish close together even when one of them runs
+    slower (as a core shared with another machine's work does for a while: a BBC
+    half took 15-18 ms there against 12 ms on the other core)."""
+
+    def __init__(self, offsets: NDArray[np.int64]) -> None:
+        self.offsets = offsets
+        self.front, self.back = 0, len(offsets) - 1
+        self.lock = threading.Lock()
+
+    def take(self, from_front: bool) -> tuple[int, int] | None:
+        """The next run (start, stop) from the front or the back, or None if none is left."""
+        offsets = self.offsets
+        with self.lock:
+            front, back = self.front, self.back
+            if front >= back:
+                return None
+            size = max(MIN_PIECE, int(offsets[back] - offsets[front]) // 4)
+            if from_front:
+                stop = int(np.searchsorted(offsets, offsets[front] + size))
+                self.front = stop = min(max(stop, front + 1), back)
+                return front, stop
+            start = int(np.searchsorted(offsets, offsets[back] - size, "right")) - 1
+            self.back = start = max(min(start, back - 1), front)
+            return start, back
+
+
+def _take_runs(vocab, text, claims: Claims, from_front: bool, insert, tally, dtype):
+    """A :class:`nbayes.text._engine.Pass` of ``vocab`` over the runs it takes."""
+    from nbayes.text._engine import Pass
+
+    run = Pass(vocab, text.n_bytes() // 2, insert, tally, dtype)
+    while (piece := claims.take(from_front)) is not None:
+        run.add(text, *piece)
+    return run
+
+
 def analyze(vocab, text, insert: bool, tally: bool, dtype: np.dtype, sort: bool = False):
-    """:meth:`Vocabulary.analyze` over two halves of the documents in two threads
-    (streams of ``dtype``, chosen for the whole input). With ``sort``, the second
+    """:meth:`Vocabulary.analyze` in two threads, each over the runs of documents it
+    takes (:class:`Claims`: this one from the front, the other from the back), with
+    streams of ``dtype`` chosen for the whole input. With ``sort``, the second
     thread then sorts the vocabulary (:meth:`Vocabulary.sorted_order`) while this one
     joins the two streams; with ``sort`` and ``tally`` (a fit), it first counts the
-    second half's feature frequencies while this thread folds the vocabularies, and
-    this one then counts the first half's and adds the two
-    (:meth:`Vocabulary.frequencies` returns them)."""
+    second thread's feature frequencies while this thread folds the vocabularies, and
+    this one then counts its own and adds the two (:meth:`Vocabulary.frequencies`
+    returns them)."""
     from nbayes.text._engine import _kernels
 
     kernels = _kernels()
-    offsets = text.offsets
-    cut = int(np.clip(np.searchsorted(offsets, offsets[-1] // 2), 1, text.n_docs - 1))
     n_tok0, n_gram0 = vocab.n_tokens, vocab.n_grams
     other = _clone(vocab, insert)
-    pool = ThreadPoolExecutor(1)  # the second half there, the first in this thread
+    claims = Claims(text.offsets)
+    pool = ThreadPoolExecutor(1)  # the runs from the back there, from the front here
     try:
-        job = pool.submit(other.analyze_serial, text, cut, text.n_docs, insert, tally, dtype)
-        first = vocab.analyze_serial(text, 0, cut, insert, tally, dtype)
-        second = job.result()
+        job = pool.submit(_take_runs, other, text, claims, False, insert, tally, dtype)
+        front = _take_runs(vocab, text, claims, True, insert, tally, dtype)
+        back = job.result()
+        front.finish()
+        back.finish()
         counted = None
         if insert:
-            count = second if sort and tally else None
+            count = (None, back.stream, back.data) if sort and tally else None
             tok_map, gram_map, counted = _fold(vocab, other, n_tok0, n_gram0, pool, count)
         if sort:
             vocab.sort_job = pool.submit(vocab.sort_names)
@@ -146,26 +198,9 @@ def analyze(vocab, text, insert: bool, tally: bool, dtype: np.dtype, sort: bool 
     finally:
         pool.shutdown(wait=False)
     del other  # its tables go before the streams grow
+    n_a = front.n_stream
+    doc_off, stream, data = _join(front, back, (tok_map, gram_map) if insert else None)
     if tally:
-        (off_a, stream_a, data_a), (off_b, stream_b, data_b) = first, second
-    else:
-        (stream_a, off_a), (stream_b, off_b) = first, second
-    del first, second
-    # both halves into fresh arrays: NumPy asks for huge pages for them, so they fault
-    # in far fewer pages than the first half's arrays grown in place (which took
-    # ~15 ms for 20 Newsgroups' 3M entries against ~6 ms, copy included)
-    n_a, n_b = len(stream_a), len(stream_b)
-    stream = _joined(stream_a, n_b)
-    del stream_a
-    if insert:
-        kernels.renumber(stream_b, tok_map, gram_map, stream[n_a:])
-    else:
-        stream[n_a:] = stream_b
-    doc_off = np.concatenate([off_a, off_b[1:] + off_a[-1]])
-    if tally:
-        data = _joined(data_a, n_b)
-        del data_a
-        data[n_a:] = data_b
         if counted is not None:
             df, tf = kernels.frequencies(stream[:n_a], data[:n_a], vocab.n_tokens, vocab.n_features)
             df_b, tf_b = counted.result()
@@ -175,6 +210,42 @@ def analyze(vocab, text, insert: bool, tally: bool, dtype: np.dtype, sort: bool 
             vocab.counted = vocab.n_features, df, tf
         return doc_off, stream, data
     return stream, doc_off
+
+
+def _join(front, back, maps):
+    """(doc_off, stream, counts) of all documents from the two threads' passes: this
+    thread's stream (``front``'s runs, in document order), then the other's runs
+    (``back``'s, taken in reverse) put back in document order and renumbered by
+    ``maps`` (token map, n-gram map) where the other thread inserted into its own
+    tables. Takes the passes' arrays, freeing each as soon as it is copied.
+
+    Into fresh arrays: NumPy asks for huge pages for them, so they fault in far fewer
+    pages than ``front``'s stream grown in place (which took ~15 ms for 20
+    Newsgroups' 3M entries against ~6 ms, copy included).
+    """
+    from nbayes.text._engine import _kernels
+
+    stream_b, data_b = back.stream, back.data
+    back.stream = back.data = None
+    n_a, n_b = front.n_stream, back.n_stream
+    stream = _joined(front.stream, n_b)
+    front.stream = None
+    data = _joined(front.data, n_b) if front.tally else front.data
+    front.data = None
+    rows = [rows for _, _, rows in front.pieces]
+    at = n_a
+    for _, _, piece_rows in reversed(back.pieces):
+        lo, hi = int(piece_rows[0]), int(piece_rows[-1])
+        if maps is not None:
+            _kernels().renumber(stream_b[lo:hi], *maps, stream[at : at + hi - lo])
+        else:
+            stream[at : at + hi - lo] = stream_b[lo:hi]
+        if front.tally:
+            data[at : at + hi - lo] = data_b[lo:hi]
+        rows.append(piece_rows - lo + at)
+        at += hi - lo
+    doc_off = np.concatenate([rows[0], *(r[1:] for r in rows[1:])])
+    return doc_off, stream, data
 
 
 def _joined(head: np.ndarray, more: int) -> np.ndarray:
