@@ -27,19 +27,26 @@ T = TypeVar("T")
 B = TypeVar("B")
 
 _controller = None
-_pool: ThreadPoolExecutor | None = None
+_pools: dict[str, ThreadPoolExecutor] = {}
 _CPUS = os.cpu_count() or 1  # asked once: the call costs more than a small block
 
 
-def _executor(workers: int) -> ThreadPoolExecutor:
-    """A thread pool kept between calls (starting threads costs more than a small
-    ``partial_fit`` batch), replaced when the wanted size changes."""
-    global _pool
-    if _pool is None or _pool._max_workers != workers:
-        if _pool is not None:
-            _pool.shutdown(wait=False)
-        _pool = ThreadPoolExecutor(workers, thread_name_prefix="nbayes")
-    return _pool
+def kept_executor(name: str, workers: int) -> ThreadPoolExecutor:
+    """The thread pool ``name``, kept between calls (starting threads costs more than
+    a small ``partial_fit`` batch or a short text pass), replaced when the wanted
+    size changes."""
+    pool = _pools.get(name)
+    if pool is None or pool._max_workers != workers:
+        if pool is not None:
+            pool.shutdown(wait=False)
+        pool = _pools[name] = ThreadPoolExecutor(workers, thread_name_prefix=f"nbayes-{name}")
+    return pool
+
+
+if hasattr(os, "register_at_fork"):
+    # a forked child has none of its parent's threads: a kept pool whose thread is
+    # gone would queue work that never runs, so the child starts pools of its own
+    os.register_at_fork(after_in_child=_pools.clear)
 
 
 def _blas():
@@ -105,7 +112,7 @@ def map_blocks(fn: Callable[[B], T], blocks: Sequence[B]) -> list[T]:
                 failed.set()
                 raise
 
-        helpers = [_executor(workers - 1).submit(work) for _ in range(workers - 1)]
+        helpers = [kept_executor("blocks", workers - 1).submit(work) for _ in range(workers - 1)]
         try:
             work()
         finally:  # every block is taken: a helper not started yet is not needed

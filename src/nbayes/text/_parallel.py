@@ -19,7 +19,6 @@ from __future__ import annotations
 import copy
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numpy.typing import NDArray
@@ -57,6 +56,14 @@ def _available_cpus() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+def _pool():
+    """The second thread: one worker kept between calls (starting a thread costs
+    ~0.1-0.3 ms, as much as some of the steps it runs)."""
+    from nbayes._parallel import kept_executor
+
+    return kept_executor("text", 1)
 
 
 def worth_splitting(text) -> bool:
@@ -181,22 +188,19 @@ def analyze(vocab, text, insert: bool, tally: bool, dtype: np.dtype, sort: bool 
     n_tok0, n_gram0 = vocab.n_tokens, vocab.n_grams
     other = _clone(vocab, insert)
     claims = Claims(text.offsets)
-    pool = ThreadPoolExecutor(1)  # the runs from the back there, from the front here
-    try:
-        job = pool.submit(_take_runs, other, text, claims, False, insert, tally, dtype)
-        front = _take_runs(vocab, text, claims, True, insert, tally, dtype)
-        back = job.result()
-        front.finish()
-        back.finish()
-        counted = None
-        if insert:
-            count = (None, back.stream, back.data) if sort and tally else None
-            tok_map, gram_map, counted = _fold(vocab, other, n_tok0, n_gram0, pool, count)
-        if sort:
-            vocab.sort_job = pool.submit(vocab.sort_names)
-            vocab.sort_job.n_features = vocab.n_features
-    finally:
-        pool.shutdown(wait=False)
+    pool = _pool()  # the runs from the back there, from the front here
+    job = pool.submit(_take_runs, other, text, claims, False, insert, tally, dtype)
+    front = _take_runs(vocab, text, claims, True, insert, tally, dtype)
+    back = job.result()
+    front.finish()
+    back.finish()
+    counted = None
+    if insert:
+        count = (None, back.stream, back.data) if sort and tally else None
+        tok_map, gram_map, counted = _fold(vocab, other, n_tok0, n_gram0, pool, count)
+    if sort:
+        vocab.sort_job = pool.submit(vocab.sort_names)
+        vocab.sort_job.n_features = vocab.n_features
     del other  # its tables go before the streams grow
     n_a = front.n_stream
     doc_off, stream, data = _join(front, back, (tok_map, gram_map) if insert else None)
@@ -269,15 +273,14 @@ def to_columns(indptr, entries, counts, col_tok, col_gram, columns, values):
         return kernels.to_columns(indptr, entries, counts, col_tok, col_gram, columns, values)
     cut = int(np.clip(np.searchsorted(indptr, indptr[-1] // 2), 1, n_rows - 1))
     s = int(indptr[cut])
-    with ThreadPoolExecutor(1) as pool:
-        job = pool.submit(
-            kernels.to_columns, indptr[cut:] - s, entries[s:], counts[s:], col_tok, col_gram,
-            columns[s:], values[s:],
-        )  # fmt: skip
-        head, k1 = kernels.to_columns(
-            indptr[: cut + 1], entries[:s], counts[:s], col_tok, col_gram, columns[:s], values[:s]
-        )
-        tail, k2 = job.result()
+    job = _pool().submit(
+        kernels.to_columns, indptr[cut:] - s, entries[s:], counts[s:], col_tok, col_gram,
+        columns[s:], values[s:],
+    )  # fmt: skip
+    head, k1 = kernels.to_columns(
+        indptr[: cut + 1], entries[:s], counts[:s], col_tok, col_gram, columns[:s], values[:s]
+    )
+    tail, k2 = job.result()
     if k1 < s:
         columns[k1 : k1 + k2] = columns[s : s + k2]
         values[k1 : k1 + k2] = values[s : s + k2]
