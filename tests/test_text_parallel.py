@@ -257,7 +257,7 @@ def test_frequencies_counted_during_the_fold_equal_a_count_of_the_stream(threads
     vocab = _engine.Vocabulary(_engine.Rules(ngram_range=(1, 2)))
     vocab.add_stop_words(["the", "and"])
     text = _engine.encode_documents(corpus(300, 8))
-    _, entries, counts = vocab.analyze(text, True, tally=True, sort=True)
+    _, entries, counts = vocab.analyze(text, True, tally=True, sort=True, count=True)
     n_features, df, tf = vocab.counted
     assert n_features == vocab.n_features
     vocab.counted = None  # count the joined stream afresh

@@ -54,6 +54,9 @@ COUNT_SETTINGS = [
     {"min_df": 2},
     {"max_df": 0.3},
     {"min_df": 0.2, "max_df": 3},
+    {"min_df": 0.5},  # half of the documents (a float): prunes
+    {"max_df": 1, "stop_words": "english"},  # one document at most (an int): prunes
+    {"min_df": 0.0, "max_df": 1.0, "ngram_range": (2, 3)},  # prunes nothing
     {"token_pattern": r"(?u)\b\w+\b"},
     {"vocabulary": ["hello", "the end", "zzz", "world"], "ngram_range": (1, 2)},
     {"vocabulary": {"end": 1, "hello": 0}},

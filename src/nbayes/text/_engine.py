@@ -219,7 +219,10 @@ class Vocabulary:
         index[grams] = self.n_tokens + gram_ids
         return index
 
-    def analyze(self, text: Text, insert: bool, tally: bool = False, sort: bool = False):
+    def analyze(
+        self, text: Text, insert: bool, tally: bool = False, sort: bool = False,
+        count: bool = False,
+    ):  # fmt: skip
         """The feature stream of ``text`` and its per-document offsets, shape
         (n_docs + 1,); with ``tally``, (indptr, entries, counts): CSR rows of distinct
         entries.
@@ -229,11 +232,12 @@ class Vocabulary:
         two threads (the compiled pass releases the GIL), each over half of the
         documents; see :mod:`nbayes.text._parallel`. Either way the result is the same.
         With ``sort``, the two threads' pass starts :meth:`sorted_order` in its second
-        thread as soon as the vocabulary is complete.
+        thread as soon as the vocabulary is complete; with ``count`` (and ``tally``) it
+        counts :meth:`frequencies` on the way.
         """
         dtype = self.stream_dtype(text.n_bytes())
         if _parallel.worth_splitting(text):
-            return _parallel.analyze(self, text, insert, tally, dtype, sort)
+            return _parallel.analyze(self, text, insert, tally, dtype, sort, count)
         return self.analyze_serial(text, 0, text.n_docs, insert, tally, dtype)
 
     def analyze_serial(

@@ -246,16 +246,11 @@ def fold_lookup(b_table, b_bytes, b_off, n_tok0, lo, hi, table, t_bytes, t_off, 
 
 
 @nb.njit(cache=True, nogil=True)
-def fold_insert(b_table, b_bytes, b_off, n_tok0, table, t_bytes, t_off, t_stop, counts, tok_map):
-    """Insert the other vocabulary's tokens n_tok0.. that :func:`fold_lookup` did not
-    find (``tok_map`` -1); ``tok_map[b id]`` = their new ids.
-
-    Ids and bytes are given in the other's id order (the order in which it met
-    them); the hash-table slots are then taken in
-    ``b_table``'s slot order, near this table's own (in id order each insert probes
-    at random). Where a key lands does not change any id: only look-ups read it.
-    """
-    first_new = counts[0]
+def fold_append(b_bytes, b_off, n_tok0, t_bytes, t_off, t_stop, counts, tok_map):
+    """Append to this vocabulary the other one's tokens n_tok0.. that
+    :func:`fold_lookup` did not find (``tok_map`` -1), in the other's id order (the
+    order in which it met them): ``tok_map[b id]`` = their new ids. Their names are
+    then complete (a sort can start); :func:`fold_slots` puts them in the table."""
     for bid in range(n_tok0, tok_map.shape[0]):
         if tok_map[bid] >= 0:
             continue
@@ -266,6 +261,14 @@ def fold_insert(b_table, b_bytes, b_off, n_tok0, table, t_bytes, t_off, t_stop, 
         t_stop[tid] = 0
         counts[0] = tid + 1
         tok_map[bid] = tid
+
+
+@nb.njit(cache=True, nogil=True)
+def fold_slots(b_table, n_tok0, first_new, table, tok_map):
+    """Hash-table slots for the tokens :func:`fold_append` gave ids from
+    ``first_new`` on, taken in ``b_table``'s slot order, near this table's own (in id
+    order each insert probes at random). Where a key lands does not change any id:
+    only look-ups read it."""
     mask = (table.shape[0] >> 1) - 1
     for j in range(b_table.shape[0] >> 1):
         meta = b_table[2 * j + 1]

@@ -85,7 +85,7 @@ def _clone(vocab, insert: bool):
     return other
 
 
-def _fold(vocab, other, n_tok0: int, n_gram0: int, pool, second=None):
+def _fold(vocab, other, n_tok0: int, n_gram0: int, pool, second=None, sort=False):
     """Intern ``other``'s tokens and n-grams added after (n_tok0, n_gram0) into
     ``vocab``; returns (token map, n-gram map) from ``other``'s ids to ``vocab``'s,
     and the frequencies job below.
@@ -93,7 +93,9 @@ def _fold(vocab, other, n_tok0: int, n_gram0: int, pool, second=None):
     The look-ups of ``other``'s tokens are split in two, the second half of its
     table's slots in ``pool``'s thread, which then (given the tally ``second``,
     ``other``'s (indptr, entries, counts)) counts its frequencies in ``other``'s ids:
-    a future of (df, tf), or None.
+    a future of (df, tf), or None. With ``sort``, the sort of the names
+    (:meth:`Vocabulary.sorted_order`) starts there as soon as they are all in, while
+    this thread puts the new tokens in the hash table.
     """
     from nbayes.text._engine import _kernels
 
@@ -123,13 +125,22 @@ def _fold(vocab, other, n_tok0: int, n_gram0: int, pool, second=None):
     # seldom shrinks again in compact()); look-ups and ids are unaffected by a rehash
     missing = int(np.count_nonzero(tok_map[n_tok0:] < 0))
     vocab.reserve(missing, int(t_hi - t_lo), n_gram - n_gram0, int(g_hi - g_lo))
+    first_new = vocab.n_tokens
     if missing:
-        kernels.fold_insert(*b_tokens, *vocab._tokens(), vocab.counts, tok_map)
+        kernels.fold_append(
+            other.t_bytes, other.t_off, n_tok0, vocab.t_bytes, vocab.t_off, vocab.t_stop,
+            vocab.counts, tok_map,
+        )  # fmt: skip
     if n_gram > n_gram0:
         gram_map[n_gram0:] = kernels.intern_grams(
             tok_map[other.g_toks[g_lo:g_hi]], other.g_off[n_gram0 : n_gram + 1] - g_lo,
             *vocab._grams(), vocab.counts,
         )  # fmt: skip
+    if sort:
+        vocab.sort_job = pool.submit(vocab.sort_names)
+        vocab.sort_job.n_features = vocab.n_features
+    if missing:
+        kernels.fold_slots(other.t_table, n_tok0, first_new, vocab.t_table, tok_map)
     return tok_map, gram_map, counted
 
 
@@ -173,15 +184,18 @@ def _take_runs(vocab, text, claims: Claims, from_front: bool, insert, tally, dty
     return run
 
 
-def analyze(vocab, text, insert: bool, tally: bool, dtype: np.dtype, sort: bool = False):
+def analyze(
+    vocab, text, insert: bool, tally: bool, dtype: np.dtype, sort: bool = False,
+    count: bool = False,
+):  # fmt: skip
     """:meth:`Vocabulary.analyze` in two threads, each over the runs of documents it
     takes (:class:`Claims`: this one from the front, the other from the back), with
     streams of ``dtype`` chosen for the whole input. With ``sort``, the second
     thread then sorts the vocabulary (:meth:`Vocabulary.sorted_order`) while this one
-    joins the two streams; with ``sort`` and ``tally`` (a fit), it first counts the
-    second thread's feature frequencies while this thread folds the vocabularies, and
-    this one then counts its own and adds the two (:meth:`Vocabulary.frequencies`
-    returns them)."""
+    joins the two streams; with ``count`` and ``tally`` (a fit that prunes), it first
+    counts the second thread's feature frequencies while this thread folds the
+    vocabularies, and this one then counts its own and adds the two
+    (:meth:`Vocabulary.frequencies` returns them)."""
     from nbayes.text._engine import _kernels
 
     kernels = _kernels()
@@ -196,9 +210,9 @@ def analyze(vocab, text, insert: bool, tally: bool, dtype: np.dtype, sort: bool 
     back.finish()
     counted = None
     if insert:
-        count = (None, back.stream, back.data) if sort and tally else None
-        tok_map, gram_map, counted = _fold(vocab, other, n_tok0, n_gram0, pool, count)
-    if sort:
+        second = (None, back.stream, back.data) if count and tally else None
+        tok_map, gram_map, counted = _fold(vocab, other, n_tok0, n_gram0, pool, second, sort)
+    elif sort:
         vocab.sort_job = pool.submit(vocab.sort_names)
         vocab.sort_job.n_features = vocab.n_features
     del other  # its tables go before the streams grow

@@ -170,10 +170,17 @@ class CountVectorizer(_Compiled, BaseEstimator):
         if self.fixed_vocabulary_:
             self._set_fixed_vocabulary()
             return self._transform(text)
-        indptr, entries, counts = self._vocab.analyze(text, True, tally=True, sort=True)
+        n_stop_tokens = self._vocab.n_tokens  # the pass adds every token it yields
+        prunes = self._prunes(text.n_docs)
+        indptr, entries, counts = self._vocab.analyze(
+            text, True, tally=True, sort=True, count=prunes
+        )
         if self.binary:
             counts[:] = 1
-        self._features = self._select_features(entries, counts, text.n_docs)
+        if prunes:
+            self._features = self._select_features(entries, counts, text.n_docs)
+        else:
+            self._features = self._yielded_features(n_stop_tokens)
         self._vocab.compact()  # the fitted vocabulary only looks up from now on
         self._column = np.full(self._vocab.n_features, -1, np.int64)
         self._column[self._features] = np.arange(len(self._features))
@@ -193,6 +200,33 @@ class CountVectorizer(_Compiled, BaseEstimator):
         ):
             raise ValueError(f"max_features must be None or an int >= 0; got {self.max_features!r}")
 
+    def _df_bounds(self, n_docs: int) -> tuple[float, float]:
+        """(lowest, highest) document frequency a feature may have (scikit-learn's
+        min_df and max_df, as counts of documents)."""
+        max_df, min_df = self.max_df, self.min_df
+        high = max_df if isinstance(max_df, Integral) else max_df * n_docs
+        low = min_df if isinstance(min_df, Integral) else min_df * n_docs
+        return low, high
+
+    def _prunes(self, n_docs: int) -> bool:
+        """Whether min_df, max_df or max_features can drop a feature of these
+        ``n_docs`` documents (every feature is in 1..n_docs of them)."""
+        low, high = self._df_bounds(n_docs)
+        return self.max_features is not None or low > 1 or high < n_docs
+
+    def _yielded_features(self, n_stop_tokens: int) -> NDArray[np.int64]:
+        """Every feature the pass yielded, in column order: without pruning that is
+        the whole vocabulary but the stop words (the tokens before ``n_stop_tokens``,
+        never yielded), and but the tokens when the n-grams start at n >= 2."""
+        order = self._vocab.sorted_order()
+        if self.ngram_range[0] == 1:
+            order = order[order >= n_stop_tokens]
+        else:
+            order = order[order >= self._vocab.n_tokens]
+        if len(order) == 0:
+            raise ValueError("empty vocabulary; perhaps the documents only contain stop words")
+        return order
+
     def _select_features(self, entries, counts, n_docs) -> NDArray[np.int64]:
         """Feature indices kept, in column order (scikit-learn's rules, exactly)."""
         df, tf = self._vocab.frequencies(entries, counts)
@@ -202,9 +236,7 @@ class CountVectorizer(_Compiled, BaseEstimator):
         order = order[df[order] > 0]  # seen as a feature (not only as a stop word)
         if len(order) == 0:
             raise ValueError("empty vocabulary; perhaps the documents only contain stop words")
-        max_df, min_df = self.max_df, self.min_df
-        high = max_df if isinstance(max_df, Integral) else max_df * n_docs
-        low = min_df if isinstance(min_df, Integral) else min_df * n_docs
+        low, high = self._df_bounds(n_docs)
         if high < low:
             raise ValueError("max_df corresponds to < documents than min_df")
         dfs = df[order]
