@@ -183,19 +183,29 @@ def test_sort_by_two_keys_equals_lexsort():
     packed below them, then a compiled sort of the runs that share those bits:
     insertion for short runs, merging for long ones) orders as lexsort does, with
     many ties in the first key and in its high bits (first keys that differ only in
-    their low bits, as names sharing 6-7 bytes do)."""
+    their low bits, as names sharing 6-7 bytes do), and reports the runs of equal
+    pairs (left for the full names to order)."""
     from nbayes.text._sort import by_two_keys
 
     rng = np.random.default_rng(0)
     cases = [(0, 1, 0), (1, 1, 0), (1000, 5, 0), (1000, 1000, 0), (5000, 2**63, 0),
              (5000, 40, 2**20), (3000, 3, 2**40), (300, 2**64 - 1, 1)]  # fmt: skip
-    for n, spread, scale in cases:
+    for case, (n, spread, scale) in enumerate(cases):
         first = rng.integers(0, spread, n, dtype=np.uint64, endpoint=True)
         if scale:  # runs of first keys that share all but their low bits
             first = first * np.uint64(scale) + rng.integers(0, 4, n, dtype=np.uint64)
         second = rng.permutation(n).astype(np.uint64)  # distinct, as names are
-        order = by_two_keys(first, second)
-        assert np.array_equal(order, np.lexsort((second, first))), (n, spread, scale)
+        if case % 2:  # and pairs of keys repeated (names sharing 16 bytes)
+            second //= np.uint64(3)
+        order, ties = by_two_keys(first, second)
+        expected = np.lexsort((second, first))
+        assert np.array_equal(np.sort(order), np.arange(n))
+        assert np.array_equal(first[order], first[expected]), (n, spread, scale)
+        assert np.array_equal(second[order], second[expected]), (n, spread, scale)
+        pairs = first[order], second[order]
+        equal = (pairs[0][1:] == pairs[0][:-1]) & (pairs[1][1:] == pairs[1][:-1])
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], equal.astype(np.int8), [0]])))
+        assert np.array_equal(ties, np.stack([edges[::2], edges[1::2] + 1], axis=1))
 
 
 def test_prefix_keys_are_big_endian_zero_padded_prefixes():

@@ -168,21 +168,29 @@ def _merge_pass(src, dst, a, b, width, first, second):
 
 
 @nb.njit(cache=True, nogil=True)
-def sort_ties(order, first, second, shift):
+def sort_ties(order, packed, first, second, shift):
     """Sort, in place and by (first, second), each run of ``order`` whose items
-    share ``first >> shift`` (``order`` is sorted by that already).
+    share ``first >> shift``, given ``packed`` (sorted: ``packed[p] >> shift`` is
+    ``first[order[p]] >> shift``, so the runs are found without a gather). Returns
+    the (start, stop) pairs, shape (k, 2), of the runs of ``order`` that then share
+    both keys (names equal in their first 16 bytes).
 
     Runs of up to 16 items by insertion, longer ones by a bottom-up merge sort, so
     a long run costs O(k log k).
     """
     n = order.shape[0]
     scratch = np.empty(n, order.dtype)
+    ties = np.empty((n // 2 + 1, 2), np.int64)
+    n_ties = 0
     a = 0
     while a < n:
-        top = first[order[a]] >> shift
+        top = packed[a] >> shift
         b = a + 1
-        while b < n and (first[order[b]] >> shift) == top:
+        while b < n and (packed[b] >> shift) == top:
             b += 1
+        if b - a == 1:
+            a = b
+            continue
         if b - a <= 16:
             for p in range(a + 1, b):
                 item = order[p]
@@ -203,7 +211,17 @@ def sort_ties(order, first, second, shift):
                 width *= 2
             if in_scratch:
                 order[a:b] = scratch[a:b]
+        p = a
+        while p < b:  # runs of equal (first, second) within this one
+            q = p + 1
+            while q < b and not _before(order[p], order[q], first, second):
+                q += 1
+            if q - p > 1:
+                ties[n_ties, 0], ties[n_ties, 1] = p, q
+                n_ties += 1
+            p = q
         a = b
+    return ties[:n_ties].copy()
 
 
 @nb.njit(cache=True)
