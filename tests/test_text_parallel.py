@@ -280,3 +280,23 @@ def test_folded_tokens_are_found_in_the_table_at_their_ids(threads):
     ids = _engine._kernels().intern_tokens(names, vocab.t_off[: n_tok + 1], *vocab._tokens(),
                                            vocab.counts)  # fmt: skip
     assert np.array_equal(ids, np.arange(n_tok)) and vocab.n_tokens == n_tok
+
+
+def test_fits_from_several_threads_share_the_kept_worker(threads):
+    """Fits called from several threads at once share the one kept worker thread
+    (each caller's front thread takes the runs the worker has no time for): every
+    result is still the serial one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    corpora = [corpus(300, seed) for seed in (14, 15)]
+    threads(False)
+    expected = [CountVectorizer(ngram_range=(1, 2)).fit_transform(docs) for docs in corpora]
+    threads(True)
+    with ThreadPoolExecutor(3) as callers:
+        got = list(
+            callers.map(
+                lambda i: CountVectorizer(ngram_range=(1, 2)).fit_transform(corpora[i % 2]),
+                range(8),
+            )
+        )
+    assert all(same(X, expected[i % 2]) for i, X in enumerate(got))
