@@ -7,6 +7,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from nbayes.text._kernels_ascii import _load_full
 from nbayes.text._kernels_table import gram_entry
 
 _M32 = np.uint64(0xFFFFFFFF)
@@ -99,19 +100,15 @@ _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 @nb.njit(cache=True, inline="always")
-def _load_big_endian(buf, u):
-    """buf[u:u + 8] (all inside buf) as a big-endian uint64: LLVM makes the eight
-    byte loads one 8-byte load and a byte swap."""
-    return (
-        (np.uint64(buf[u]) << np.uint64(56))
-        | (np.uint64(buf[u + np.uint64(1)]) << np.uint64(48))
-        | (np.uint64(buf[u + np.uint64(2)]) << np.uint64(40))
-        | (np.uint64(buf[u + np.uint64(3)]) << np.uint64(32))
-        | (np.uint64(buf[u + np.uint64(4)]) << np.uint64(24))
-        | (np.uint64(buf[u + np.uint64(5)]) << np.uint64(16))
-        | (np.uint64(buf[u + np.uint64(6)]) << np.uint64(8))
-        | np.uint64(buf[u + np.uint64(7)])
+def _byte_swap(v):
+    """The bytes of the uint64 v in reverse order (LLVM makes it one bswap)."""
+    v = ((v & np.uint64(0x00FF00FF00FF00FF)) << np.uint64(8)) | (
+        (v >> np.uint64(8)) & np.uint64(0x00FF00FF00FF00FF)
     )
+    v = ((v & np.uint64(0x0000FFFF0000FFFF)) << np.uint64(16)) | (
+        (v >> np.uint64(16)) & np.uint64(0x0000FFFF0000FFFF)
+    )
+    return (v << np.uint64(32)) | (v >> np.uint64(32))
 
 
 @nb.njit(cache=True, inline="always")
@@ -121,7 +118,7 @@ def _prefix_key(buf, s, e):
     if n <= 0:
         return np.uint64(0)
     if s + 8 <= buf.shape[0]:  # one load; the bytes past e are masked off
-        v = _load_big_endian(buf, np.uint64(s))
+        v = _byte_swap(_load_full(buf, np.uint64(s)))  # big-endian
         if n < 8:
             v &= ~(_ALL >> np.uint64(8 * n))
         return v
