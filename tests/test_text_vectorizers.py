@@ -117,6 +117,20 @@ def test_nbayes_tokenizer_runs_compiled_and_equals_scikit_learn_calling_it():
     assert "jane.doe@mail.example.org" in ours.vocabulary_
 
 
+@pytest.mark.parametrize("settings", [{}, {"max_df": 0.5}, {"max_features": 5}], ids=repr)
+def test_tokenizer_with_its_own_ngrams_equals_scikit_learn_calling_it(settings):
+    """A Tokenizer forming its own bigrams (the vectorizer's n-grams stay (1, 1)):
+    only the bigrams are features, whether the fit prunes (and counts frequencies)
+    or not (and takes every feature the pass yielded)."""
+    tokenizer = Tokenizer(ngram_range=(2, 2))
+    ours = CountVectorizer(tokenizer=tokenizer, **settings)
+    theirs = sk.CountVectorizer(tokenizer=tokenizer, token_pattern=None, **settings)
+    assert_same_matrix(ours.fit_transform(DOCS), theirs.fit_transform(DOCS))
+    assert ours.vocabulary_ == theirs.vocabulary_
+    assert all(" " in term for term in ours.vocabulary_)
+    assert ours._fallback is None
+
+
 def test_hashing_vectorizer_equals_scikit_learn():
     for settings in (
         {},

@@ -177,10 +177,7 @@ class CountVectorizer(_Compiled, BaseEstimator):
         )
         if self.binary:
             counts[:] = 1
-        if prunes:
-            self._features = self._select_features(entries, counts, text.n_docs)
-        else:
-            self._features = self._yielded_features(n_stop_tokens)
+        self._features = self._select_features(entries, counts, text.n_docs, prunes, n_stop_tokens)
         self._vocab.compact()  # the fitted vocabulary only looks up from now on
         self._column = np.full(self._vocab.n_features, -1, np.int64)
         self._column[self._features] = np.arange(len(self._features))
@@ -214,28 +211,29 @@ class CountVectorizer(_Compiled, BaseEstimator):
         low, high = self._df_bounds(n_docs)
         return self.max_features is not None or low > 1 or high < n_docs
 
-    def _yielded_features(self, n_stop_tokens: int) -> NDArray[np.int64]:
-        """Every feature the pass yielded, in column order: without pruning that is
-        the whole vocabulary but the stop words (the tokens before ``n_stop_tokens``,
-        never yielded), and but the tokens when the n-grams start at n >= 2."""
+    def _select_features(
+        self, entries, counts, n_docs: int, prunes: bool, n_stop_tokens: int
+    ) -> NDArray[np.int64]:
+        """Feature indices kept, in column order (scikit-learn's rules, exactly).
+
+        Without pruning (``prunes`` False) no frequencies are counted: the features
+        the pass yielded are the whole vocabulary but the stop words (the tokens
+        before ``n_stop_tokens``, never yielded), and but every token when the
+        n-grams the pass formed start at n >= 2."""
         order = self._vocab.sorted_order()
-        if self.ngram_range[0] == 1:
+        if prunes:
+            df, tf = self._vocab.frequencies(entries, counts)
+            order = order[df[order] > 0]  # seen as a feature (not only as a stop word)
+        elif self._rules.ngram_range[0] == 1:
             order = order[order >= n_stop_tokens]
         else:
             order = order[order >= self._vocab.n_tokens]
         if len(order) == 0:
             raise ValueError("empty vocabulary; perhaps the documents only contain stop words")
-        return order
-
-    def _select_features(self, entries, counts, n_docs) -> NDArray[np.int64]:
-        """Feature indices kept, in column order (scikit-learn's rules, exactly)."""
-        df, tf = self._vocab.frequencies(entries, counts)
+        if not prunes:
+            return order
         if self.binary:  # every count is 1 (as set after the pass): tf = df
             tf = df
-        order = self._vocab.sorted_order()
-        order = order[df[order] > 0]  # seen as a feature (not only as a stop word)
-        if len(order) == 0:
-            raise ValueError("empty vocabulary; perhaps the documents only contain stop words")
         low, high = self._df_bounds(n_docs)
         if high < low:
             raise ValueError("max_df corresponds to < documents than min_df")
