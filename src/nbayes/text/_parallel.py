@@ -137,11 +137,17 @@ def _fold(vocab, other, n_tok0: int, n_gram0: int, pool, second=None, sort=False
             *vocab._grams(), vocab.counts,
         )  # fmt: skip
     if sort:
-        vocab.sort_job = pool.submit(vocab.sort_names)
-        vocab.sort_job.n_features = vocab.n_features
+        _start_sort(vocab, pool)
     if missing:
         kernels.fold_slots(other.t_table, n_tok0, first_new, vocab.t_table, tok_map)
     return tok_map, gram_map, counted
+
+
+def _start_sort(vocab, pool) -> None:
+    """Sort ``vocab``'s names in ``pool``'s thread; :meth:`Vocabulary.sorted_order`
+    takes the result if the vocabulary has not grown since."""
+    vocab.sort_job = pool.submit(vocab.sort_names)
+    vocab.sort_job.n_features = vocab.n_features
 
 
 class Claims:
@@ -175,12 +181,13 @@ class Claims:
 
 
 def _take_runs(vocab, text, claims: Claims, from_front: bool, insert, tally, dtype):
-    """A :class:`nbayes.text._engine.Pass` of ``vocab`` over the runs it takes."""
+    """A finished :class:`nbayes.text._engine.Pass` of ``vocab`` over the runs it takes."""
     from nbayes.text._engine import Pass
 
     run = Pass(vocab, text.n_bytes() // 2, insert, tally, dtype)
     while (piece := claims.take(from_front)) is not None:
         run.add(text, *piece)
+    run.finish()
     return run
 
 
@@ -206,15 +213,12 @@ def analyze(
     job = pool.submit(_take_runs, other, text, claims, False, insert, tally, dtype)
     front = _take_runs(vocab, text, claims, True, insert, tally, dtype)
     back = job.result()
-    front.finish()
-    back.finish()
     counted = None
     if insert:
         second = (None, back.stream, back.data) if count and tally else None
         tok_map, gram_map, counted = _fold(vocab, other, n_tok0, n_gram0, pool, second, sort)
     elif sort:
-        vocab.sort_job = pool.submit(vocab.sort_names)
-        vocab.sort_job.n_features = vocab.n_features
+        _start_sort(vocab, pool)
     del other  # its tables go before the streams grow
     n_a = front.n_stream
     doc_off, stream, data = _join(front, back, (tok_map, gram_map) if insert else None)
