@@ -5,6 +5,8 @@ way. Either way the model is the one ``fit`` gives on all the rows."""
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 import warnings
 
@@ -135,6 +137,23 @@ def test_blocks_run_in_order_and_errors_reach_the_caller():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert _parallel.map_blocks(str, [1]) == ["1"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_kept_pools_start_afresh_in_a_forked_child():
+    """A kept pool used before ``fork`` has no thread in the child (work queued to it
+    would never run); the child gets a pool of its own and its work runs."""
+    _parallel.kept_executor("text", 1).submit(int).result()  # the parent's thread runs
+    pid = os.fork()
+    if pid == 0:  # the child: exit 0 only if the pool's work ran
+        code = 1
+        try:
+            signal.alarm(20)  # a hang ends the child, which the parent sees as a failure
+            code = 0 if _parallel.kept_executor("text", 1).submit(int, "7").result() == 7 else 1
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
 
 
 def test_labels_zero_to_k_minus_one_are_their_own_index():
