@@ -249,7 +249,7 @@ class Vocabulary:
         run = Pass(self, text.n_bytes(start, stop), insert, tally, dtype)
         run.add(text, start, stop)
         run.finish()
-        doc_off = run.pieces[0][2]
+        doc_off = run.rows[0]
         return (doc_off, run.stream, run.data) if tally else (run.stream, doc_off)
 
     def stream_dtype(self, n_bytes: int) -> np.dtype:
@@ -372,9 +372,9 @@ class Pass:
     in any order (:meth:`add`): a single stream (and counts, with ``tally``) of
     ``dtype`` that the runs append to, grown as needed.
 
-    ``pieces`` lists (start, stop, rows) per run in the order they were added: rows,
-    shape (stop - start + 1,), are where each document's entries begin and end in
-    the stream. The vocabulary's row-position arrays are filled once, here: stream
+    ``rows`` holds one array per run (documents start..stop - 1), in the order the
+    runs were added: shape (stop - start + 1,), where each document's entries begin
+    and end in the stream. The vocabulary's row-position arrays are filled once, here: stream
     positions only grow, so a position left by an earlier run is never taken for
     one in the current row.
     """
@@ -395,7 +395,7 @@ class Pass:
         self.stream = np.empty(capacity, dtype)
         self.data = np.empty(capacity if tally else 0, dtype)
         self.n_stream = 0
-        self.pieces: list[tuple[int, int, NDArray[np.int64]]] = []
+        self.rows: list[NDArray[np.int64]] = []
         if insert:
             # vocabularies grow about as the square root of the text (Heaps' law; 18 MB
             # halves of 20 Newsgroups: 91k, 130k tokens; 2.5 MB of BBC: 19k, 21k)
@@ -436,7 +436,7 @@ class Pass:
                     _resize(self.stream, capacity)
                     if self.tally:
                         _resize(self.data, capacity)
-        self.pieces.append((start, stop, doc_off))
+        self.rows.append(doc_off)
 
     def finish(self) -> None:
         """Cut ``stream`` and ``data`` (empty without tally) to the entries written,

@@ -254,9 +254,9 @@ def _join(front, back, maps):
     front.stream = None
     data = _joined(front.data, n_b) if front.tally else front.data
     front.data = None
-    rows = [rows for _, _, rows in front.pieces]
+    rows = list(front.rows)
     at = n_a
-    for _, _, piece_rows in reversed(back.pieces):
+    for piece_rows in reversed(back.rows):
         lo, hi = int(piece_rows[0]), int(piece_rows[-1])
         if maps is not None:
             _kernels().renumber(stream_b[lo:hi], *maps, stream[at : at + hi - lo])
