@@ -10,8 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-pytest.importorskip("numba")
-
 from nbayes.text import (
     ENGLISH_STOP_WORDS,
     Tokenizer,

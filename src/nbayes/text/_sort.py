@@ -10,14 +10,14 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from nbayes.text import _kernels
+
 
 def name_order(
     buf: NDArray[np.uint8], starts: NDArray[np.int64], ends: NDArray[np.int64]
 ) -> NDArray[np.intp]:
     """Indices that sort the names ``buf[starts[i]:ends[i]]``, shape (n_names,)."""
-    from nbayes.text._engine import _kernels
-
-    first, second = _kernels().prefix_keys(buf, starts, ends)
+    first, second = _kernels.prefix_keys(buf, starts, ends)
     order, ties = by_two_keys(first, second)
     for a, b in ties:  # names that share a 16-byte prefix: sorted in Python
         run = order[a:b]
@@ -37,8 +37,6 @@ def by_two_keys(
     bits with the index packed into its low ``b`` bits (``b`` = bits of n - 1), then
     a compiled sort of the runs that share those high bits (``sort_ties``).
     """
-    from nbayes.text._engine import _kernels
-
     n = len(first)
     bits = np.uint64(max(1, (n - 1).bit_length()))
     low = (np.uint64(1) << bits) - np.uint64(1)
@@ -46,5 +44,5 @@ def by_two_keys(
     packed |= np.arange(n, dtype=np.uint64)
     packed.sort()
     order = (packed & low).astype(np.intp)
-    ties = _kernels().sort_ties(order, packed, first, second, bits)
+    ties = _kernels.sort_ties(order, packed, first, second, bits)
     return order, ties
