@@ -12,19 +12,32 @@ from __future__ import annotations
 
 import re
 
+import numba as nb
 import numpy as np
 import pytest
 from sklearn.feature_extraction import text as sk
-
-pytest.importorskip("numba")
-
-import numba as nb
 from test_text_vectorizers import assert_same_matrix
 
-from nbayes.text import CountVectorizer, Tokenizer, _unicode
-from nbayes.text._kernels_ascii import _bits, _block, load8, word_bytes
-from nbayes.text._kernels_table import add_key, find_key
+from nbayes.text import CountVectorizer, Tokenizer, _kernels_ascii, _kernels_table, _unicode
 from nbayes.text._prefetch import prefetch
+
+
+def from_python(helper):
+    """A kernel helper (compiled without a Python wrapper: only kernels call it)
+    called from Python through a compiled stub."""
+
+    @nb.njit
+    def call(*args):
+        return helper(*args)
+
+    return call
+
+
+_bits, _block, load8, word_bytes = (
+    from_python(getattr(_kernels_ascii, name))
+    for name in ("_bits", "_block", "load8", "word_bytes")
+)
+add_key, find_key = from_python(_kernels_table.add_key), from_python(_kernels_table.find_key)
 
 # bytes chosen to sit next to the class boundaries of [0-9A-Za-z_]
 EDGE_BYTES = b"/0123456789:@ABCYZ[^_`abcyz{\x7f\x00\x10\x19\x1f\t\n -.,'"

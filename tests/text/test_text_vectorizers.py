@@ -238,10 +238,15 @@ def test_prefix_keys_are_big_endian_zero_padded_prefixes():
         assert second[i] == int.from_bytes(name[8:16], "big"), i
 
 
+@pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("ngram_range", [(1, 1), (1, 2)])
-def test_vocabulary_sort_orders_names_as_python_sorts(ngram_range):
+def test_vocabulary_sort_orders_names_as_python_sorts(ngram_range, compiled, monkeypatch):
     """Names sharing long prefixes (16+ bytes), prefixes of each other, non-ASCII:
-    the fitted vocabulary's columns are in Python's sorted order of the names."""
+    the fitted vocabulary's columns are in Python's sorted order of the names, by the
+    compiled prefix-key sort and by the Python sort small vocabularies take."""
+    from nbayes.text import _sort
+
+    monkeypatch.setattr(_sort, "COMPILED_MIN", 0 if compiled else 10**9)
     stems = ["a" * 20, "ab" * 9, "\u00e9t\u00e9" * 5, "x", "word"]
     docs = [" ".join(s + t for s in stems for t in ["", "a", "b", "zz", "\u00e0"][: 1 + i % 5])
             for i in range(40)]  # fmt: skip

@@ -30,11 +30,13 @@ class Rules:
     ngram_range: tuple[int, int] = (1, 1)
 
     def opts(self, insert: bool) -> NDArray[np.int64]:
+        """The rules the compiled pass reads at run time (the layout of
+        :mod:`nbayes.text._kernels`); ``rich`` picks the pass itself
+        (:func:`nbayes.text._kernels.analyze_for`)."""
         max_len = np.iinfo(np.int64).max if self.max_len is None else self.max_len
         return np.array(
             [
                 self.lowercase,
-                self.rich,
                 self.min_len,
                 max_len,
                 self.numbers,
@@ -47,10 +49,12 @@ class Rules:
 
 
 def _utf8_strings(strings: Iterable[str]) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
+    """The UTF-8 of ``strings`` joined, writable (as the kernels' own scratch keys, so
+    they compile once), and their offsets."""
     encoded = [s.encode("utf-8") for s in strings]
     offsets = np.zeros(len(encoded) + 1, np.int64)
     np.cumsum([len(b) for b in encoded], out=offsets[1:])
-    return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
+    return np.frombuffer(bytearray(b"".join(encoded)), dtype=np.uint8), offsets
 
 
 # A stream is int32 below this bound on its ids and counts (tests lower it to check
@@ -152,6 +156,9 @@ class Vocabulary:
 
     def add_stop_words(self, words: Iterable[str]) -> None:
         """Mark the tokens ``words`` (compared after case folding) as stop words."""
+        words = list(words)
+        if not words:
+            return
         buf, offsets = _utf8_strings(words)
         self.reserve(len(offsets), len(buf), 0, 0)
         ids = _kernels.intern_tokens(buf, offsets, *self._tokens(), self.counts)

@@ -1,6 +1,6 @@
 """One thread's compiled pass over documents: the feature stream (and, with a
 tally, the counts) that runs of documents append to, grown as the kernel asks
-(:func:`nbayes.text._kernels.analyze` stops before a document that might not fit)."""
+(:func:`nbayes.text._kernels.analyze_for` stops before a document that might not fit)."""
 
 from __future__ import annotations
 
@@ -84,6 +84,7 @@ class Pass:
     def add(self, text: Text, start: int, stop: int) -> None:
         """Append the stream of documents start..stop - 1 (joined a chunk at a time)."""
         vocab, rules = self.vocab, self.vocab.rules
+        analyze = _kernels.analyze_for(rules.rich)
         doc_off = np.empty(stop - start + 1, np.int64)
         doc_off[0] = self.n_stream
         for first, buf, offsets, form in text.chunks(start, stop):
@@ -91,7 +92,7 @@ class Pass:
             rows = doc_off[first - start : first - start + n_docs + 1]
             next_doc, stopped = 0, (-1, -1)
             while True:
-                next_doc, self.n_stream = _kernels.analyze(
+                next_doc, self.n_stream = analyze(
                     buf, offsets, form, next_doc, *self.tables, *vocab._tokens(),
                     *vocab._grams(), vocab.counts, self.stream, self.n_stream, rows,
                     self.tally, self.data, vocab.t_where, vocab.g_where,
