@@ -22,22 +22,38 @@ from nbayes.text import CountVectorizer, Tokenizer, _kernels_ascii, _kernels_tab
 from nbayes.text._prefetch import prefetch
 
 
-def from_python(helper):
-    """A kernel helper (compiled without a Python wrapper: only kernels call it)
-    called from Python through a compiled stub."""
-
-    @nb.njit
-    def call(*args):
-        return helper(*args)
-
-    return call
+# The helpers have no Python wrapper (only kernels call them): compiled stubs call them.
+@nb.njit
+def _bits(m):
+    return _kernels_ascii._bits(m)
 
 
-_bits, _block, load8, word_bytes = (
-    from_python(getattr(_kernels_ascii, name))
-    for name in ("_bits", "_block", "load8", "word_bytes")
-)
-add_key, find_key = from_python(_kernels_table.add_key), from_python(_kernels_table.find_key)
+@nb.njit
+def _block(buf, j, end):
+    return _kernels_ascii._block(buf, j, end)
+
+
+@nb.njit
+def load8(buf, j, end):
+    return _kernels_ascii.load8(buf, j, end)
+
+
+@nb.njit
+def word_bytes(w):
+    return _kernels_ascii.word_bytes(w)
+
+
+@nb.njit
+def find_key(table, t_bytes, t_off, buf, s, length, h, lowercase):
+    return _kernels_table.find_key(table, t_bytes, t_off, buf, s, length, h, lowercase)
+
+
+@nb.njit
+def add_key(table, t_bytes, t_off, t_stop, counts, buf, s, length, h, slot, lowercase):
+    return _kernels_table.add_key(
+        table, t_bytes, t_off, t_stop, counts, buf, s, length, h, slot, lowercase
+    )
+
 
 # bytes chosen to sit next to the class boundaries of [0-9A-Za-z_]
 EDGE_BYTES = b"/0123456789:@ABCYZ[^_`abcyz{\x7f\x00\x10\x19\x1f\t\n -.,'"

@@ -32,7 +32,7 @@ class Rules:
     def opts(self, insert: bool) -> NDArray[np.int64]:
         """The rules the compiled pass reads at run time (the layout of
         :mod:`nbayes.text._kernels`); ``rich`` picks the pass itself
-        (:func:`nbayes.text._kernels.analyze_for`)."""
+        (:func:`nbayes.text._kernels.analyze_for`), and so does whether n-grams are formed."""
         max_len = np.iinfo(np.int64).max if self.max_len is None else self.max_len
         return np.array(
             [

@@ -115,7 +115,7 @@ def max_tokens(size, rich, min_len):
     return size // (max(min_len, 1) + 1) + 1
 
 
-@helper
+@helper(inline=True)
 def _has_room(
     size, new, gram_orders, gram_tokens, t_table, t_bytes, t_off, g_table, g_toks, g_off,
     counts, t_where, g_where,
@@ -195,11 +195,13 @@ scan_words, scan_rich = _scan_unicode(False), _scan_unicode(True)
 
 
 @cache
-def analyze_for(rich: bool):
+def analyze_for(rich: bool, grams: bool):
     """The compiled pass for rich tokens or plain words (:class:`nbayes.text.Tokenizer`
-    ``kind``): ``rich`` is a constant of the compiled code, so each rule set compiles
-    only its own scan (a first word-vectorizer fit never compiles the URL, e-mail and
-    number rules). Compiled on first use, cached on disk, as every kernel."""
+    ``kind``), forming word n-grams (n >= 2) or not: ``rich`` and ``grams`` are
+    constants of the compiled code, so each compiles only the code it runs (a first
+    fit of a default word vectorizer compiles neither the URL, e-mail and number
+    rules nor the n-gram table). Compiled on first use, cached on disk, as every
+    kernel."""
 
     def analyze(
         buf, offsets, form, first_doc, cls, lower, opts, schemes,
@@ -305,31 +307,32 @@ def analyze_for(rich: bool):
                         stream[n_stream] = tid
                         n_stream += 1
                     continue
-                for p in range(n_toks - g + 1):
-                    known = True
-                    for q in range(p, p + g):
-                        if toks[q] < 0:
-                            known = False
-                            break
-                    if not known:
-                        continue
-                    h = gram_hash(toks, p, p + g)
-                    gid, slot = find_gram(g_table, g_toks, g_off, toks, p, p + g, h)
-                    if gid < 0 and insert:
-                        gid = add_gram(g_table, g_toks, g_off, counts, toks, p, p + g, h, slot)
-                    if gid < 0:
-                        continue
-                    # the unigram loop's tally, written out again: helpers in this loop
-                    # made a 20 Newsgroups fit 1.4-1.8x slower (measured, not explained)
-                    if tally:
-                        at = g_where[gid]
-                        if at >= row_start:
-                            data[at] += 1
+                if grams:  # a constant: n-grams are compiled only where formed
+                    for p in range(n_toks - g + 1):
+                        known = True
+                        for q in range(p, p + g):
+                            if toks[q] < 0:
+                                known = False
+                                break
+                        if not known:
                             continue
-                        g_where[gid] = n_stream
-                        data[n_stream] = 1
-                    stream[n_stream] = gram_entry(gid)
-                    n_stream += 1
+                        h = gram_hash(toks, p, p + g)
+                        gid, slot = find_gram(g_table, g_toks, g_off, toks, p, p + g, h)
+                        if gid < 0 and insert:
+                            gid = add_gram(g_table, g_toks, g_off, counts, toks, p, p + g, h, slot)
+                        if gid < 0:
+                            continue
+                        # the unigram loop's tally, written out again: helpers in this loop
+                        # made a 20 Newsgroups fit 1.4-1.8x slower (measured, not explained)
+                        if tally:
+                            at = g_where[gid]
+                            if at >= row_start:
+                                data[at] += 1
+                                continue
+                            g_where[gid] = n_stream
+                            data[n_stream] = 1
+                        stream[n_stream] = gram_entry(gid)
+                        n_stream += 1
             doc_off[d + 1] = n_stream
         return n_docs, n_stream
 

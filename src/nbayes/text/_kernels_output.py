@@ -102,7 +102,7 @@ def gram_bytes(g_toks, g_off, n_gram, t_bytes, t_off):
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
-@helper
+@helper(inline=True)
 def _byte_swap(v):
     """The bytes of the uint64 v in reverse order (LLVM makes it one bswap)."""
     v = ((v & np.uint64(0x00FF00FF00FF00FF)) << np.uint64(8)) | (
@@ -114,7 +114,7 @@ def _byte_swap(v):
     return (v << np.uint64(32)) | (v >> np.uint64(32))
 
 
-@helper
+@helper(inline=True)
 def _prefix_key(buf, s, e):
     """Bytes buf[s:min(s + 8, e)] as a big-endian uint64, zero-padded on the right."""
     n = min(e - s, 8)
@@ -145,7 +145,7 @@ def prefix_keys(buf, starts, ends):
     return first, second
 
 
-@helper
+@helper(inline=True)
 def _before(i, j, first, second):
     """Whether item i orders before item j by (first, second)."""
     return first[i] < first[j] or (first[i] == first[j] and second[i] < second[j])
@@ -225,7 +225,7 @@ def sort_ties(order, packed, first, second, shift):
     return ties[:n_ties].copy()
 
 
-@helper
+@helper(inline=True)
 def _rotl32(x, r):
     return ((x << np.uint64(r)) | (x >> np.uint64(32 - r))) & _M32
 

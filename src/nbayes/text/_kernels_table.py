@@ -24,21 +24,21 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _ID_MASK = np.int64(0xFFFFFFFF)
 
 
-@helper
+@helper(inline=True)
 def finish(v):
     """A bijective scramble of the uint64 v, as int64."""
     h = v * _GOLDEN
     return np.int64(h ^ (h >> np.uint64(32)))
 
 
-@helper
+@helper(inline=True)
 def mix(h, w):
     """One step of the long-key hash: the state h absorbs the 8-byte word w."""
     h = (h ^ w) * _FNV_PRIME
     return h ^ (h >> np.uint64(29))
 
 
-@helper
+@helper(inline=True)
 def _pack(key, start, stop):
     v = np.uint64(0)
     for q in range(start, stop):
@@ -46,7 +46,7 @@ def _pack(key, start, stop):
     return v
 
 
-@helper
+@helper(inline=True)
 def token_hash(key, length):
     """The hash of the token bytes key[:length] (see the module docstring)."""
     if length <= 8:
@@ -57,14 +57,14 @@ def token_hash(key, length):
     return finish(mix(h, np.uint64(length)))
 
 
-@helper
+@helper(inline=True)
 def gram_entry(gid):
     """The stream entry of n-gram ``gid``: ``-1 - gid`` (token ids are >= 0), so a
     stream fits int32 whenever its ids do; :func:`gram_entry` is its own inverse."""
     return -1 - gid
 
 
-@helper
+@helper(inline=True)
 def gram_hash(seq, s, e):
     if e - s == 2:
         return finish(np.uint64(seq[s]) | (np.uint64(seq[s + 1]) << np.uint64(32)))
@@ -75,7 +75,7 @@ def gram_hash(seq, s, e):
     return finish(h)
 
 
-@helper
+@helper(inline=True)
 def _folded(c, lowercase):
     """The ASCII byte c, upper case folded to lower if ``lowercase``."""
     if lowercase and 0x41 <= c <= 0x5A:
@@ -83,7 +83,7 @@ def _folded(c, lowercase):
     return c
 
 
-@helper
+@helper(inline=True)
 def _same_key(t_bytes, a, buf, s, length, lowercase):
     """Whether the token bytes t_bytes[a:a + length] equal buf[s:s + length], ASCII
     upper case folded first if ``lowercase``. A byte loop on purpose: comparing 8
@@ -95,7 +95,7 @@ def _same_key(t_bytes, a, buf, s, length, lowercase):
     return True
 
 
-@helper
+@helper(inline=True)
 def find_key(table, t_bytes, t_off, buf, s, length, h, lowercase):
     """(token id or -1, slot) of the bytes buf[s:s + length] with hash h, ASCII upper
     case folded if ``lowercase`` (the ASCII scan looks tokens up in the text itself,
@@ -114,13 +114,13 @@ def find_key(table, t_bytes, t_off, buf, s, length, h, lowercase):
         i = (i + 1) & mask
 
 
-@helper
+@helper(inline=True)
 def find_token(table, t_bytes, t_off, key, length, h):
     """(token id or -1, slot) of the bytes key[:length] with hash h."""
     return find_key(table, t_bytes, t_off, key, np.int64(0), length, h, np.bool_(False))
 
 
-@helper
+@helper(inline=True)
 def find_gram(table, g_toks, g_off, seq, s, e, h):
     """(n-gram id or -1, slot) of the token-id sequence seq[s:e] with hash h."""
     mask = (table.shape[0] >> 1) - 1
@@ -145,7 +145,7 @@ def find_gram(table, g_toks, g_off, seq, s, e, h):
         i = (i + 1) & mask
 
 
-@helper
+@helper(inline=True)
 def add_key(table, t_bytes, t_off, t_stop, counts, buf, s, length, h, slot, lowercase):
     """Append token buf[s:s + length], ASCII upper case folded if ``lowercase``, at
     the empty ``slot`` :func:`find_key` returned (room is reserved by the caller)."""
@@ -161,14 +161,14 @@ def add_key(table, t_bytes, t_off, t_stop, counts, buf, s, length, h, slot, lowe
     return tid
 
 
-@helper
+@helper(inline=True)
 def add_token(table, t_bytes, t_off, t_stop, counts, key, length, h, slot):
     """Append token key[:length] (room is reserved by the caller)."""
     zero, lowercase = np.int64(0), np.bool_(False)
     return add_key(table, t_bytes, t_off, t_stop, counts, key, zero, length, h, slot, lowercase)
 
 
-@helper
+@helper(inline=True)
 def add_gram(table, g_toks, g_off, counts, seq, s, e, h, slot):
     """Append the n-gram seq[s:e] (room is reserved by the caller)."""
     gid = counts[1]

@@ -84,7 +84,7 @@ class Pass:
     def add(self, text: Text, start: int, stop: int) -> None:
         """Append the stream of documents start..stop - 1 (joined a chunk at a time)."""
         vocab, rules = self.vocab, self.vocab.rules
-        analyze = _kernels.analyze_for(rules.rich)
+        analyze = _kernels.analyze_for(rules.rich, rules.ngram_range[1] >= 2)
         doc_off = np.empty(stop - start + 1, np.int64)
         doc_off[0] = self.n_stream
         for first, buf, offsets, form in text.chunks(start, stop):
