@@ -142,7 +142,8 @@ class _Encoder:
             return {"slice": [self(value.start), self(value.stop), self(value.step)]}
         if isinstance(value, list | tuple):
             tag = "tuple" if isinstance(value, tuple) else "list"
-            return {tag: [self.at(_item_label(i, item), item) for i, item in enumerate(value)]}
+            labels = _item_labels(value)
+            return {tag: [self.at(label, item) for label, item in zip(labels, value, strict=True)]}
         if isinstance(value, set | frozenset):
             tag = "frozenset" if isinstance(value, frozenset) else "set"
             if not all(isinstance(item, str) for item in value):
@@ -182,20 +183,15 @@ class _Encoder:
         name = _estimator_name(model)
         if not self.path:
             self.path.append(type(model).__name__)
+        params = {
+            key: self.at(f".{key}", value) for key, value in model.get_params(deep=False).items()
+        }
         codec = registry_codec(name)
         try:
             codec.check_params(model)
         except ValueError as exc:
             raise self.refuse(str(exc)) from None
-        node: dict[str, Any] = {
-            "estimator": name,
-            "params": {
-                "dict": {
-                    key: self.at(f".{key}", value)
-                    for key, value in model.get_params(deep=False).items()
-                }
-            },
-        }
+        node: dict[str, Any] = {"estimator": name, "params": {"dict": params}}
         state = codec.fitted_state(model)
         if state is not None:
             node["state"] = {
@@ -235,12 +231,17 @@ class _Encoder:
         }
 
 
-def _item_label(index: int, item: Any) -> str:
-    """The path label of a list item: ``['name']`` for a named step or transformer (a
-    tuple starting with its name), else ``[index]``."""
-    if isinstance(item, tuple) and len(item) in (2, 3) and isinstance(item[0], str):
-        return f"[{item[0]!r}]"
-    return f"[{index}]"
+def _item_labels(items: list | tuple) -> list[str]:
+    """The path labels of a list's or tuple's items: ``['name']`` for a named step or
+    transformer (a tuple starting with its name) in a list, whose object is then
+    labelled by that name alone; ``[index]`` for the rest."""
+    if _is_named(items):  # ("name", object[, columns]) itself: the name says it all
+        return [f"[{i}]" if i != 1 else "" for i in range(len(items))]
+    return [f"[{item[0]!r}]" if _is_named(item) else f"[{i}]" for i, item in enumerate(items)]
+
+
+def _is_named(item: Any) -> bool:
+    return isinstance(item, tuple) and len(item) in (2, 3) and isinstance(item[0], str)
 
 
 class _Decoder:

@@ -207,6 +207,30 @@ def instance(*types: type) -> Check:
     return check
 
 
+def subclass_of(base: type) -> Check:
+    """An instance of ``base`` or of a subclass (a model file only builds allow-listed
+    classes, so this says which of them may stand here)."""
+
+    def check(value: Any, name: str) -> Any:
+        if not isinstance(value, base):
+            raise TypeError(f"{name} must be a {base.__name__}, not {type(value).__name__}.")
+        return value
+
+    return check
+
+
+def with_methods(*methods: str) -> Check:
+    """An object having these methods."""
+
+    def check(value: Any, name: str) -> Any:
+        missing = [m for m in methods if not callable(getattr(value, m, None))]
+        if missing:
+            raise TypeError(f"{name} ({type(value).__name__}) has no {missing[0]} method.")
+        return value
+
+    return check
+
+
 def optional(inner: Check) -> Check:
     """None, or what ``inner`` accepts."""
 

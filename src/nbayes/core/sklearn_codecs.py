@@ -523,10 +523,15 @@ def _finish_columns(obj: Any) -> None:
     for name, index in indices.items():
         if any(i < 0 or i >= obj.n_features_in_ for i in index):
             raise ValueError(f"the columns of {name!r:.40} are out of range.")
-    if not set(obj.output_indices_) <= {*names, "remainder"}:
+    if set(obj.output_indices_) != {*names, "remainder"}:
         raise ValueError("output_indices_ do not match the transformers.")
     obj._columns = [columns for _, _, columns in obj.transformers]
-    obj._validate_remainder(None)
+    stored = indices.pop("remainder")
+    obj._validate_remainder(None)  # the columns no transformer takes, as fit finds them
+    if list(stored) != list(indices["remainder"]):
+        raise ValueError("the remainder's columns are not the ones no transformer takes.")
+    if len(fitted) > len(names) and not _same_columns(fitted[-1][2], obj._remainder[2]):
+        raise ValueError("transformers_ select other remainder columns.")
 
 
 COLUMN_TRANSFORMER = Codec(
