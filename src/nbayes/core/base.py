@@ -446,9 +446,8 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         """``log P(x_j = v | y)`` for each of ``values`` (model input values) of
         feature ``j``: (n_values, n_classes)."""
         fitted = self._fitted
-        return fitted.event.feature_log_likelihood(
-            fitted.params, j, np.asarray(values), self.n_features_in_
-        )
+        values = self._prepare_X(np.asarray(values)[:, None])[:, 0]  # e.g. binarized
+        return fitted.event.feature_log_likelihood(fitted.params, j, values, self.n_features_in_)
 
     def _factor_kinds(self) -> list[str]:
         """What each feature's factor ``P(x_j | y)`` is (see the contract)."""
