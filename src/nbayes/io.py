@@ -6,7 +6,7 @@ Layout of a file (a zip archive written by :func:`numpy.savez`, read back with
 - ``__nbayes__``: the metadata, UTF-8 JSON as a ``uint8`` array::
 
       {"format": "nbayes-model", "version": 2, "nbayes_version": "...",
-       "model": {"estimator": "GaussianNB",  # a name from the allow-list
+       "model": {"estimator": "GaussianNB",  # a name from the allow-lists
                  "params": <tree>,            # get_params(deep=False)
                  "state": <tree>},            # the fitted state: classes_, ...,
                                               # "statistics"
@@ -16,17 +16,42 @@ Layout of a file (a zip archive written by :func:`numpy.savez`, read back with
 - ``a0``, ``a1``, ...: the numeric and unicode arrays the trees refer to.
 
 A *tree* is JSON whose nodes are one-key objects: ``{"none": null}``, ``{"bool": b}``,
-``{"int": i}``, ``{"float": f}``, ``{"str": s}``, ``{"dtype": "float32"}``,
-``{"array": "a3"}`` (``{"array": "a3", "object": true}`` for an object array of strings,
-stored as unicode), ``{"list": [...]}``, ``{"tuple": [...]}``, ``{"dict": {...}}`` and
-``{"dataclass": "CountStats", "fields": {...}}`` and ``{"estimator": ..., "params":
-..., "state": ...}`` (an estimator inside the parameters of another), whose names must
-be in the allow-lists of :mod:`nbayes.core.registry`. So the statistics (frozen
-dataclasses of arrays and floats) are stored field by field, ``partial_fit`` resumes
-after a load and loaded models merge; parameters are re-estimated from them,
-deterministically, so predictions are bitwise equal. A loaded model's statistics are
-checked by its event model (shapes against ``classes_`` and the features, finite and
-non-negative counts) before it is returned.
+``{"int": i}``, ``{"float": f}``, ``{"str": s}``, ``{"dtype": "<f8"}``,
+``{"scalar_type": "<i8"}`` (a numpy type such as ``np.int64`` given as a parameter),
+``{"builtin_type": "float"}``, ``{"array": "a3"}`` (``{"array": "a3", "object": true}``
+for an object array of strings, stored as unicode), ``{"strings": {"utf8": ...,
+"offsets": ...}}`` (a 1-D object array of strings, e.g. class labels or a vocabulary's
+terms: their UTF-8 text and code-point offsets, compact and exact), ``{"csr": ...}``,
+``{"slice": [start, stop, step]}``, ``{"list": [...]}``, ``{"tuple": [...]}``,
+``{"set": [...]}`` and ``{"frozenset": [...]}`` (of strings), ``{"dict": {...}}``,
+``{"dataclass": "CountStats", "fields": {...}}`` and ``{"estimator": name, "params":
+..., "state": ...}``. The names must be in the allow-lists of
+:mod:`nbayes.core.registry`: the estimators, the other nbayes objects (SemiSupervisedNB,
+CalibratedNB, the text vectorizers and transformers), a few scikit-learn classes
+(Pipeline, ColumnTransformer, scalers, imputers, encoders, TF-IDF, vectorizers; see
+``registry.SKLEARN``) and the dataclasses (statistics, column layouts, ``Tokenizer``).
+
+Every object is stored the same way, through one interface: its parameters, then its
+fitted state as ``_fitted_state()`` gives it (nbayes classes), or as its codec in
+:mod:`nbayes.core.sklearn_codecs` lists it (scikit-learn classes); objects inside the
+parameters or the state (a Pipeline's steps, a wrapped model) are nodes of their own.
+Loading builds each object from its parameters (checked: scikit-learn's parameter
+constraints, and no Pipeline ``memory``), then restores its fitted state and checks it:
+the type, shape and range of every attribute, and that they agree with each other and
+with the parameters (e.g. a vocabulary's terms distinct strings, a scaler's arrays one
+entry per feature, a wrapped model of the class the parameters name). What scikit-learn
+or nbayes derives from the stored state (a vectorizer's compiled tables, an encoder's
+output widths, an isotonic interpolator) is rebuilt by their own code, never read.
+
+So an estimator's statistics (frozen dataclasses of arrays and floats) are stored field
+by field, ``partial_fit`` resumes after a load and loaded models merge; parameters are
+re-estimated from them, deterministically, so predictions are bitwise equal. A loaded
+model's statistics are checked by its event model (shapes against ``classes_`` and the
+features, finite and non-negative counts) before it is returned.
+
+What cannot be stored is refused when saving, with a TypeError naming where it sits
+(``Pipeline.steps['clf']``): any class not allow-listed, and any callable (a
+``tokenizer=`` function, ``FunctionTransformer(func=...)``): code is never stored.
 
 The SHA-256 guards against corruption and casual edits, not against an attacker, who
 can recompute it; safety from strangers' files comes from never unpickling and from
@@ -402,7 +427,13 @@ def _digest(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> str:
 
 # ---------------------------------------------------------------- saving
 def save(model: Any, path: str | os.PathLike, *, metadata: dict | None = None) -> None:
-    """Write a fitted nbayes ``model`` to ``path``, atomically.
+    """Write a fitted ``model`` to ``path``, atomically.
+
+    ``model`` is an nbayes estimator, a SemiSupervisedNB or CalibratedNB, an nbayes text
+    transformer, or a scikit-learn Pipeline / ColumnTransformer built from these and the
+    allow-listed scikit-learn transformers (``nbayes.core.registry.SKLEARN``), such as
+    the pipeline :func:`nbayes.text.make_text_classifier` returns. Anything else, and
+    any callable among the parameters, raises a TypeError naming where it sits.
 
     The file is written to a temporary file in the same directory, flushed to disk
     and renamed over ``path``, so a crash never leaves a broken file under that name.
