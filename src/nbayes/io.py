@@ -102,7 +102,7 @@ def _estimator_name(model: Any) -> str:
 
 
 #: What restoring a fitted state raises for a state no fit could have made.
-_INVALID = (StatisticsError, ValueError, TypeError, AttributeError, IndexError, KeyError)
+_INVALID = (StatisticsError, ValueError, TypeError, AttributeError, LookupError, ArithmeticError)
 
 #: Python types a parameter may name (``dtype=float``), by name.
 _BUILTIN_TYPES: dict[str, type] = {t.__name__: t for t in (bool, int, float, complex, str)}

@@ -187,9 +187,8 @@ def _numbers(series, name: str, pd, allow_missing: bool = False) -> np.ndarray:
 
 def load_cli_model(path: str):
     """``(model, encoder, target)`` from a model file (target None if not CLI-trained)."""
-    from nbayes.io import load_file
-
     from nbayes.core.base import BaseNB
+    from nbayes.io import load_file
 
     loaded = load_file(path)
     if not isinstance(loaded.model, BaseNB):

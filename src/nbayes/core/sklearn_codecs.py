@@ -215,9 +215,17 @@ def _missing_indicator(value: Any, name: str) -> Any:
 
 
 def _dtype(value: Any, name: str) -> np.dtype:
-    if not isinstance(value, np.dtype):
-        raise TypeError(f"{name} must be a numpy dtype.")
-    return value
+    """A dtype stored as its string (``"<f8"``): numbers, or objects (strings)."""
+    try:
+        dtype = np.dtype(value) if isinstance(value, str) else None
+    except TypeError:
+        dtype = None
+    if dtype is None or dtype.kind not in "biufO":
+        raise TypeError(f"{name} must be a numeric or object dtype, not {value!r:.40}.")
+    return dtype
+
+
+DTYPE = Field(_dtype, lambda dtype: np.dtype(dtype).str)
 
 
 def _finish_imputer(obj: Any) -> None:
@@ -235,8 +243,8 @@ SIMPLE_IMPUTER = Codec(
             **_INPUT,
             "statistics_": VALUES,
             "indicator_": Field(optional(_missing_indicator)),
-            "_fit_dtype": Field(_dtype),
-            "_fill_dtype": Field(_dtype),
+            "_fit_dtype": DTYPE,
+            "_fill_dtype": DTYPE,
         },
         _INPUT_NAMES,
     ),
