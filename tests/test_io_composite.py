@@ -381,7 +381,7 @@ def nodes(tree, tag):
     """Every node of ``tree`` tagged ``tag`` (depth first): for "estimator" and
     "dataclass", those naming a class (not a parameter called "estimator")."""
     if isinstance(tree, dict):
-        if tag in tree and (tag == "strings" or isinstance(tree[tag], str)):
+        if tag in tree and (tag not in ("estimator", "dataclass") or isinstance(tree[tag], str)):
             yield tree
         for value in tree.values():
             yield from nodes(value, tag)
@@ -460,7 +460,11 @@ def test_wrong_values_are_refused(composite_file, tmp_path):
         node = next(nodes(meta["model"], "estimator"))  # the outer Pipeline
         node["params"]["dict"]["memory"] = {"str": str(tmp_path)}
 
+    def void_dtype(meta, arrays):
+        next(nodes(meta["model"], "scalar_type"))["scalar_type"] = "|V8"
+
     cases = [
+        (void_dtype, "not a numeric dtype"),
         (wrong_width, "entries, not one per feature"),
         (swapped_model, "do not fit MultinomialNB"),
         (cache_directory, "memory="),

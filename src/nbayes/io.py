@@ -337,10 +337,14 @@ class _Decoder:
         return float(value) if tag == "float" else value
 
     def _dtype(self, value: Any) -> np.dtype:
+        """A numeric dtype (a parameter such as ``dtype=np.float32``)."""
         try:
-            return np.dtype(self._scalar("str", value))
+            dtype = np.dtype(self._scalar("str", value))
         except TypeError:
-            raise ModelFileError(f"Malformed model file: {value!r:.40} is not a dtype.") from None
+            dtype = None
+        if dtype is None or dtype.kind not in "biuf":
+            raise ModelFileError(f"Malformed model file: {value!r:.40} is not a numeric dtype.")
+        return dtype
 
     def _array(self, key: Any, as_object: Any) -> np.ndarray:
         if not isinstance(key, str) or key not in self.arrays:
