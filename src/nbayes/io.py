@@ -362,7 +362,7 @@ class _Decoder:
                 raise ValueError("text is not UTF-8 bytes")
             text = data.tobytes().decode("utf-8", "surrogatepass")
             if (
-                offsets.dtype.kind not in "iu"
+                offsets.dtype.kind != "i"
                 or offsets.ndim != 1
                 or offsets.size == 0
                 or offsets[0] != 0

@@ -522,8 +522,10 @@ def _finish_columns(obj: Any) -> None:
     for (_, _, given), (_, _, stored) in zip(obj.transformers, fitted, strict=False):
         if callable(given) or not _same_columns(given, stored):
             raise ValueError("transformers_ select other columns than the transformers.")
-    for _, transformer, _ in fitted:
+    for name, transformer, _ in fitted:
         if not isinstance(transformer, str):
+            if not callable(getattr(transformer, "transform", None)):
+                raise ValueError(f"{name!r:.40} is not a transformer.")
             check_is_fitted(transformer)
     indices = obj._transformer_to_input_indices
     if set(indices) != {*names, "remainder"}:
