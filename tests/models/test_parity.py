@@ -8,9 +8,9 @@ attributes to ``rtol=1e-10``. Data: scikit-learn's bundled iris, wine, digits an
 breast_cancer, and the UCI sets in ``../shared/data`` (mushroom, car, nursery, adult).
 
 Where nbayes differs from scikit-learn on purpose (docs/guide/estimators.md, "Where nbayes
-differs"),
-the case is set up so the difference does not arise, and the documented behaviour is
-checked against an independent computation instead (see the tests at the bottom).
+differs"), the case is set up so the difference does not arise, and the documented
+behaviour is checked against an independent computation instead (see the tests at the
+bottom).
 """
 
 from __future__ import annotations
