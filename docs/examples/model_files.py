@@ -30,4 +30,4 @@ with tempfile.TemporaryDirectory() as folder:
     try:
         nbayes.load(damaged)
     except nbayes.ModelFileError as error:
-        print("ModelFileError:", error)
+        print("ModelFileError:", str(error).replace(folder, "<folder>"))

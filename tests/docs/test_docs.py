@@ -1,11 +1,17 @@
 """The documentation site: every example script runs as a user would run it (a fresh
-process) and prints what its page says it shows; every example is shown on some page;
+process) and prints what its page says it shows; every example and its output are shown
+on some page, and the output shown is what the script prints (numbers to a few per cent);
 the site builds with ``mkdocs build --strict`` (broken links, nav entries, snippets or
-API references fail it), and its API reference covers every public name of ``nbayes``."""
+API references fail it), and its API reference covers every public name of ``nbayes``.
+
+After changing an example, ``NBAYES_UPDATE_DOCS_OUTPUT=1 pytest tests/docs`` rewrites
+the outputs shown (``docs/examples/output/``); review the diff before committing it.
+"""
 
 from __future__ import annotations
 
 import importlib.util
+import math
 import os
 import re
 import subprocess
@@ -17,6 +23,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 EXAMPLES = DOCS / "examples"
+OUTPUTS = EXAMPLES / "output"
 TIMEOUT_S = 600
 #: A printed difference of 0 or below 1e-10 ("0.0e+00", "6.6e-14").
 SMALL = r"(?:0\.0e\+00|\d\.\de-1\d)"
@@ -170,6 +177,33 @@ EXPECTED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 
 
+#: A number in printed output (the text between numbers must match exactly).
+_NUMBER = re.compile(r"(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)")
+
+
+def _differences(shown: str, printed: str) -> list[str]:
+    """Lines where the output shown on a page differs from what the script printed: text
+    exactly, numbers within 5 % or 1e-6 (accuracies and timings-free sizes move a little
+    across library versions; the page is meant to show what a user will see)."""
+    shown_lines, printed_lines = shown.splitlines(), printed.splitlines()
+    if len(shown_lines) != len(printed_lines):
+        return [f"{len(shown_lines)} lines shown, {len(printed_lines)} printed"]
+    out = []
+    for a, b in zip(shown_lines, printed_lines, strict=True):
+        pa, pb = _NUMBER.split(a), _NUMBER.split(b)
+        same = len(pa) == len(pb) and all(
+            x == y if k % 2 == 0 else math.isclose(float(x), float(y), rel_tol=0.05, abs_tol=1e-6)
+            for k, (x, y) in enumerate(zip(pa, pb, strict=True))
+        )
+        if not same:
+            out.append(f"shown:   {a}\nprinted: {b}")
+    return out
+
+
+def _output_file(name: str) -> Path:
+    return OUTPUTS / f"{name.rsplit('.', 1)[0]}.txt"
+
+
 def _scripts() -> list[str]:
     return sorted(p.name for p in EXAMPLES.iterdir() if p.suffix in (".py", ".sh"))
 
@@ -195,10 +229,13 @@ def test_every_example_has_expectations():
     assert _scripts() == sorted(EXPECTED)
 
 
-def test_every_example_is_shown_on_a_page():
+def test_every_example_and_its_output_are_shown_on_a_page():
     pages = "\n".join(p.read_text(encoding="utf-8") for p in DOCS.rglob("*.md"))
     shown = set(re.findall(r'--8<-- "docs/examples/([\w.]+)"', pages))
     assert sorted(shown) == _scripts()
+    outputs = set(re.findall(r'--8<-- "docs/examples/output/([\w.]+)"', pages))
+    assert outputs == {_output_file(name).name for name in _scripts()}
+    assert sorted(p.name for p in OUTPUTS.iterdir()) == sorted(outputs)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -220,6 +257,13 @@ def test_example_runs_and_prints_its_result(name, tmp_path):
     for pattern in patterns:
         assert re.search(pattern, result.stdout), f"{name}: no {pattern!r} in\n{result.stdout}"
     assert list(tmp_path.iterdir()) == [], f"{name} left files in its working directory"
+    shown = _output_file(name)
+    if os.environ.get("NBAYES_UPDATE_DOCS_OUTPUT") == "1":
+        shown.write_text(result.stdout, encoding="utf-8")
+    differences = _differences(shown.read_text(encoding="utf-8"), result.stdout)
+    assert differences == [], f"{shown.name} (shown on the page) is not what {name} prints:\n" + (
+        "\n".join(differences)
+    )
 
 
 def test_site_builds_strict_and_documents_every_public_name(tmp_path):
