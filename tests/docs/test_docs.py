@@ -31,6 +31,16 @@ SMALL = r"(?:0\.0e\+00|\d\.\de-1\d)"
 
 #: Per example: the optional modules it needs, and patterns its output must match.
 EXPECTED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "new_event_model.py": (
+        (),
+        (
+            r"test accuracy: 0\.[78]\d\d",
+            rf"partial_fit vs fit: largest difference {SMALL}",
+            rf"merge vs fit: largest difference {SMALL}",
+            r"posterior \[0\.\d+ 0\.\d+\]",
+            r"NaiveBayes columns: \{0: 'geometric', 1: 'geometric', 2: 'gaussian'\}",
+        ),
+    ),
     "first_model.py": (
         (),
         (r"test accuracy: 0\.9[0-9]{2}", rf"largest difference from scikit-learn: {SMALL}"),
