@@ -30,18 +30,20 @@ prior (see :func:`log_parameter_prior`). The two parts are recorded separately:
 ``log_posterior_`` is guaranteed monotone under MAP-EM; the observed-data
 log-likelihood alone is monotone only for unsmoothed (maximum-likelihood) estimates.
 
-The guarantee needs an M-step that maximises exactly, which holds for
-:class:`~nbayes.MultinomialNB`, :class:`~nbayes.BernoulliNB`,
-:class:`~nbayes.CategoricalNB` and :class:`~nbayes.GaussianNB` with ``ddof=0``
-and ``var_smoothing=0``. The Gaussian variance floor and Bessel's correction are
-not the mode of any fixed prior, and :class:`~nbayes.ComplementNB` is not a
-generative model, so EM around them is a heuristic that may not be monotone.
+The prior is the event model's own (``log_parameter_prior`` of the contract), so EM
+works on every nbayes estimator. The guarantee needs an M-step that maximises exactly,
+which holds for :class:`~nbayes.MultinomialNB`, :class:`~nbayes.BernoulliNB`,
+:class:`~nbayes.CategoricalNB`, :class:`~nbayes.PoissonNB` and
+:class:`~nbayes.ExponentialNB` (Gamma-MAP rates) and :class:`~nbayes.GaussianNB` with
+``ddof=0`` and ``var_smoothing=0``. The Gaussian variance floor, Bessel's correction,
+kernel bandwidths and data-chosen cut points are not the mode of any fixed prior, and
+:class:`~nbayes.ComplementNB` is not a generative model, so EM around them is a
+heuristic that may not be monotone.
 """
 
 from __future__ import annotations
 
 import warnings
-from functools import singledispatch
 from numbers import Integral, Real
 
 import numpy as np
@@ -55,18 +57,21 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from nbayes.core import posterior
 from nbayes.core.base import BaseNB
+from nbayes.core.fitted_attributes import (
+    Field,
+    FittedAttributes,
+    StoresFittedAttributes,
+    array,
+    boolean,
+    integer,
+    subclass_of,
+)
 from nbayes.core.validation import check_sample_weight, label_index, soft_class_weights
-from nbayes.events.bernoulli import BernoulliParams
-from nbayes.events.multinomial import MultinomialParams
-from nbayes.mixed.blocks.categorical import CategoricalBlockParams
-from nbayes.mixed.naive_bayes import NaiveBayes
-from nbayes.models.categorical import CategoricalNB
-from nbayes.models.discrete import BernoulliNB, MultinomialNB
 
 UNLABELED = -1
 
 
-class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+class SemiSupervisedNB(StoresFittedAttributes, MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Naive Bayes trained on labelled and unlabelled rows by EM.
 
     Parameters
@@ -111,6 +116,17 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         "tol": [Interval(Real, 0, None, closed="left")],
     }
 
+    #: What model files store (``classes_`` and the input's description are the model's).
+    _fitted_attributes = FittedAttributes(
+        {
+            "estimator_": Field(subclass_of(BaseNB)),
+            "n_iter_": Field(integer(0)),
+            "log_likelihood_": Field(array("f")),
+            "log_posterior_": Field(array("f")),
+            "converged_": Field(boolean),
+        }
+    )
+
     def __init__(self, estimator, *, unlabeled_weight=1.0, max_iter=100, tol=1e-4):
         self.estimator = estimator
         self.unlabeled_weight = unlabeled_weight
@@ -136,11 +152,7 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             y_lab = _common_dtype(y_lab)
         model = clone(self.estimator)
         model.fit(X_lab, y_lab, sample_weight=_take(sample_weight, labelled))
-        self.estimator_ = model
-        self.classes_ = model.classes_
-        self.n_features_in_ = model.n_features_in_
-        if hasattr(model, "feature_names_in_"):
-            self.feature_names_in_ = model.feature_names_in_
+        self._wrap(model)
 
         problem = _Problem(
             X_lab=X_lab,
@@ -164,7 +176,7 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.converged_ = False
         total_weight = problem.weights_lab.sum() + problem.weights_unl.sum()
         for _ in range(self.max_iter):
-            model._stats = labelled_stats  # M-step: labelled statistics ...
+            model._replace_statistics(labelled_stats)  # M-step: labelled statistics ...
             soft = soft_class_weights(problem.weights_unl[:, None] * np.exp(log_resp))
             model._learn_weighted(X_unl_checked, soft)  # ... plus the unlabelled ones
             self.n_iter_ += 1
@@ -181,6 +193,33 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 stacklevel=2,
             )
         return self._record(history)
+
+    def _wrap(self, model: BaseNB) -> None:
+        """Make the fitted ``model`` this one's: its classes and input description."""
+        self.estimator_ = model
+        self.classes_ = model.classes_
+        self.n_features_in_ = model.n_features_in_
+        if hasattr(model, "feature_names_in_"):
+            self.feature_names_in_ = model.feature_names_in_
+
+    def _restore(self, state: dict) -> SemiSupervisedNB:
+        """Set the fitted state read from a model file (see ``_fitted_attributes``)."""
+        super()._restore(state)
+        self._wrap(self.estimator_)
+        return self
+
+    def _check_restored(self) -> None:
+        """ValueError unless the restored model is of the class ``estimator`` names and
+        the EM record has one entry per iteration plus the start, none NaN."""
+        if type(self.estimator_) is not type(self.estimator):
+            raise ValueError(
+                f"estimator_ is a {type(self.estimator_).__name__}, but estimator a "
+                f"{type(self.estimator).__name__}."
+            )
+        for name in ("log_likelihood_", "log_posterior_"):
+            record = getattr(self, name)
+            if record.shape != (self.n_iter_ + 1,) or np.any(np.isnan(record)):
+                raise ValueError(f"{name} must hold n_iter_ + 1 numbers.")
 
     def _record(self, history) -> SemiSupervisedNB:
         self.log_likelihood_ = np.array([h[0] for h in history])
@@ -254,60 +293,13 @@ def log_parameter_prior(model: BaseNB) -> float:
     return class_part + feature_log_prior(model)
 
 
-@singledispatch
 def feature_log_prior(model: BaseNB) -> float:
-    """The log prior density of the feature parameters, up to a constant.
-
-    0 by default (a maximum-likelihood estimate). Register new estimators with
-    ``@feature_log_prior.register``.
-    """
-    return 0.0
-
-
-def _dirichlet_log_density(alpha, log_prob: NDArray[np.float64]) -> float:
-    """``sum alpha * log theta``: the log density of a Dirichlet(alpha + 1) prior,
-    up to its constant, with ``0 * log 0`` taken as 0."""
-    alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), log_prob.shape)
-    used = alpha > 0
-    return float(np.sum(alpha[used] * log_prob[used]))
-
-
-@feature_log_prior.register
-def _(model: MultinomialNB) -> float:
-    params = model._fitted.params
-    return _dirichlet_log_density(model._lazy.settings["alpha"], params.feature_log_prob)
-
-
-@feature_log_prior.register
-def _(model: BernoulliNB) -> float:
-    params = model._fitted.params
-    alpha = model._lazy.settings["alpha"]
-    return _dirichlet_log_density(alpha, params.feature_log_prob) + _dirichlet_log_density(
-        alpha, params.absent_log_prob
-    )
-
-
-@feature_log_prior.register
-def _(model: CategoricalNB) -> float:
-    return _dirichlet_log_density(model._lazy.settings["alpha"], model._fitted.params.log_prob)
-
-
-@feature_log_prior.register
-def _(model: NaiveBayes) -> float:
-    """The Dirichlet (Beta) parts of the discrete blocks; the continuous kinds
-    contribute 0 (their estimates are not the mode of a fixed prior, so EM around them
-    is a heuristic, as for GaussianNB with a variance floor)."""
-    alpha = model._lazy.settings["alpha"]
-    total = 0.0
-    for params in model._fitted.params:
-        if isinstance(params, CategoricalBlockParams):
-            total += _dirichlet_log_density(alpha, params.params.log_prob)
-        elif isinstance(params, BernoulliParams):
-            total += _dirichlet_log_density(alpha, params.feature_log_prob)
-            total += _dirichlet_log_density(alpha, params.absent_log_prob)
-        elif isinstance(params, MultinomialParams):
-            total += _dirichlet_log_density(alpha, params.feature_log_prob)
-    return total
+    """The log prior density of the feature parameters, up to a constant: the event
+    model's own (:meth:`nbayes.events._contract.EventModel.log_parameter_prior`), e.g. a
+    Dirichlet(``alpha + 1``) density for Lidstone estimates, 0 for maximum-likelihood
+    estimates and for models whose estimate is not the mode of a fixed prior."""
+    fitted = model._fitted
+    return fitted.event.log_parameter_prior(fitted.params)
 
 
 # ---------------------------------------------------------------- targets
