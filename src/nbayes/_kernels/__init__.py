@@ -17,11 +17,12 @@ use, for the argument types it is called with, and its machine code is cached on
 disk (:func:`cache_dir`): a later process loads it in milliseconds. Top-level
 kernels (:func:`kernel`, :func:`jit`), called from Python, get no C-callable
 wrapper; helpers (:func:`helper`), called only from compiled code, get no Python
-wrapper either, which halves what each costs to compile. numba compiles a helper
-once per distinct tuple of argument types at its call sites, literal constants
-included, so callers pass helpers variables of one type (``np.int64(0)``, not
-``0``): ``tests/kernels/test_compile.py`` checks that no kernel or helper is
-compiled twice in a text and Gaussian workload.
+wrapper either (which halves what a small one costs to compile), and the small
+steps of hot loops are inlined into their callers. numba compiles a helper once per
+distinct tuple of argument types at its call sites, literal constants included, so
+callers pass helpers variables of one type (``np.int64(0)``, not ``0``):
+``tests/kernels/test_compile.py`` checks that no kernel or helper is compiled twice
+for one type in a workload through every kernel.
 """
 
 from __future__ import annotations
