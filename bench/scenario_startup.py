@@ -251,7 +251,13 @@ def _warm(repeats: int, rows: _Rows, warm: str) -> Measured:
 
 def _load_note() -> str:
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    return f"Load average (1, 5, 15 min) when the table was done: {load}, on {os.cpu_count()} CPUs."
+    where = ""
+    if "BENCH_NBAYES_SRC" in os.environ:
+        where = f" The children imported nbayes from `{SRC}`."
+    return (
+        f"Load average (1, 5, 15 min) when the table was done: {load}, on {os.cpu_count()} "
+        f"CPUs.{where}"
+    )
 
 
 @register("H", "Start-up and compile: fresh processes, cold and warm compile caches")
