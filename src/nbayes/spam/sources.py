@@ -106,7 +106,7 @@ def read_regular(path: Path) -> bytes:
 
 
 def _kind(mode: int) -> str:
-    """"" for a regular file, else what it is."""
+    """What a file of this mode is, or the empty string for a regular file."""
     if stat.S_ISREG(mode):
         return ""
     return _FILE_KINDS.get(stat.S_IFMT(mode), "not a file")
