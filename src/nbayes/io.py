@@ -44,8 +44,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from nbayes import aode, categorical_nb, continuous, estimators, gaussian_nb
-from nbayes._base import BaseNB, _LazyFit
+from nbayes.core.base import BaseNB, _LazyFit
 from nbayes.events.categorical import CategoricalStats
 from nbayes.events.counts import CountStats
 from nbayes.events.gaussian import GaussianStats
@@ -53,6 +52,10 @@ from nbayes.events.grid import GridStats
 from nbayes.events.kde import KDEStats
 from nbayes.events.pairwise import PairStats
 from nbayes.events.sums import SumStats
+from nbayes.models import aode, continuous
+from nbayes.models import categorical as categorical_nb
+from nbayes.models import discrete as estimators
+from nbayes.models import gaussian as gaussian_nb
 
 FORMAT = "nbayes-model"
 VERSION = 1

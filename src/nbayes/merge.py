@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from nbayes._base import BaseNB, _LazyFit
+from nbayes.core.base import BaseNB, _LazyFit
 
 
 def merge(*models: BaseNB) -> BaseNB:

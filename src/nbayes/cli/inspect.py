@@ -8,9 +8,9 @@ import click
 import numpy as np
 
 from nbayes.cli._encoding import CLIError, load_cli_model
-from nbayes.diagnostics import report_from_stats
 from nbayes.events.pairwise import PairStats
-from nbayes.explain import most_informative_features
+from nbayes.inspection.diagnostics import report_from_stats
+from nbayes.inspection.explain import most_informative_features
 
 
 def describe(model, encoder, target, top: int) -> dict:

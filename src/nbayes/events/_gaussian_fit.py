@@ -16,9 +16,9 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from nbayes import _compiled, _compiled_shifted
-from nbayes._parallel import SCRATCH, Scratch, map_blocks
-from nbayes._validate import ClassWeights
+from nbayes._kernels import gaussian as gaussian_kernels
+from nbayes.core.parallel import SCRATCH, Scratch, map_blocks
+from nbayes.core.validation import ClassWeights
 
 if TYPE_CHECKING:
     from nbayes.events.gaussian import GaussianStats
@@ -89,10 +89,10 @@ def hard_block_moments(
     ``sum_i w_i v_i`` as one sparse product ``S @ v`` (``S`` the (n_classes, n_rows)
     transpose of W: each row added once into its class) and the (n_rows, n_features)
     temporaries in two reused ``scratch`` buffers; or, where numba is installed, the
-    same passes compiled (:func:`nbayes._compiled.class_moments`: same rounding)."""
+    same passes compiled (:func:`nbayes._kernels.gaussian.class_moments`: same rounding)."""
     class_count = np.bincount(labels, weights, minlength=n_classes)
     count = np.repeat(class_count[:, None], X.shape[1], axis=1)
-    compiled = _compiled.class_moments(X, labels, weights, class_count)
+    compiled = gaussian_kernels.class_moments(X, labels, weights, class_count)
     if compiled is not None:  # the same passes, row by row: no temporaries
         reference, offset, m2 = compiled
         with np.errstate(over="ignore"):
@@ -150,7 +150,7 @@ def shifted_update(
     value and ``M2 = 0`` (every ``x - m`` is 0). The overall moments are then
     :func:`pooled_totals` of the new class moments.
 
-    Where numba is installed, :func:`nbayes._compiled_shifted.shifted_update` makes
+    Where numba is installed, :func:`nbayes._kernels.gaussian.shifted_update` makes
     the same operations in the same order (bitwise the same); here ``S1`` and ``S2``
     are sparse products ``S @ v``, as in :func:`hard_block_moments`.
     """
@@ -158,7 +158,7 @@ def shifted_update(
     if len(blocks) == 1:  # the whole batch in one compiled call (where numba is installed)
         sums = (np.zeros(n_classes), np.zeros(stats.mean.shape), np.zeros(stats.mean.shape))
         args = (X, labels, weights, stats, sums, SHIFTED_SQUARES_MOST)
-        done = _compiled_shifted.shifted_update(*args, commit=True)
+        done = gaussian_kernels.shifted_update(*args, commit=True)
         if done is not None:
             return done
     if not stats.class_count.any():  # no running moments (fit, a first batch)
@@ -176,7 +176,7 @@ def shifted_update(
         s1 += part[1]
         s2 += part[2]
     no_rows = (X[:0], labels[:0], weights[:0], stats, (new_weight, s1, s2), SHIFTED_SQUARES_MOST)
-    done = _compiled_shifted.shifted_update(*no_rows, commit=True)
+    done = gaussian_kernels.shifted_update(*no_rows, commit=True)
     return _shifted_commit(new_weight, s1, s2, stats) if done is None else done
 
 
@@ -191,7 +191,7 @@ def _shifted_sums(
     n_classes = stats.mean.shape[0]
     sums = (np.zeros(n_classes), np.zeros(stats.mean.shape), np.zeros(stats.mean.shape))
     args = (X, labels, weights, stats, sums, SHIFTED_SQUARES_MOST)
-    compiled = _compiled_shifted.shifted_update(*args, commit=False)
+    compiled = gaussian_kernels.shifted_update(*args, commit=False)
     if compiled is not None:
         return sums if compiled else None
     if not np.all(weights > 0):  # rows of zero weight are left out
@@ -247,7 +247,7 @@ def pooled_totals(count: NDArray, mean: NDArray, m2: NDArray) -> tuple[NDArray, 
     class that observed the feature (so a feature with the same mean in every class
     keeps it exactly, and ``M2`` gains exactly 0). The sums over classes are added in
     order of the classes (``np.sum`` may add them pairwise), as the compiled
-    :func:`nbayes._compiled_shifted.shifted_update` does."""
+    :func:`nbayes._kernels.gaussian.shifted_update` does."""
     total = _sum_over_classes(count)
     seen = count > 0
     has = seen.any(axis=0)

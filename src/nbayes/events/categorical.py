@@ -19,9 +19,10 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from nbayes import _compiled, _validate
-from nbayes._parallel import Scratch
-from nbayes._validate import ClassWeights
+from nbayes._kernels import categorical as categorical_kernels
+from nbayes.core import validation as _validate
+from nbayes.core.parallel import Scratch
+from nbayes.core.validation import ClassWeights
 from nbayes.events.counts import dot_with_infinities
 
 
@@ -173,12 +174,14 @@ class CategoricalParams:
 
     @cached_property
     def gather_table(self) -> NDArray[np.float64] | None:
-        """``log_prob`` as the compiled gather's table (:func:`nbayes._compiled.gather_table`):
+        """``log_prob`` as the compiled gather's table
+        (:func:`nbayes._kernels.categorical.gather_table`):
         one row of class values per (feature, category). NaN (0/0 of an unsmoothed,
         unseen feature) counts 0, as in the one-hot product. None if ``+inf`` occurs."""
         if np.isposinf(self.log_prob).any():
             return None
-        return _compiled.gather_table(np.where(np.isnan(self.log_prob), 0.0, self.log_prob))
+        finite = np.where(np.isnan(self.log_prob), 0.0, self.log_prob)
+        return categorical_kernels.gather_table(finite)
 
     @cached_property
     def offsets(self) -> NDArray[np.intp]:
@@ -236,10 +239,10 @@ def log_likelihood(
     A compiled gather from :attr:`CategoricalParams.gather_table` where numba is
     installed, else the one-hot product; the same sums in the same order.
     """
-    if _compiled.available() and params.gather_table is not None and X.shape[1]:
+    if categorical_kernels.available() and params.gather_table is not None and X.shape[1]:
         n_categories = params.n_categories.astype(np.intp, copy=False)
         n_classes = params.log_prob.shape[0]
-        gathered = _compiled.gather_sum(
+        gathered = categorical_kernels.gather_sum(
             X, params.offsets, n_categories, params.gather_table, n_classes
         )
         if gathered is not None:

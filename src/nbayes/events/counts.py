@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.utils.extmath import safe_sparse_dot
 
-from nbayes._validate import ClassWeights
+from nbayes.core.validation import ClassWeights
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes import _compiled
-from nbayes._parallel import SCRATCH, map_blocks
-from nbayes._validate import ClassWeights, row_blocks
+from nbayes._kernels import gaussian as gaussian_kernels
+from nbayes.core.parallel import SCRATCH, map_blocks
+from nbayes.core.validation import ClassWeights, row_blocks
 from nbayes.events._gaussian_fit import block_moments, hard_block_moments, shifted_update
 
 #: Bytes of X per block of ``add_into`` (each read twice, the second time from cache);
@@ -336,7 +336,7 @@ def log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np
         del centred
         means = (centred_theta * centred_theta * precision).sum(axis=1)  # C
         tolerances = (RELATIVE_TOLERANCE / unit, ABSOLUTE_TOLERANCE / unit, POSTERIOR_RANGE)
-        finished = _compiled.gaussian_terms(cross, quadratic, means, log_norm, *tolerances)
+        finished = gaussian_kernels.gaussian_terms(cross, quadratic, means, log_norm, *tolerances)
         if finished is None:
             finished = _terms(cross, quadratic, means, log_norm, *tolerances)
         out, inexact = finished
@@ -351,7 +351,7 @@ def _terms(
     cross: NDArray, quadratic: NDArray, means: NDArray, log_norm: NDArray, *tolerances: float
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """``-1/2 (A - 2B + C + log_norm)`` and the mask of entries to recompute, in NumPy
-    passes over the inputs (overwritten); see :func:`nbayes._compiled.gaussian_terms`,
+    passes over the inputs (overwritten); see :func:`nbayes._kernels.gaussian.gaussian_terms`,
     the same in one compiled pass, for the arguments."""
     relative, absolute, window = tolerances
     bound = np.abs(cross)

@@ -48,7 +48,7 @@ from numpy.typing import NDArray
 from scipy.interpolate import CubicSpline
 from scipy.special import logsumexp
 
-from nbayes._validate import ClassWeights
+from nbayes.core.validation import ClassWeights
 from nbayes.events import grid, moments
 
 _CELLS_PER_CHUNK = 1 << 20  # bounds the (rows x kernel centres) array in log_likelihood

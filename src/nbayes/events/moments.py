@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes._validate import ClassWeights
+from nbayes.core.validation import ClassWeights
 from nbayes.events import gaussian
 from nbayes.events.sums import observed
 

@@ -20,8 +20,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
 
-from nbayes import _vocabulary
-from nbayes._validate import ClassWeights
+from nbayes.core import vocabulary as _vocabulary
+from nbayes.core.validation import ClassWeights
 from nbayes.events.categorical import offsets_of
 
 _CELLS_PER_CHUNK = 1 << 22  # bounds the rows x features^2 temporaries

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes._validate import ClassWeights
+from nbayes.core.validation import ClassWeights
 
 
 @dataclass(frozen=True)

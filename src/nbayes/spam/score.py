@@ -16,7 +16,7 @@ Combining the ``k`` remaining tokens of a message into its spamminess in [0, 1]:
   ``Π f / (Π f + Π (1 - f))``;
 - ``naive-bayes``: the true posterior ``P(spam | x)`` of multinomial naive Bayes on
   the message's token set (binary features; Metsis et al., 2006), computed by
-  :mod:`nbayes.events.multinomial` and :mod:`nbayes.posterior` with Laplace
+  :mod:`nbayes.events.multinomial` and :mod:`nbayes.core.posterior` with Laplace
   smoothing ``alpha`` over the store's whole vocabulary.
 
 A score ``>= spam_cutoff`` is Spam, ``<= ham_cutoff`` Ham, anything between Unsure.
@@ -227,7 +227,7 @@ def naive_bayes_score(
     # Imported here: they bring SciPy and scikit-learn, which the default methods do not need.
     import scipy.sparse as sp
 
-    from nbayes import posterior
+    from nbayes.core import posterior
     from nbayes.events import multinomial
     from nbayes.events.counts import CountStats
 

@@ -61,7 +61,7 @@ def _available_cpus() -> int:
 def _pool():
     """The second thread: one worker kept between calls (starting a thread costs
     ~0.1-0.3 ms, as much as some of the steps it runs)."""
-    from nbayes._parallel import kept_executor
+    from nbayes.core.parallel import kept_executor
 
     return kept_executor("text", 1)
 

@@ -18,7 +18,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from nbayes._llvm import element_pointer
+from nbayes._kernels.llvm import element_pointer
 
 _READ, _KEEP_IN_ALL_LEVELS, _DATA = 0, 3, 1
 
