@@ -29,7 +29,6 @@ Every SQLite error comes out as a :class:`StoreError` naming the file and the pr
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections import Counter
@@ -78,15 +77,18 @@ __all__ = ["SCHEMA_VERSION", "StoreError", "TokenStore", "Totals", "digest", "to
 
 @dataclass(frozen=True)
 class Totals:
-    """Message counts ``(ham, spam)``, token-set size sums ``(ham, spam)``, vocabulary size."""
+    """Message counts ``(ham, spam)``, token-set size sums ``(ham, spam)``, vocabulary size
+    (None where not asked for)."""
 
     messages: tuple[int, int]
     tokens: tuple[int, int]
-    vocabulary: int
+    vocabulary: int | None
 
 
 def digest(raw: bytes) -> str:
     """The SHA-256 of a message's bytes, the key of the ``trained`` table."""
+    import hashlib  # here: scoring a message (classify's start-up) needs no digest
+
     return hashlib.sha256(raw).hexdigest()
 
 
@@ -288,15 +290,17 @@ class TokenStore:
             raise StoreError(f"{missing} message(s) were never trained with the label given")
 
     # ------------------------------------------------------------ reading
-    def totals(self) -> Totals:
+    def totals(self, vocabulary: bool = True) -> Totals:
+        """The message and token totals; the vocabulary size (a count of the whole token
+        table, which only the naive-bayes method needs) is None unless ``vocabulary``."""
         rows = dict(
             (label, (m, t))
             for label, m, t in self.db.execute("SELECT label, messages, tokens FROM totals")
         )
-        vocabulary = self.db.execute("SELECT COUNT(*) FROM tokens").fetchone()[0]
-        return Totals(
-            (rows["ham"][0], rows["spam"][0]), (rows["ham"][1], rows["spam"][1]), vocabulary
-        )
+        size = None
+        if vocabulary:
+            size = self.db.execute("SELECT COUNT(*) FROM tokens").fetchone()[0]
+        return Totals((rows["ham"][0], rows["spam"][0]), (rows["ham"][1], rows["spam"][1]), size)
 
     def counts(self, tokens: Iterable[str]) -> dict[str, tuple[int, int]]:
         """``{token: (ham, spam)}`` for those of ``tokens`` in the store."""

@@ -112,12 +112,12 @@ def classify(
 def _classify(raw: bytes, db: str, timeout: float, settings, update: bool) -> tuple[str, float]:
     """(verdict, score) of ``raw``; with ``update``, learnt as its verdict if not Unsure."""
     from nbayes.cli.spam.options import open_store
-    from nbayes.spam.score import score_tokens
+    from nbayes.spam.single import score_message
     from nbayes.spam.tokens import tokenize
 
     tokens = tokenize(raw)
     with open_store(db, timeout, readonly=not update) as store:
-        value = float(score_tokens(store, [tokens], settings)[0])
+        value = score_message(store, tokens, settings)
         verdict = settings.verdict(value)
         if update and verdict != "Unsure":
             store.learn([(tokens, raw, verdict.lower())])
