@@ -38,6 +38,10 @@ def split_head(raw: bytes) -> tuple[bytes, bytes]:
     return raw[: end.start() + 1], raw[end.start() + 1 :]
 
 
+#: The headers SpamAssassin adds, which ``spamassassin=`` adds (and removes first).
+SPAMASSASSIN_HEADERS = ("X-Spam-Flag", "X-Spam-Status", "X-Spam-Level")
+
+
 def mark(
     raw: bytes,
     verdict: str,
@@ -45,18 +49,35 @@ def mark(
     *,
     header: str = DEFAULT_HEADER,
     subject_tag: str = "",
+    spamassassin: float | None = None,
+    threshold: float = 0.0,
 ) -> bytes:
     """``raw`` with its ``header`` set to ``"<verdict>, score=<score>"`` (any earlier ones
     removed) and, for ``verdict == "Spam"`` with a ``subject_tag``, the tag at the front
-    of its Subject (a Subject made of the tag alone where there is none)."""
+    of its Subject (a Subject made of the tag alone where there is none).
+
+    ``spamassassin``: the score in points (against ``threshold`` points) for the headers
+    SpamAssassin writes, which mail rules built for it test: ``X-Spam-Flag: YES`` (spam
+    only), ``X-Spam-Status: Yes, score=9.9 required=9.0 tests=NBAYES_SPAM`` and
+    ``X-Spam-Level`` (a star per whole point); any the message had are removed."""
     head, rest = split_head(raw)
     newline = b"\r\n" if b"\r\n" in raw[:4096] else b"\n"
-    lines = _without_field(_LINE.findall(head), header.encode("ascii"))
+    names = [header, *(SPAMASSASSIN_HEADERS if spamassassin is not None else ())]
+    lines = _without_fields(_LINE.findall(head), {n.encode("ascii").lower() for n in names})
     if lines and not lines[-1].endswith(b"\n"):
         lines[-1] += newline
     if verdict == "Spam" and subject_tag:
         lines = _tagged(lines, subject_tag.encode(), newline)
-    lines.append(f"{header}: {verdict}, score={score:.4f}".encode() + newline)
+    added = [f"{header}: {verdict}, score={score:.4f}"]
+    if spamassassin is not None:
+        spam = verdict == "Spam"
+        added += ["X-Spam-Flag: YES"] if spam else []
+        added.append(
+            f"X-Spam-Status: {'Yes' if spam else 'No'}, score={spamassassin:.1f}"
+            f" required={threshold:.1f} tests=NBAYES_{verdict.upper()}"
+        )
+        added.append(f"X-Spam-Level: {'*' * max(int(spamassassin), 0)}")
+    lines += [line.encode() + newline for line in added]
     return b"".join(lines) + rest
 
 
@@ -69,14 +90,14 @@ def _field_name(line: bytes) -> bytes | None:
     return name.rstrip(b" \t").lower() if colon else None
 
 
-def _without_field(lines: list[bytes], name: bytes) -> list[bytes]:
-    """The header lines without the fields called ``name`` (and their continuations)."""
-    name = name.lower()
+def _without_fields(lines: list[bytes], names: set[bytes]) -> list[bytes]:
+    """The header lines without the fields called one of ``names`` (lower case), and
+    without their continuation lines."""
     kept, dropping = [], False
     for line in lines:
         field = _field_name(line)
         if field is not None or line[:1] not in (b" ", b"\t"):
-            dropping = field == name
+            dropping = field in names
         if not dropping:
             kept.append(line)
     return kept

@@ -60,6 +60,29 @@ def fisher_score(
     return (1 + h - s_) / 2
 
 
+def clues(
+    tokens: Iterable[str],
+    counts: dict[str, tuple[int, int]],
+    totals: Totals,
+    settings: ScoreSettings,
+    n: int = 10,
+) -> list[tuple[str, float]]:
+    """The ``n`` tokens whose ``f(w)`` is farthest from 0.5 among those the score used
+    (``|f(w) - 0.5| >= min_dev``), with their ``f(w)``: the message's strongest clues."""
+    n_ham, n_spam = (max(m, 1) for m in totals.messages)
+    s, x = settings.strength, settings.background
+    found = []
+    for token in tokens:
+        ham, spam = counts.get(token, (0, 0))
+        n_token = ham + spam
+        p = (spam / n_spam) / (spam / n_spam + ham / n_ham) if n_token else x
+        f = (s * x + n_token * p) / (s + n_token)
+        if abs(f - 0.5) >= settings.min_dev:
+            found.append((token, f))
+    found.sort(key=lambda clue: (-abs(clue[1] - 0.5), clue[0]))
+    return found[:n]
+
+
 def chi2_sf_even(x: float, k: int) -> float:
     """``Q(x; 2k) = sum_{i<k} exp(-m) m^i / i!`` with ``m = x / 2``, in log space (1 where
     ``x = 0`` or ``k = 0``); see :func:`nbayes.spam.score.chi2_sf_even`."""

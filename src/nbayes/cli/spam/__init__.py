@@ -16,7 +16,7 @@ from nbayes.spam.database import StoreError
 EXIT_ERROR = 3
 _COMMANDS = {
     "train": "train", "unlearn": "train", "score": "score", "classify": "classify",
-    "stats": "info", "dump": "info", "evaluate": "evaluate",
+    "stats": "info", "dump": "info", "evaluate": "evaluate", "serve": "serve",
 }  # fmt: skip
 
 
@@ -34,4 +34,4 @@ class _SpamGroup(LazyGroup):
     lazy_commands={name: f"nbayes.cli.spam.{module}:{name}" for name, module in _COMMANDS.items()},
 )
 def spam() -> None:
-    """Bayesian spam filter: train, score, classify, evaluate."""
+    """Bayesian spam filter: train, score, classify, serve (spamd), evaluate."""
