@@ -289,7 +289,9 @@ class TokenStore:
         day: int | None = None,
     ) -> None:
         """Add ``sign * n`` to ``column`` of each (key, n) pair's row, inserting missing rows
-        (and, with ``day``, set the rows' ``day`` to at least that).
+        (and, with ``day``, set the rows' ``day`` to at least that). Subtracting
+        (``sign < 0``) touches only rows that exist and never goes below 0: a token pruned
+        since the message was learnt (``nbayes spam prune``) has nothing to subtract from.
 
         The pairs go to SQLite as one JSON object, read back by ``json_each`` in key order
         (the B-tree is then updated page by page, and SQLite sorts faster than Python):
@@ -298,21 +300,27 @@ class TokenStore:
         ``executemany``."""
         other = "spam" if column == "ham" else "ham"
         columns, values = f"{key}, {column}, {other}", "0"
-        update = f"ON CONFLICT({key}) DO UPDATE SET {column} = {column} + excluded.{column}"
+        total = f"{column} + excluded.{column}"
+        update = f"ON CONFLICT({key}) DO UPDATE SET {column} = "
+        update += f"max({total}, 0)" if sign < 0 else total
         if day is not None:
             columns, values = columns + ", day", f"0, {day:d}"
             update += ", day = max(day, excluded.day)"
+        exists = f"EXISTS (SELECT 1 FROM {table} AS old WHERE old.{key} = {{}})"
         payload = json.dumps(pairs, ensure_ascii=False)
         if self.has_json and "\\u0000" not in payload:  # JSON's escape of NUL (see _rows)
+            where = exists.format("json_each.key") if sign < 0 else "true"
             self.db.execute(
                 f"INSERT INTO {table}({columns}) SELECT key, {sign:d} * value, {values}"
-                f" FROM json_each(?1) WHERE true ORDER BY key {update}",
+                f" FROM json_each(?1) WHERE {where} ORDER BY key {update}",
                 (payload,),
             )
             return
         # the sign and the other columns as SQL literals; pairs in key order, as above
+        where = exists.format("?1") if sign < 0 else "true"
         self.db.executemany(
-            f"INSERT INTO {table}({columns}) VALUES (?1, {sign:d} * ?2, {values}) {update}",
+            f"INSERT INTO {table}({columns}) SELECT ?1, {sign:d} * ?2, {values} WHERE {where}"
+            f" {update}",
             sorted(pairs.items(), key=itemgetter(0)),
         )
 

@@ -16,7 +16,7 @@ from nbayes.spam.database import StoreError
 EXIT_ERROR = 3
 _COMMANDS = {
     "train": "train", "unlearn": "train", "score": "score", "classify": "classify",
-    "stats": "info", "dump": "info", "evaluate": "evaluate", "serve": "serve",
+    "stats": "info", "dump": "info", "evaluate": "evaluate", "serve": "serve", "prune": "prune",
 }  # fmt: skip
 
 
