@@ -12,9 +12,11 @@ import stat
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from spam_mail import corpus
 
-from nbayes.spam.sources import iter_mail, read_regular
+from nbayes.spam.sources import _MBOX_SEPARATOR, is_mbox, iter_mail, read_regular
 
 
 @pytest.fixture
@@ -140,3 +142,12 @@ def test_sources_named_directly_are_read_with_the_same_rules(tmp_path, deadline)
     ]
     with pytest.raises(OSError, match="FIFO"):
         read_regular(tmp_path / "fifo")
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.sampled_from([b"\r", b"\n", b"From ", b"From", b"x", b" ", b"\r\n"]), max_size=20)
+)
+def test_the_mbox_test_equals_a_search_for_the_separator(pieces):
+    raw = b"From " + b"".join(pieces)
+    assert is_mbox(raw) == bool(_MBOX_SEPARATOR.search(raw))

@@ -130,10 +130,25 @@ def _file(path: Path, on_error: Callable[[str, str], None]) -> Iterator[MailItem
     except OSError as error:
         on_error(str(path), f"skipped: {problem(error, path)}")
         return
-    if raw.startswith(b"From ") and _MBOX_SEPARATOR.search(raw):
+    if raw.startswith(b"From ") and is_mbox(raw):
         yield from _mbox(path, on_error)
     else:
         yield MailItem(str(path), raw)
+
+
+def is_mbox(raw: bytes) -> bool:
+    """Whether ``raw`` (starting with a ``From `` line) holds a second message:
+    ``_MBOX_SEPARATOR.search(raw)``, an empty line and ``From `` + a non-space, found by
+    ``bytes.find`` for ``\\nFrom `` (a regex search for the separator, which has no
+    literal prefix, tried every byte: a tenth of the time of reading SpamAssassin's
+    corpus, whose every file starts with a ``From `` line)."""
+    position = raw.find(b"\nFrom ", 1)
+    while position >= 0:  # the separator starts 1 to 3 bytes before: \n\n, \r\n\n, \r\n\r\n
+        for start in range(max(position - 3, 0), position):
+            if _MBOX_SEPARATOR.match(raw, start):
+                return True
+        position = raw.find(b"\nFrom ", position + 1)
+    return False
 
 
 def _walk(root: Path, on_error: Callable[[str, str], None]) -> Iterator[Path]:
