@@ -56,3 +56,31 @@ def test_header_names_are_checked():
     for bad in ("X Spam", "X:Spam", "", "Xé"):
         with pytest.raises(ValueError, match="header field name"):
             check_header_name(bad)
+
+
+def test_spamassassin_headers_replace_earlier_ones():
+    raw = b"X-Spam-Flag: YES\nX-Spam-Status: Yes, score=99\n  tests=FORGED\nSubject: x\n" + BODY
+    ham = mark(raw, "Ham", 0.02, spamassassin=0.2, threshold=9.0)
+    assert ham == (
+        b"Subject: x\nX-Nbayes-Spam: Ham, score=0.0200\n"
+        b"X-Spam-Status: No, score=0.2 required=9.0 tests=NBAYES_HAM\nX-Spam-Level: \n" + BODY
+    )
+    spam = mark(ham, "Spam", 0.99999, spamassassin=9.9999, threshold=9.0)
+    assert b"X-Spam-Flag: YES\nX-Spam-Status: Yes, score=10.0 required=9.0" in spam
+    assert spam.count(b"X-Spam-") == 3 and b"X-Spam-Level: **********\n" in spam
+
+
+def test_classify_writes_them_on_request(tmp_path):
+    from click.testing import CliRunner
+    from spam_mail import corpus
+
+    from nbayes.cli import main
+    from nbayes.spam.store import TokenStore
+    from nbayes.spam.tokens import tokenize
+
+    messages, labels = corpus(20, 20)
+    with TokenStore(tmp_path / "t.db") as store:
+        store.learn([(tokenize(m), m, lab) for m, lab in zip(messages, labels, strict=True)])
+    args = ["spam", "classify", "--db", str(tmp_path / "t.db"), "-p", "--spamassassin-headers"]
+    result = CliRunner().invoke(main, args, input=messages[0])
+    assert result.exit_code == 0 and b"\nX-Spam-Flag: YES\n" in result.stdout_bytes

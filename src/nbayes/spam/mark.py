@@ -14,6 +14,9 @@ from __future__ import annotations
 import re
 
 DEFAULT_HEADER = "X-Nbayes-Spam"
+#: SpamAssassin-style points per unit of the filter's score in [0, 1] (spamd's ``Spam``
+#: header, ``X-Spam-Status``): 0 to 10 points, the spam cutoff 0.9 at 9.0.
+POINTS = 10.0
 _FIELD_NAME = re.compile(rb"[!-9;-~]+")  # RFC 5322: printable ASCII but the colon
 _BLANK_LINE = re.compile(rb"\n\r?\n")
 _LINE = re.compile(rb"[^\n]*\n|[^\n]+")
@@ -76,7 +79,8 @@ def mark(
             f"X-Spam-Status: {'Yes' if spam else 'No'}, score={spamassassin:.1f}"
             f" required={threshold:.1f} tests=NBAYES_{verdict.upper()}"
         )
-        added.append(f"X-Spam-Level: {'*' * max(int(spamassassin), 0)}")
+        stars = max(int(float(f"{spamassassin:.1f}")), 0)  # whole points, as shown above
+        added.append(f"X-Spam-Level: {'*' * stars}")
     lines += [line.encode() + newline for line in added]
     return b"".join(lines) + rest
 

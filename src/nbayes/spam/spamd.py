@@ -38,7 +38,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from nbayes.spam.mark import mark, split_head
+from nbayes.spam.mark import POINTS, mark, split_head
 from nbayes.spam.parse import MailParseError
 from nbayes.spam.score import ScoreSettings, score_tokens
 from nbayes.spam.single import clues, fisher_score
@@ -55,8 +55,6 @@ METHODS = ("PING", "CHECK", "SYMBOLS", "REPORT", "REPORT_IFSPAM", "PROCESS", "HE
            "SKIP")  # fmt: skip
 MAX_LINE = 8192
 MAX_HEADERS = 64
-#: Points per unit of the filter's score (see the module docstring).
-POINTS = 10.0
 
 
 class ProtocolError(Exception):

@@ -20,7 +20,7 @@ from nbayes.cli.spam.options import (
     lock_timeout_option,
     scoring_options,
 )
-from nbayes.spam.mark import DEFAULT_HEADER, check_header_name
+from nbayes.spam.mark import DEFAULT_HEADER, POINTS, check_header_name
 
 EXIT = {"Spam": 0, "Ham": 1, "Unsure": 2}
 _PASSTHROUGH_FLAG = re.compile(r"--passthrough|-[a-zA-Z]*p[a-zA-Z]*")
@@ -86,15 +86,29 @@ def _header_name(_ctx, _param, value: str) -> str:
     metavar="TAG",
     help="Put TAG at the front of the Subject of spam (with --passthrough).",
 )
+@click.option(
+    "--spamassassin-headers",
+    is_flag=True,
+    help="Also add X-Spam-Flag, X-Spam-Status and X-Spam-Level as SpamAssassin does "
+    "(points: 10 x score), for mail rules written for it (with --passthrough).",
+)
 @scoring_options
 def classify(
-    db, lock_timeout, passthrough, exit_zero, update, header, subject_tag, settings
-) -> None:
+    db, lock_timeout, passthrough, exit_zero, update, header, subject_tag, spamassassin_headers,
+    settings,
+) -> None:  # fmt: skip
     """Classify one message from stdin: exit 0 spam, 1 ham, 2 unsure, 3 error."""
     raw = sys.stdin.buffer.read()
     try:
         verdict, value = _classify(raw, db, lock_timeout, settings, update)
-        output = _marked(raw, verdict, value, header, subject_tag) if passthrough else None
+        if passthrough:
+            spamassassin = POINTS * value if spamassassin_headers else None
+            output = _marked(
+                raw, verdict, value, header=header, subject_tag=subject_tag,
+                spamassassin=spamassassin, threshold=POINTS * settings.spam_cutoff,
+            )  # fmt: skip
+        else:
+            output = None
     except Exception as error:  # anything at all: the message goes through unchanged
         click.echo(f"nbayes: {_one_line(error)}", err=True)
         if passthrough:
@@ -124,10 +138,10 @@ def _classify(raw: bytes, db: str, timeout: float, settings, update: bool) -> tu
     return verdict, value
 
 
-def _marked(raw: bytes, verdict: str, value: float, header: str, subject_tag: str) -> bytes:
+def _marked(raw: bytes, verdict: str, value: float, **how) -> bytes:
     from nbayes.spam.mark import mark
 
-    return mark(raw, verdict, value, header=header, subject_tag=subject_tag)
+    return mark(raw, verdict, value, **how)
 
 
 def _one_line(error: BaseException) -> str:
