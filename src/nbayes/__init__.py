@@ -24,9 +24,10 @@ _EXPORTS = {
     "BernoulliNB": "nbayes.models.discrete",
     "ComplementNB": "nbayes.models.discrete",
     "MultinomialNB": "nbayes.models.discrete",
-    "UnknownCategoryError": "nbayes.events.categorical",
+    "NotSupportedError": "nbayes.errors",
+    "UnknownCategoryError": "nbayes.errors",
     "GaussianNB": "nbayes.models.gaussian",
-    "ModelFileError": "nbayes.io",
+    "ModelFileError": "nbayes.errors",
     "load": "nbayes.io",
     "save": "nbayes.io",
     "merge": "nbayes.merge",
@@ -36,8 +37,8 @@ _EXPORTS = {
 lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # what static tools see; at run time the names load on first use
-    from nbayes.events.categorical import UnknownCategoryError
-    from nbayes.io import ModelFileError, load, save
+    from nbayes.errors import ModelFileError, NotSupportedError, UnknownCategoryError
+    from nbayes.io import load, save
     from nbayes.merge import merge
     from nbayes.meta.calibration import (
         CalibratedNB,
@@ -66,6 +67,7 @@ __all__ = [
     "ModelFileError",
     "MultinomialNB",
     "NaiveBayes",
+    "NotSupportedError",
     "PoissonNB",
     "SemiSupervisedNB",
     "UnknownCategoryError",

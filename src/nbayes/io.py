@@ -5,11 +5,11 @@ Layout of a file (a zip archive written by :func:`numpy.savez`, read back with
 
 - ``__nbayes__``: the metadata, UTF-8 JSON as a ``uint8`` array::
 
-      {"format": "nbayes-model", "version": 1, "nbayes_version": "...",
-       "estimator": "GaussianNB",            # a name from the allow-list REGISTRY
-       "params": <tree>,                      # get_params()
-       "state": {"classes_": <tree>, "n_features_in_": <tree>,
-                 "feature_names_in_": <tree>, "_stats": <tree>, ...},
+      {"format": "nbayes-model", "version": 2, "nbayes_version": "...",
+       "model": {"estimator": "GaussianNB",  # a name from the allow-list
+                 "params": <tree>,            # get_params(deep=False)
+                 "state": <tree>},            # the fitted state: classes_, ...,
+                                              # "statistics"
        "metadata": {...},                     # the caller's JSON (e.g. the CLI's encoding)
        "sha256": "..."}                       # of everything else, arrays included
 
@@ -19,10 +19,14 @@ A *tree* is JSON whose nodes are one-key objects: ``{"none": null}``, ``{"bool":
 ``{"int": i}``, ``{"float": f}``, ``{"str": s}``, ``{"dtype": "float32"}``,
 ``{"array": "a3"}`` (``{"array": "a3", "object": true}`` for an object array of strings,
 stored as unicode), ``{"list": [...]}``, ``{"tuple": [...]}``, ``{"dict": {...}}`` and
-``{"dataclass": "CountStats", "fields": {...}}``, whose name must be in the allow-list
-too. So the statistics (frozen dataclasses of arrays and floats) are stored field by
-field, ``partial_fit`` resumes after a load and loaded models merge; parameters are
-re-estimated from them, deterministically, so predictions are bitwise equal.
+``{"dataclass": "CountStats", "fields": {...}}`` and ``{"estimator": ..., "params":
+..., "state": ...}`` (an estimator inside the parameters of another), whose names must
+be in the allow-lists of :mod:`nbayes.core.registry`. So the statistics (frozen
+dataclasses of arrays and floats) are stored field by field, ``partial_fit`` resumes
+after a load and loaded models merge; parameters are re-estimated from them,
+deterministically, so predictions are bitwise equal. A loaded model's statistics are
+checked by its event model (shapes against ``classes_`` and the features, finite and
+non-negative counts) before it is returned.
 
 The SHA-256 guards against corruption and casual edits, not against an attacker, who
 can recompute it; safety from strangers' files comes from never unpickling and from
@@ -44,68 +48,30 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from nbayes.core.base import BaseNB, _LazyFit
-from nbayes.events.categorical import CategoricalStats
-from nbayes.events.counts import CountStats
-from nbayes.events.gaussian import GaussianStats
-from nbayes.events.grid import GridStats
-from nbayes.events.kde import KDEStats
-from nbayes.events.pairwise import PairStats
-from nbayes.events.sums import SumStats
-from nbayes.models import aode, continuous
-from nbayes.models import categorical as categorical_nb
-from nbayes.models import discrete as estimators
-from nbayes.models import gaussian as gaussian_nb
+from nbayes.core.registry import DATACLASSES, ESTIMATORS, resolve
+from nbayes.errors import ModelFileError, StatisticsError
+
+__all__ = ["ModelFile", "ModelFileError", "load", "load_file", "save"]
 
 FORMAT = "nbayes-model"
-VERSION = 1
+VERSION = 2
 _META_KEY = "__nbayes__"
-
-#: Estimator classes a model file may name (allow-list), by name.
-REGISTRY: dict[str, type[BaseNB]] = {}
-#: Dataclasses (statistics) a model file may build, by name.
-DATACLASSES: dict[str, type] = {}
-#: Fitted attributes stored when present, besides the statistics.
-FITTED_ATTRIBUTES = ("classes_", "n_features_in_", "feature_names_in_", "_fit_dtype")
-
-
-class ModelFileError(ValueError):
-    """A file that is not a valid nbayes model file; the message names the problem."""
-
-
-def register(estimator: type[BaseNB], *stats_types: type) -> type[BaseNB]:
-    """Allow ``estimator`` (and the statistics dataclasses it stores) in model files.
-
-    Estimators may list extra fitted attribute names to store in ``_io_attributes``.
-    """
-    REGISTRY[estimator.__name__] = estimator
-    for stats_type in stats_types:
-        DATACLASSES[stats_type.__name__] = stats_type
-    return estimator
-
-
-for _registration in [
-    (gaussian_nb.GaussianNB, GaussianStats),
-    (estimators.MultinomialNB, CountStats),
-    (estimators.BernoulliNB, CountStats),
-    (estimators.ComplementNB, CountStats),
-    (categorical_nb.CategoricalNB, CategoricalStats),
-    (aode.AODE, PairStats),
-    (aode.TAN, PairStats),
-    (continuous.PoissonNB, SumStats),
-    (continuous.ExponentialNB, SumStats),
-    (continuous.KernelDensityNB, KDEStats, GaussianStats, GridStats),
-    (continuous.BinnedNB, GridStats),
-]:
-    register(*_registration)
 
 
 @dataclass
 class ModelFile:
     """A loaded model file: the model and the caller's metadata stored with it."""
 
-    model: BaseNB
+    model: Any
     metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def _estimator_name(model: Any) -> str:
+    """The allow-listed name of ``model``'s class; TypeError if it has none."""
+    name = type(model).__name__
+    if resolve(ESTIMATORS, name) is not type(model):
+        raise TypeError(f"{name} is not an nbayes estimator that can be saved.")
+    return name
 
 
 # ---------------------------------------------------------------- encoding
@@ -145,12 +111,26 @@ class _Encoder:
             return {tag: [self(item) for item in value]}
         if isinstance(value, dict) and all(isinstance(key, str) for key in value):
             return {"dict": {key: self(item) for key, item in value.items()}}
-        if dataclasses.is_dataclass(value) and type(value).__name__ in DATACLASSES:
+        if dataclasses.is_dataclass(value) and resolve(DATACLASSES, type(value).__name__) is type(
+            value
+        ):
             return {
                 "dataclass": type(value).__name__,
                 "fields": {f.name: self(getattr(value, f.name)) for f in dataclasses.fields(value)},
             }
+        if resolve(ESTIMATORS, type(value).__name__) is type(value):
+            return self.estimator(value)
         raise TypeError(f"Cannot store a value of type {type(value).__name__} in a model file.")
+
+    def estimator(self, model: Any) -> dict[str, Any]:
+        """An allow-listed estimator: its parameters and, if fitted, its fitted state."""
+        node: dict[str, Any] = {
+            "estimator": _estimator_name(model),
+            "params": self(model.get_params(deep=False)),
+        }
+        if _is_fitted(model):
+            node["state"] = self(model._fitted_state())
+        return node
 
     def _array(self, array: np.ndarray) -> dict[str, Any]:
         key = f"a{len(self.arrays)}"
@@ -174,7 +154,7 @@ class _Decoder:
         self.arrays = arrays
 
     def __call__(self, node: Any) -> Any:
-        if not isinstance(node, dict) or len(node) not in (1, 2):
+        if not isinstance(node, dict) or len(node) not in (1, 2, 3):
             raise ModelFileError(f"Malformed model file: unexpected metadata entry {node!r:.80}.")
         tag = next(iter(node))
         value = node[tag]
@@ -193,6 +173,8 @@ class _Decoder:
             return {key: self(item) for key, item in value.items()}
         if tag == "dataclass":
             return self._dataclass(value, node.get("fields"))
+        if tag == "estimator":
+            return self.estimator(node)
         if (
             tag == "csr"
             and isinstance(value, dict)
@@ -222,8 +204,39 @@ class _Decoder:
         array = self.arrays[key]
         return array.astype(object) if as_object is True else array
 
+    def estimator(self, node: dict[str, Any]) -> Any:
+        """An estimator from ``{"estimator": name, "params": ..., "state": ...}``: built
+        from its parameters, then its fitted state restored and checked."""
+        name = node.get("estimator")
+        cls = resolve(ESTIMATORS, name)
+        if cls is None or set(node) - {"estimator", "params", "state"}:
+            raise ModelFileError(f"Model file names an unknown estimator {name!r:.40}.")
+        params = self(node.get("params"))
+        if not isinstance(params, dict):
+            raise ModelFileError(f"Malformed model file: the {name} parameters are missing.")
+        try:
+            model = cls(**params)
+        except TypeError as exc:
+            raise ModelFileError(f"Model file's parameters do not fit {name}: {exc}") from None
+        if "state" not in node:
+            return model
+        state = self(node["state"])
+        if not isinstance(state, dict) or "statistics" not in state:
+            raise ModelFileError(f"Malformed model file: the {name} fitted state is missing.")
+        unexpected = sorted(set(state) - set(cls._state_attributes) - {"statistics"})
+        if unexpected:
+            raise ModelFileError(
+                f"Model file has an unexpected fitted attribute {unexpected[0]!r:.40}."
+            )
+        try:
+            model._restore(state)
+            model._check_restored()
+        except (StatisticsError, ValueError, TypeError, AttributeError, IndexError) as exc:
+            raise ModelFileError(f"Model file's {name} is not valid: {exc}") from None
+        return model
+
     def _dataclass(self, name: Any, fields: Any) -> Any:
-        cls = DATACLASSES.get(name) if isinstance(name, str) else None
+        cls = resolve(DATACLASSES, name)
         if cls is None:
             raise ModelFileError(f"Model file names statistics of unknown type {name!r:.40}.")
         expected = [f.name for f in dataclasses.fields(cls)]
@@ -246,29 +259,22 @@ def _digest(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> str:
 
 
 # ---------------------------------------------------------------- saving
-def save(model: BaseNB, path: str | os.PathLike, *, metadata: dict | None = None) -> None:
+def save(model: Any, path: str | os.PathLike, *, metadata: dict | None = None) -> None:
     """Write a fitted nbayes ``model`` to ``path``, atomically.
 
     The file is written to a temporary file in the same directory, flushed to disk
     and renamed over ``path``, so a crash never leaves a broken file under that name.
     ``metadata`` is any JSON-serialisable dict stored alongside (see :func:`load_file`).
     """
-    name = type(model).__name__
-    if REGISTRY.get(name) is not type(model):
-        raise TypeError(f"{name} is not an nbayes estimator that can be saved.")
-    if not hasattr(model, "_stats"):
+    name = _estimator_name(model)
+    if not _is_fitted(model):
         raise ValueError(f"This {name} is not fitted yet; fit it before saving.")
     encode = _Encoder()
-    attributes = FITTED_ATTRIBUTES + tuple(getattr(model, "_io_attributes", ()))
-    state = {key: encode(getattr(model, key)) for key in attributes if hasattr(model, key)}
-    state["_stats"] = encode(model._stats)
     meta = {
         "format": FORMAT,
         "version": VERSION,
         "nbayes_version": _nbayes_version(),
-        "estimator": name,
-        "params": encode(model.get_params(deep=False)),
-        "state": state,
+        "model": encode.estimator(model),
         "metadata": json.loads(json.dumps(metadata or {})),
     }
     meta["sha256"] = _digest(meta, encode.arrays)
@@ -298,6 +304,15 @@ def _atomic_write(path: Path, arrays: dict[str, np.ndarray]) -> None:
             os.close(fd)
 
 
+def _is_fitted(model: Any) -> bool:
+    """Whether ``model`` holds a fitted state (its statistics)."""
+    try:
+        model._fitted_state()
+    except AttributeError:
+        return False
+    return True
+
+
 def _nbayes_version() -> str:
     from nbayes import __version__
 
@@ -305,12 +320,12 @@ def _nbayes_version() -> str:
 
 
 # ---------------------------------------------------------------- loading
-def load(path: str | os.PathLike, *, expected: type[BaseNB] | None = None) -> BaseNB:
+def load(path: str | os.PathLike, *, expected: type | None = None) -> Any:
     """Read a model written by :func:`save`; never executes code from the file.
 
     Raises :class:`ModelFileError` for a file that is missing, truncated, corrupted,
-    tampered with, of another version, not an nbayes model file, or (with
-    ``expected``) a model of another class.
+    tampered with, of another version, not an nbayes model file, holding statistics that
+    cannot be right, or (with ``expected``) a model of another class.
     """
     model = load_file(path).model
     if expected is not None and not isinstance(model, expected):
@@ -321,26 +336,13 @@ def load(path: str | os.PathLike, *, expected: type[BaseNB] | None = None) -> Ba
 def load_file(path: str | os.PathLike) -> ModelFile:
     """Read a model file: the model and the metadata stored with it."""
     meta, arrays = _read(Path(path))
-    decode = _Decoder(arrays)
-    cls = REGISTRY.get(meta.get("estimator"))
-    if cls is None:
-        raise ModelFileError(f"{path} names an unknown estimator {meta.get('estimator')!r:.40}.")
-    params = decode(meta.get("params"))
-    state = meta.get("state")
-    if not isinstance(params, dict) or not isinstance(state, dict) or "_stats" not in state:
-        raise ModelFileError(f"{path}: malformed model file (parameters or state missing).")
+    node = meta.get("model")
+    if not isinstance(node, dict) or "estimator" not in node or "state" not in node:
+        raise ModelFileError(f"{path}: malformed model file (no fitted model in it).")
     try:
-        model = cls(**params)
-    except TypeError as exc:
-        raise ModelFileError(f"{path}: parameters do not fit {cls.__name__}: {exc}") from None
-    allowed = set(FITTED_ATTRIBUTES) | set(getattr(cls, "_io_attributes", ())) | {"_stats"}
-    for key, node in state.items():
-        if key not in allowed:
-            raise ModelFileError(f"{path}: unexpected fitted attribute {key!r:.40}.")
-        setattr(model, key, decode(node))
-    if not isinstance(model._stats, type(model._zero_stats(1, 1))):
-        raise ModelFileError(f"{path}: statistics of the wrong type for {cls.__name__}.")
-    model._lazy = _LazyFit(model._estimation_settings())
+        model = _Decoder(arrays).estimator(node)
+    except ModelFileError as exc:
+        raise ModelFileError(f"{path}: {exc}") from None
     metadata = meta.get("metadata", {})
     return ModelFile(model, metadata if isinstance(metadata, dict) else {})
 

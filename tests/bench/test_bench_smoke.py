@@ -197,7 +197,8 @@ def test_only_rejects_an_unknown_scenario(capsys):
 
 def test_a_partial_run_keeps_the_other_sections_and_notes_merge_again(tmp_path):
     """Sections of scenarios not re-run are kept from the file being replaced, marked
-    as such; --notes-only re-merges bench/NOTES.md without running anything."""
+    as such; --notes-only re-merges the notes on the results (bench/NOTES.md above its
+    end mark) without running anything."""
     old = tmp_path / "RESULTS.md"
     old.write_text(
         "# nbayes benchmark results\n\nWritten by `python bench/run.py` at 2020-01-01.\n\n"
@@ -226,9 +227,12 @@ def test_a_partial_run_keeps_the_other_sections_and_notes_merge_again(tmp_path):
     assert run.main(["--notes-only", "--output", str(old)]) == 0
     text = old.read_text()
     assert "| fit | 1 | missed: 3× |" in text
-    notes = (ROOT / "bench" / "NOTES.md").read_text().strip()
+    notes = results_file.results_notes()
+    assert notes.startswith("## Notes on the results")
     assert "old notes" not in text and text.count(results_file.NOTES_MARK) == 1
     assert text.rstrip().endswith(notes) and "CategoricalNB 5,000x20" in text
+    history = (ROOT / "bench" / "NOTES.md").read_text().split(results_file.NOTES_END)[1]
+    assert history.strip() and history.strip() not in text  # what was tried stays in NOTES
 
 
 def test_an_imported_revision_runs_its_own_code():

@@ -222,9 +222,9 @@ def test_gaussian_one_pass_update_equals_pooling_the_two_pass_summary(
     if weighting == "some zero":
         weights[::4] = 0.0
         X[::4] = 1.7e308  # never read: no overflow
-    running = gaussian.summarize(X0, _validate.hard_class_weights(y0, 4, None))
+    running = _gaussian_fit.summarize(X0, _validate.hard_class_weights(y0, 4, None))
     kept = weights > 0
-    expected = running + gaussian.summarize(
+    expected = running + _gaussian_fit.summarize(
         X[kept], _validate.hard_class_weights(y[kept], 4, weights[kept])
     )
     blocks = [
@@ -237,7 +237,7 @@ def test_gaussian_one_pass_update_equals_pooling_the_two_pass_summary(
         )
 
 
-@pytest.mark.parametrize("block_bytes", [gaussian.FIT_BLOCK_BYTES, 8 * 13 * 40])
+@pytest.mark.parametrize("block_bytes", [_gaussian_fit.FIT_BLOCK_BYTES, 8 * 13 * 40])
 @pytest.mark.parametrize("classes_features", [(11, 5), (24, 1)])
 def test_gaussian_one_pass_update_is_bitwise_the_same_compiled_and_numpy(
     monkeypatch, block_bytes, classes_features
@@ -247,7 +247,7 @@ def test_gaussian_one_pass_update_is_bitwise_the_same_compiled_and_numpy(
     batch one block, or several (their sums added in order); one feature and many
     classes (where ``np.sum`` over the classes would add pairwise)."""
     pytest.importorskip("numba")
-    monkeypatch.setattr(gaussian, "FIT_BLOCK_BYTES", block_bytes)
+    monkeypatch.setattr(_gaussian_fit, "FIT_BLOCK_BYTES", block_bytes)
     n_classes, n_features = classes_features
     rng = np.random.default_rng(21)
     X, y = gaussian_batch(rng, 3000, k=n_classes - 2, d=n_features)  # 2 classes empty
@@ -279,7 +279,7 @@ def test_gaussian_one_pass_update_declines_and_leaves_statistics_untouched(kerne
     X[5, 2] = {"nan": np.nan, "overflow": 1e300}.get(case, X[5, 2])
     running = gaussian.GaussianStats.zero(4, 5)
     if case != "first batch":
-        running = gaussian.summarize(X0, _validate.hard_class_weights(y0, 4, None))
+        running = _gaussian_fit.summarize(X0, _validate.hard_class_weights(y0, 4, None))
     before = snapshot(running)
     blocks = [slice(0, 500), slice(500, 1000)]
     assert not _gaussian_fit.shifted_update(running, X, y, np.ones(1000), blocks)

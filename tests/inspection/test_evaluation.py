@@ -92,7 +92,10 @@ def test_gaussian_metrics_match_sklearn(numeric_csv):
     got = json.loads(run("evaluate", path, "--target", "label", "--folds", 5, "--json").stdout)
     X, y = frame[["u", "v", "w"]].to_numpy(), frame["label"].to_numpy()
     check_against_sklearn(got, sk.GaussianNB(), X, y, folds=5)
-    assert got["top_features"] is None  # continuous features: none to rank
+    # continuous features rank their representative values (the class mixture's quantiles)
+    assert set(got["top_features"]) == {"a", "b", "c"}
+    for entries in got["top_features"].values():
+        assert {entry["feature"] for entry in entries} <= {"u", "v", "w"}
     text = run("evaluate", path, "--target", "label", "--folds", 5).output
     assert "u: gaussian (inferred gaussian)" in text
     assert f"accuracy        {got['accuracy']:.4f}" in text
@@ -163,8 +166,12 @@ def test_mixed_model(numeric_csv, categorical_csv, tmp_path):
     assert got["model"].startswith("NaiveBayes(") and "'colour': 'categorical'" in got["model"]
     confusion = np.array(got["confusion_matrix"])
     assert confusion.sum() == 150 and got["accuracy"] == np.trace(confusion) / 150
-    assert got["top_features"] is None  # no single discrete event model to rank
-    assert "not available for this model" in report.read_text(encoding="utf-8")
+    # every column ranks its values, the categorical one its categories
+    ranked = [entry for entries in got["top_features"].values() for entry in entries]
+    assert {entry["feature"] for entry in ranked} <= {"u", "v", "w", "colour"}
+    colours = {entry["value"] for entry in ranked if entry["feature"] == "colour"}
+    assert colours <= set(categories["colour"])
+    assert "not available for this model" not in report.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize(

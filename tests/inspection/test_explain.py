@@ -51,10 +51,10 @@ def test_terms_sum_to_the_log_likelihood(model, X_fit, X):
     y = np.resize([0, 1, 2], n_fit)
     model.fit(X_fit, y)
     prepared = model._check_X(X)
-    params = model._fitted.params
-    terms = model._log_likelihood_terms(params, prepared)
+    fitted = model._fitted
+    terms = fitted.event.log_likelihood_terms(fitted.params, prepared)
     assert terms.shape == (X.shape[0], 3, X_fit.shape[1])
-    expected = model._log_likelihood(params, prepared)
+    expected = fitted.event.log_likelihood(fitted.params, prepared)
     with np.errstate(invalid="ignore"):
         total = terms.sum(axis=2)
     np.testing.assert_allclose(total, expected, rtol=1e-11, atol=1e-9)
@@ -239,8 +239,27 @@ def test_most_informative_features_bernoulli_and_multinomial():
     ratios = theta.max(axis=0) / theta.min(axis=0)
     assert best.index == int(np.argmax(ratios))
     assert best.ratio == pytest.approx(ratios.max())
-    with pytest.raises(TypeError, match="continuous"):
-        most_informative_features(nbayes.GaussianNB().fit(X, y))
+
+
+def test_most_informative_features_of_a_continuous_model_rank_its_value_grid():
+    """A Gaussian feature's values are the class mixture's mean plus or minus 1 and
+    1.645 standard deviations; the ratio is that of the class densities there."""
+    from scipy.stats import norm
+
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1], 50)
+    X = rng.normal(size=(100, 2)) + np.c_[3 * y, 0.2 * y]
+    model = nbayes.GaussianNB().fit(X, y)
+    got = most_informative_features(model, n=10)
+    assert len(got) == 10 and got[0].index == 0  # the separated feature ranks first
+    prior = model.class_prior_
+    for item in got:
+        theta, var = model.theta_[:, item.index], model.var_[:, item.index]
+        mean = prior @ theta
+        sd = np.sqrt(prior @ (var + theta**2) - mean**2)
+        assert any(np.isclose(item.value, mean + z * sd) for z in (-1.645, -1, 0, 1, 1.645))
+        density = norm.pdf(item.value, theta, np.sqrt(var))
+        assert item.ratio == pytest.approx(density.max() / density.min(), rel=1e-9)
 
 
 def test_naive_bayes_mixed_columns_explained():

@@ -33,7 +33,7 @@ from nbayes.events import _gaussian_fit, counts, gaussian
 def small_blocks(monkeypatch):
     """Blocks of a few rows / nonzeros / columns, so every multi-block path runs."""
     monkeypatch.setattr(_validate, "BLOCK_BYTES", 8 * 64 * 8)
-    monkeypatch.setattr(gaussian, "FIT_BLOCK_BYTES", 8 * 64 * 8)
+    monkeypatch.setattr(_gaussian_fit, "FIT_BLOCK_BYTES", 8 * 64 * 8)
     monkeypatch.setattr(_validate, "_NONZEROS_PER_BLOCK", 97)
     monkeypatch.setattr(counts, "_PRODUCT_BLOCK_BYTES", 8 * 3 * 40)
     monkeypatch.setattr(_validate.row_blocks, "__defaults__", (8 * 64 * 8,))
@@ -80,8 +80,8 @@ def test_gaussian_overall_moments_pooled_from_classes_equal_the_direct_ones():
     X, y = gaussian_data()
     weights = np.random.default_rng(3).uniform(0, 2, X.shape[0])
     W = _validate.hard_class_weights(y, 7, weights)
-    stats = gaussian.summarize(X, W)
-    count, mean, m2 = gaussian._weighted_moments(weights, X)
+    stats = _gaussian_fit.summarize(X, W)
+    count, mean, m2 = _gaussian_fit.weighted_moments(weights, X)
     assert stats.total_count == pytest.approx(count, rel=1e-13)
     np.testing.assert_allclose(stats.total_mean, mean, rtol=1e-12, atol=1e-13)
     np.testing.assert_allclose(stats.total_m2, m2, rtol=1e-11)
@@ -91,10 +91,10 @@ def test_gaussian_overall_moments_pooled_from_classes_equal_the_direct_ones():
 def test_gaussian_soft_weights_equal_hard_weights_when_one_hot():
     X, y = gaussian_data()
     weights = np.random.default_rng(4).uniform(0.5, 2, X.shape[0])
-    hard = gaussian.summarize(X, _validate.hard_class_weights(y, 7, weights))
+    hard = _gaussian_fit.summarize(X, _validate.hard_class_weights(y, 7, weights))
     one_hot = np.zeros((X.shape[0], 7))
     one_hot[np.arange(X.shape[0]), y] = weights
-    soft = gaussian.summarize(X, _validate.soft_class_weights(one_hot))
+    soft = _gaussian_fit.summarize(X, _validate.soft_class_weights(one_hot))
     for name in ("class_count", "mean", "m2", "total_mean", "total_m2"):
         np.testing.assert_allclose(getattr(soft, name), getattr(hard, name), rtol=1e-11)
 
@@ -243,8 +243,8 @@ def test_blocked_gaussian_summary_equals_one_block(soft):
     W = _validate.hard_class_weights(y, 7, weights)
     if soft:
         W = _validate.soft_class_weights(W.matrix.toarray())
-    blocked = gaussian.summarize(X, W, observed)
-    whole = gaussian.summarize_block(X, W, observed)
+    blocked = _gaussian_fit.summarize(X, W, observed)
+    whole = _gaussian_fit.summarize_block(X, W, observed)
     assert len(_validate.row_blocks(X.shape[0], X.shape[1])) > 1
     for name in ("class_count", "mean", "m2"):
         np.testing.assert_allclose(getattr(blocked, name), getattr(whole, name), rtol=1e-11)
@@ -357,13 +357,13 @@ def test_gaussian_log_likelihood_keeps_its_accuracy_contract(kernel_path):
     model = nbayes.GaussianNB(var_smoothing=1e-15).fit(X, y)
     params = model._fitted.params
     rows = np.vstack([X, X[:5] * 1e150, rng.normal(size=(50, 6)) * 1e3])
-    got = gaussian.log_likelihood(params, rows)
-    direct = gaussian.log_likelihood_terms(params, rows).sum(axis=2)
+    got = gaussian._log_likelihood(params, rows)
+    direct = gaussian._log_likelihood_terms(params, rows).sum(axis=2)
     np.testing.assert_allclose(got, direct, rtol=1e-13)
     enabled = _kernels.ENABLED
     _kernels.ENABLED = not enabled
     try:
-        other = gaussian.log_likelihood(params, rows)
+        other = gaussian._log_likelihood(params, rows)
     finally:
         _kernels.ENABLED = enabled
     if _kernels.numba() is not None:

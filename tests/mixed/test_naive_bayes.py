@@ -78,8 +78,7 @@ def test_variance_floor_is_per_column():
     X = X * [1.0, 1e3, 1.0, 1e-3]  # unrelated scales
     smoothing = 1e-2
     floored = NaiveBayes(columns="gaussian", var_smoothing=smoothing).fit(X, y)
-    (block,) = floored._fitted.params
-    params = block.params
+    (params,) = floored._fitted.params
     class_var = np.array([X[y == c].var(axis=0) for c in range(3)])
     np.testing.assert_allclose(params.var, class_var + smoothing * X.var(axis=0), rtol=1e-12)
 
@@ -360,7 +359,11 @@ def test_merge_refuses_different_kinds():
         ({"height": "gausian"}, None, "Unknown kind 'gausian' for column 'height'"),
         ({"colour": "gaussian"}, None, "Column 'colour' is gaussian but holds strings"),
         ({"score": "bernoulli"}, None, "Column 'score' is bernoulli but holds"),
-        ({"score": "multinomial"}, None, "Column 'score' is multinomial but holds negative"),
+        (
+            {"score": "multinomial"},
+            None,
+            r"Column 'score' is multinomial but holds -[\d.]+ in row \d+ \(negative values\)",
+        ),
         ({0: "gaussian"}, "array", r"columns \[1, 2, 3\] have none"),
         (None, "array", "NumPy arrays need an explicit kind"),
     ],
@@ -417,8 +420,9 @@ def test_per_column_terms_sum_to_the_log_likelihood(handle_unknown):
     probe = holey.assign(colour=holey["colour"].replace("red", "pink"))
     model = NaiveBayes(columns=SPEC, handle_unknown=handle_unknown).fit(holey.head(200), y[:200])
     X = model._check_X(probe)
-    terms = model._log_likelihood_terms(model._fitted.params, X)
-    np.testing.assert_allclose(terms.sum(axis=2), model._log_likelihood(model._fitted.params, X),
+    fitted = model._fitted
+    terms = fitted.event.log_likelihood_terms(fitted.params, X)
+    np.testing.assert_allclose(terms.sum(axis=2), fitted.event.log_likelihood(fitted.params, X),
                                rtol=1e-12, atol=1e-9)  # fmt: skip
     missing = probe.isna().to_numpy()
     assert np.all(terms.transpose(0, 2, 1)[missing] == 0)
@@ -507,8 +511,17 @@ def test_continuous_kinds_mixed_with_missing_values_and_streaming():
 @pytest.mark.parametrize(
     "columns, kind_options, message",
     [
-        ({"score": "poisson"}, None, "Column 'score' is poisson but holds the negative value"),
-        ({"score": "exponential"}, None, "Column 'score' is exponential but holds the negative"),
+        (
+            {"score": "poisson"},
+            None,
+            r"Column 'score' is poisson but holds -[\d.]+ in row \d+ \(negative values\); "
+            "the poisson model needs non-negative integer counts",
+        ),
+        (
+            {"score": "exponential"},
+            None,
+            r"Column 'score' is exponential but holds -[\d.]+ in row \d+ \(negative values\)",
+        ),
         ({"flat": "kde"}, None, "Column 'flat' is kde but constant"),
         (None, {"kde": {"bandwith": 1.0}}, r"Unknown option\(s\) \['bandwith'\] for kind 'kde'"),
         (None, {"kernel": {}}, "kind_options names unknown kind 'kernel'"),

@@ -174,13 +174,13 @@ def test_merge_errors_name_the_problem():
 def test_partial_fit_estimates_once_per_prediction(model_name, monkeypatch):
     Model = getattr(nbayes, model_name)
     calls = []
-    original = Model._estimate
+    original = Model._event_type.estimate
 
-    def counting(self, stats, **settings):
+    def counting(self, stats):
         calls.append(1)
-        return original(self, stats, **settings)
+        return original(self, stats)
 
-    monkeypatch.setattr(Model, "_estimate", counting)
+    monkeypatch.setattr(Model._event_type, "estimate", counting)
     X, y = small_counts(n=200)
     model = Model()
     for rows in np.array_split(np.arange(200), 100):

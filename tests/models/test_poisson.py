@@ -85,7 +85,7 @@ def test_zero_mle_rate_gives_no_nan():
     ("bad", "message"),
     [
         (-1.0, "Negative values in data passed to PoissonNB: feature 2 is -1.0 in row 1"),
-        (1.5, "integer counts: feature 2 is 1.5 in row 1"),
+        (1.5, "Non-integer values in data passed to PoissonNB: feature 2 is 1.5 in row 1"),
     ],
 )
 def test_bad_counts_are_named(bad, message):

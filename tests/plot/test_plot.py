@@ -120,7 +120,7 @@ def test_nomogram_bad_input(categorical, binary_gaussian):
         nomogram_data(model, target=7)
     with pytest.raises(ValueError, match=r"No feature\(s\) \['zz'\]"):
         nomogram_data(model, target=0, values={"zz": [0]})
-    with pytest.raises(TypeError, match="complement weights"):
+    with pytest.raises(TypeError, match="ComplementNB's factors are weights"):
         nomogram_data(nbayes.ComplementNB().fit(X, y), target=0)
 
 

@@ -38,7 +38,7 @@ DIGESTS = Path(__file__).parents[1] / "data" / "spam_token_digests.json"
 
 # ------------------------------------------------------------ the same tokens
 def test_token_sets_of_a_spamassassin_sample_are_unchanged():
-    """Digests written by the tokenizer before the speed work (bench/spam_token_digests.py)."""
+    """Digests written by the tokenizer before the speed work (tests/data/spam_token_digests.py)."""
     root = require_path(DATA / "spamassassin")
     expected = json.loads(DIGESTS.read_text())
     assert len(expected) > 500

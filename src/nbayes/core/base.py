@@ -12,8 +12,8 @@ calls cost one estimate. Prediction is log-likelihood → :mod:`nbayes.core.post
 
 from __future__ import annotations
 
-from numbers import Integral
-from typing import Any
+from numbers import Integral, Real
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from nbayes.core import posterior
 from nbayes.core.parallel import map_blocks, n_workers
 from nbayes.core.quick_check import quick_check_X_y
-from nbayes.core.state import Fitted, _LazyFit, _RunningStats, copy_stats
+from nbayes.core.state import Fitted, _LazyFit, _RunningStats
 from nbayes.core.validation import (
     ClassWeights,
     check_class_prior,
@@ -39,6 +39,8 @@ from nbayes.core.validation import (
     same_classes,
     soft_class_weights,
 )
+from nbayes.errors import DomainError
+from nbayes.events._contract import EventModel
 
 #: Sparse prediction blocks: at most this many nonzeros (views of X, not copies;
 #: temporaries of (rows, n_classes), e.g. 40k rows x 20 classes: 6 MiB).
@@ -46,28 +48,65 @@ SPARSE_BLOCK_NONZEROS = 1 << 22
 
 #: ``batch_size``: rows scored at once in prediction; None chooses cache-sized blocks.
 BATCH_SIZE = {"batch_size": [Interval(Integral, 1, None, closed="left"), None]}
+#: The Lidstone pseudocount on the class prior, a parameter of every model.
+PRIOR_ALPHA = {"prior_alpha": [Interval(Real, 0, None, closed="left")]}
 
 
 class BaseNB(ClassifierMixin, BaseEstimator):
-    """Base class: subclasses supply the event-model hooks below.
+    """Base class of every nbayes estimator, derived from one event model.
 
-    Hooks
-    -----
-    _check_X(X, reset) : validated X for the event model.
-    _zero_stats(n_classes, n_features) : the statistics of no data.
-    _summarize(X, W) : one batch's statistics.
-    _add_into(stats, X, W) : ``stats`` plus the statistics of one batch (default:
-        ``stats + _summarize(X, W)``). Estimators whose ``_add_into`` updates
-        ``stats`` in place (saving a full-size summary per batch) set
-        ``_adds_in_place = True``; they are only ever given statistics they own.
-    _estimate(stats, **settings) : the event model's parameters.
-    _log_likelihood(params, X) : ``log P(x | y)``, shape (n_samples, n_classes).
-    _log_likelihood_terms(params, X) : its per-feature terms ``log P(x_j | y)``,
-        shape (n_samples, n_classes, n_features) (default: the event module's).
-    _estimation_settings() : the hyper-parameters ``_estimate`` uses, checked.
+    Subclasses set ``_event_type`` (an :class:`~nbayes.events._contract.EventModel`
+    class) and may override:
+
+    _event_settings() : the model's settings from the estimator's parameters (default:
+        the parameters named like the settings).
+    _validation_options() / _training_validation_options() : ``validate_data`` options
+        (dtype, sparse input, finiteness).
+    _prepare_X(X) : X converted for the model (e.g. binarized), before its domain check.
+    _domain_message(error) : the text of a :class:`~nbayes.errors.DomainError`.
     """
 
-    _adds_in_place: bool = False
+    #: The event model this estimator is derived from.
+    _event_type: ClassVar[type[EventModel]]
+    #: Fitted attributes model files store besides the statistics.
+    _state_attributes: ClassVar[tuple[str, ...]] = (
+        "classes_",
+        "n_features_in_",
+        "feature_names_in_",
+    )
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Each parameter named like a setting of the event model is constrained as the
+        model declares it (the constraints are written once, in the event model)."""
+        super().__init_subclass__(**kwargs)
+        event_type = cls.__dict__.get("_event_type")
+        if event_type is None:
+            return
+        own = dict(cls.__dict__.get("_parameter_constraints", {}))
+        parameters = cls._get_param_names()
+        declared = event_type.parameter_constraints()
+        inherited = dict(getattr(super(cls, cls), "_parameter_constraints", {}))
+        cls._parameter_constraints = {
+            **inherited,
+            **{name: declared[name] for name in parameters if name in declared},
+            **own,
+        }
+
+    # ------------------------------------------------------------ the event model
+    def _event_settings(self) -> dict[str, Any]:
+        """The event model's settings: the parameters of the same names."""
+        params = self.get_params(deep=False)
+        return {name: params[name] for name in self._event_type.settings() if name in params}
+
+    def _event_model(self) -> EventModel:
+        """The event model under the current parameters."""
+        return self._event_type(**self._event_settings())
+
+    @property
+    def _event(self) -> EventModel:
+        """The event model of the last training call (the one the statistics are read by)."""
+        lazy = self.__dict__.get("_lazy")
+        return lazy.event if lazy is not None else self._event_model()
 
     # ------------------------------------------------------------ statistics
     @property
@@ -89,9 +128,55 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         """Make ``stats``, which no one else holds, the running statistics."""
         self.__dict__["_running"] = _RunningStats(stats, id(self), shared=False)
 
-    def _add_into(self, stats, X, W: ClassWeights):
-        """``stats`` plus the statistics of X under W."""
-        return stats + self._summarize(X, W)
+    def _replace_statistics(self, stats: Any) -> None:
+        """Make ``stats`` (held elsewhere too) the running statistics, estimated afresh
+        by the current event model: how EM resets to the labelled statistics."""
+        self._stats = stats
+        self._lazy = _LazyFit(self._event_model())
+
+    def _restore(self, state: dict[str, Any]) -> BaseNB:
+        """Set the fitted state ``state`` (``_state_attributes`` and ``"statistics"``),
+        e.g. from a model file or a merge; parameters are estimated lazily."""
+        for name in self._state_attributes:
+            if name in state:
+                setattr(self, name, state[name])
+        self._check_prior_settings()
+        self._replace_statistics(state["statistics"])
+        return self
+
+    def _check_restored(self) -> None:
+        """Raise (StatisticsError or ValueError) unless the restored state is one a fit
+        could have made: ``classes_`` a sorted 1-D array of distinct labels, a positive
+        ``n_features_in_``, feature names to match, and statistics the event model
+        accepts for these classes and features (finite, non-negative counts)."""
+        classes = self.classes_
+        if not isinstance(classes, np.ndarray) or classes.ndim != 1 or classes.size == 0:
+            raise ValueError("classes_ must be a non-empty 1-D array.")
+        if len(np.unique(classes)) != classes.size:
+            raise ValueError("classes_ holds repeated labels.")
+        n_features = self.n_features_in_
+        if isinstance(n_features, bool) or not isinstance(n_features, Integral) or n_features < 1:
+            raise ValueError(f"n_features_in_ must be a positive integer, got {n_features!r}.")
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None and (np.ndim(names) != 1 or len(names) != n_features):
+            raise ValueError("feature_names_in_ does not match n_features_in_.")
+        self._event.validate(self._stats, classes.size, int(n_features))
+
+    def _fitted_state(self) -> dict[str, Any]:
+        """The fitted state :meth:`_restore` takes: what model files store."""
+        state = {
+            name: getattr(self, name) for name in self._state_attributes if hasattr(self, name)
+        }
+        state["statistics"] = self._stats
+        return state
+
+    def _add_into(self, event: EventModel, stats, X, W: ClassWeights):
+        """``stats`` plus the statistics of X under W (hook: GaussianNB checks X's
+        finiteness on the moments)."""
+        return event.add_into(stats, X, W)
+
+    def _zero_stats(self, n_classes: int, n_features: int):
+        return self._event_model().zero(n_classes, n_features)
 
     # ------------------------------------------------------------ training
     def fit(self, X, y, sample_weight=None):
@@ -148,26 +233,28 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     def _learn_weighted(self, X, W: ClassWeights) -> BaseNB:
         """Add the statistics of validated X under class weights W (n, n_classes).
 
-        Estimators that add in place get their own running statistics, copied first
-        if someone else may hold them (copy on write)."""
-        settings = self._estimation_settings()
+        Models that add in place get their own running statistics, copied first if
+        someone else may hold them (copy on write)."""
+        event = self._event_model()
         self._check_prior_settings()
         running = self.__dict__["_running"]
         stats = running.stats
-        if self._adds_in_place and (running.shared or running.owner != id(self)):
-            stats = copy_stats(stats)
-        self._own_stats(self._add_into(stats, X, W))
-        self._lazy = _LazyFit(settings)
+        if event.adds_in_place and (running.shared or running.owner != id(self)):
+            stats = stats.copy()
+        self._own_stats(self._add_into(event, stats, X, W))
+        self._lazy = _LazyFit(event)
         return self
 
     def _extend_domain(self, X) -> None:
-        """Let validated X shape the parameter space (e.g. categories), counting
-        nothing: statistics of X under an all-zero W."""
-        self._learn_weighted(X, soft_class_weights(np.zeros((X.shape[0], len(self.classes_)))))
+        """Let validated X shape the parameter space (e.g. categories, vocabularies),
+        counting nothing: the model's ``domain`` statistics of X added in."""
+        event = self._event_model()
+        W = soft_class_weights(np.zeros((X.shape[0], len(self.classes_))))
+        self._replace_statistics(self._stats + event.domain(X, W))
 
     def _check_X_y(self, X, y, reset: bool):
         X, y = self._validated_X_y(X, y, reset)
-        return self._prepare_X(X), y
+        return self._checked_domain(self._event_model(), self._prepare_X(X)), y
 
     def _validated_X_y(self, X, y, reset: bool):
         """X and y checked (``validate_data``), not yet prepared. A later batch that
@@ -179,7 +266,18 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         return checked or validate_data(self, X, y, **options, reset=reset)
 
     def _check_X(self, X):
-        return self._prepare_X(self._validate_X(X))
+        """X validated, prepared and checked against the fitted model's domain."""
+        return self._checked_domain(self._event, self._prepare_X(self._validate_X(X)))
+
+    def _checked_domain(self, event: EventModel, X):
+        """X if its values are in ``event``'s domain, else a ValueError naming the value."""
+        try:
+            return event.check(X)
+        except DomainError as error:
+            raise ValueError(self._domain_message(error)) from None
+
+    def _domain_message(self, error: DomainError) -> str:
+        return error.described(type(self).__name__, lambda j: f"feature {j}")
 
     def _validate_X(self, X):
         """X checked against the fitted model (shape, dtype, sparsity), not yet
@@ -207,6 +305,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             check_class_prior(prior, len(self.classes_))
 
     def _log_prior(self, stats) -> NDArray[np.float64]:
+        """``log P(y)`` from the class counts and the prior settings."""
         return posterior.class_log_prior(
             stats.class_count,
             class_prior=self._user_prior(),
@@ -222,8 +321,8 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         if lazy is None:
             raise AttributeError("This estimator is not fitted yet.")
         if lazy.fitted is None:
-            params = self._estimate(self._stats, **lazy.settings)
-            lazy.fitted = Fitted(params, self._log_prior(self._stats))
+            params = lazy.event.estimate(self._stats)
+            lazy.fitted = Fitted(params, self._log_prior(self._stats), lazy.event)
         return lazy.fitted
 
     @property
@@ -235,12 +334,22 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     def _joint_log_likelihood(self, X, fitted: Fitted | None = None) -> NDArray[np.float64]:
         fitted = self._fitted if fitted is None else fitted
         return posterior.joint_log_likelihood(
-            self._log_likelihood(fitted.params, X), self._jll_prior(fitted.log_prior), out=True
+            fitted.event.log_likelihood(fitted.params, X),
+            self._jll_prior(fitted.log_prior),
+            out=True,
         )
 
     def _jll_prior(self, log_prior: NDArray[np.float64]) -> NDArray[np.float64]:
-        """The prior term added to the log-likelihood (complement NB omits it)."""
-        return log_prior
+        """The prior term added to the log-likelihood: ``log P(y)``, or 0 for models
+        that leave it out (complement NB, where it only breaks a single class's tie)."""
+        if self._event.uses_prior or log_prior.shape[0] == 1:
+            return log_prior
+        return np.zeros_like(log_prior)
+
+    def _log_likelihood_terms(self, X) -> NDArray[np.float64]:
+        """``log P(x_j | y)`` per feature of checked X: (n_samples, n_classes, n_features)."""
+        fitted = self._fitted
+        return fitted.event.log_likelihood_terms(fitted.params, X)
 
     def _row_blocks(self, X) -> list[slice]:
         """The row blocks prediction works on, one at a time: ``batch_size`` rows, or
@@ -283,7 +392,8 @@ class BaseNB(ClassifierMixin, BaseEstimator):
 
         def block_result(rows: slice) -> NDArray:
             part = X if len(blocks) == 1 else _take_rows(X, rows)
-            return per_block(self._joint_log_likelihood(self._prepare_X(part), fitted))
+            part = self._checked_domain(fitted.event, self._prepare_X(part))
+            return per_block(self._joint_log_likelihood(part, fitted))
 
         if len(blocks) <= 1:
             return block_result(blocks[0]) if blocks else per_block(self._empty_jll())
@@ -298,9 +408,6 @@ class BaseNB(ClassifierMixin, BaseEstimator):
 
     def _empty_jll(self) -> NDArray[np.float64]:
         return np.empty((0, len(self.classes_)))
-
-    def _log_likelihood_terms(self, params, X) -> NDArray[np.float64]:
-        return self._event.log_likelihood_terms(params, X)
 
     # ------------------------------------------------------------ files, explanations
     def save(self, path, *, metadata: dict | None = None) -> None:
@@ -322,6 +429,23 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         from nbayes.inspection.explain import explain
 
         return explain(self, x, **options)
+
+    def _value_grid(self, j: int) -> list:
+        """The values of feature ``j`` explanations enumerate (see the contract)."""
+        fitted = self._fitted
+        prior = np.exp(fitted.log_prior - logsumexp(fitted.log_prior))
+        return fitted.event.value_grid(fitted.params, self._stats, j, prior)
+
+    def _feature_log_likelihood(self, j: int, values) -> NDArray[np.float64]:
+        """``log P(x_j = v | y)`` for each of ``values`` (model input values) of
+        feature ``j``: (n_values, n_classes)."""
+        fitted = self._fitted
+        values = self._prepare_X(np.asarray(values)[:, None])[:, 0]  # e.g. binarized
+        return fitted.event.feature_log_likelihood(fitted.params, j, values, self.n_features_in_)
+
+    def _factor_kinds(self) -> list[str]:
+        """What each feature's factor ``P(x_j | y)`` is (see the contract)."""
+        return self._event.factor_kinds(self.n_features_in_)
 
     def predict_joint_log_proba(self, X) -> NDArray[np.float64]:
         """``log P(x, y) = log P(y) + log P(x | y)``, shape (n_samples, n_classes).
@@ -362,9 +486,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         X : ndarray of shape (n_samples, n_features)
         y : ndarray of shape (n_samples,)
         """
-        check_is_fitted(self)
-        if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 0:
-            raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}.")
+        self._check_sample_count(n_samples)
         rng = np.random.default_rng(random_state)
         fitted = self._fitted
         if y is None:
@@ -381,12 +503,14 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         X = self._sample_features(fitted.params, class_index, rng, **options)
         return X, self.classes_[class_index]
 
+    def _check_sample_count(self, n_samples) -> None:
+        check_is_fitted(self)
+        if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 0:
+            raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}.")
+
     def _sample_features(self, params, class_index, rng, **options):
         """Rows drawn from ``P(x | y = classes_[class_index])``: (n, n_features)."""
-        draw = getattr(self._event, "sample", None)
-        if draw is None:
-            raise NotImplementedError(f"{type(self).__name__} cannot generate data.")
-        return draw(params, class_index, rng, **options)
+        return self._event.sample(params, self._stats, class_index, rng, **options)
 
 
 def _take_rows(X, rows: slice):

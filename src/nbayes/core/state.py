@@ -8,7 +8,6 @@ needs them; ``Fitted`` is that estimate.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,23 +17,26 @@ from numpy.typing import NDArray
 
 @dataclass(frozen=True)
 class Fitted:
-    """What prediction needs: the event model's parameters and ``log P(y)``."""
+    """What prediction needs: the event model's parameters, ``log P(y)``, and the
+    event model itself (its settings as at the last training call)."""
 
     params: Any
     log_prior: NDArray[np.float64]
+    event: Any
 
 
 class _LazyFit:
-    """Holds the estimate derived from one state of the statistics, once computed.
+    """Holds the event model of the last training call and, once computed, the
+    estimate it derives from one state of the statistics.
 
     A fresh holder replaces the old one at every training call, so the estimator's
     ``__dict__`` never changes during prediction.
     """
 
-    __slots__ = ("fitted", "settings")
+    __slots__ = ("event", "fitted")
 
-    def __init__(self, settings: dict[str, Any]) -> None:
-        self.settings = settings
+    def __init__(self, event: Any) -> None:
+        self.event = event
         self.fitted: Fitted | None = None
 
 
@@ -53,14 +55,3 @@ class _RunningStats:
         self.stats = stats
         self.owner = owner
         self.shared = shared
-
-
-def copy_stats(stats: Any) -> Any:
-    """A copy of a statistics dataclass whose array fields are copied too."""
-    return type(stats)(
-        **{
-            field.name: np.array(value, copy=True) if isinstance(value, np.ndarray) else value
-            for field in dataclasses.fields(stats)
-            for value in (getattr(stats, field.name),)
-        }
-    )

@@ -33,6 +33,7 @@ from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import _safe_indexing
 
+from nbayes.errors import NotSupportedError
 from nbayes.meta.calibration import expected_calibration_error
 
 
@@ -224,12 +225,12 @@ def top_features_by_class(
     the (feature, value) pairs of :func:`nbayes.inspection.explain.most_informative_features`
     whose probability is highest under that class, ``ratio`` times its lowest (under
     class ``versus``). ``decode(feature, value)`` names a coded value. None for a
-    model whose features cannot be enumerated (continuous ones)."""
+    model whose features cannot be enumerated."""
     from nbayes.inspection.explain import most_informative_features
 
     try:
         ranked = most_informative_features(model, n=2**62, feature_names=feature_names)
-    except TypeError:
+    except NotSupportedError:
         return None
     out: dict[Any, list[tuple]] = {label: [] for label in model.classes_.tolist()}
     for item in ranked:

@@ -32,6 +32,13 @@ from numpy.typing import NDArray
 from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
+from nbayes.inspection.features import (
+    factor_kind,
+    feature_names,
+    value_grids,
+    value_log_likelihoods,
+)
+
 
 class Contribution(NamedTuple):
     """One feature's log-likelihood ratio ``log P(x_j | a) - log P(x_j | b)``."""
@@ -151,11 +158,11 @@ def explain(
     category names behind codes) only change how the row is labelled.
     """
     check_is_fitted(model)
-    names = _feature_names(model, feature_names)
+    names = _names(model, feature_names)
     row = _as_row(model, x, names)
     X = model._check_X(row)
     fitted = model._fitted
-    log_factors = model._log_likelihood_terms(fitted.params, X)[0]
+    log_factors = model._log_likelihood_terms(X)[0]
     log_prior = model._jll_prior(fitted.log_prior)
     log_joint = model.predict_joint_log_proba(row)[0]
     posterior = model.predict_proba(row)[0]
@@ -194,7 +201,7 @@ def explain(
         contrast=contrast,
         prior_log_odds=prior_log_odds,
         contributions=contributions,
-        factor_kind=_factor_kind(model),
+        factor_kind=factor_kind(model),
     )
 
 
@@ -220,21 +227,19 @@ def most_informative_features(
     """The ``n`` (feature, value) pairs with the largest ratio
     ``max_y P(x_j = v | y) / min_y P(x_j = v | y)``, largest first.
 
-    Values: every category code for CategoricalNB, present (1) and absent (0) for
-    BernoulliNB, one occurrence (1) for MultinomialNB and ComplementNB (whose
-    "probabilities" are the exponentiated complement weights). Continuous features
-    have no values to enumerate: GaussianNB raises TypeError.
+    Values: each feature's value grid from its event model: every category of a
+    categorical feature (or column of a table), present (1) and absent (0) for a
+    Bernoulli feature, one occurrence (1) of a count of the multinomial and complement
+    models (whose "probabilities" are then the exponentiated complement weights), each
+    interval of a binned feature, and a few representative values of a continuous one
+    (quantiles of the class mixture; a ratio of densities there).
     """
     check_is_fitted(model)
-    names = _feature_names(model, feature_names)
-    from nbayes.inspection.nomogram import _value_log_likelihoods
-
-    pairs = _value_pairs(model)
-    grid: list[list] = [[] for _ in range(model.n_features_in_)]
-    for j, value in pairs:  # pairs come feature by feature
-        grid[j].append(value)
-    log_p = np.concatenate(_value_log_likelihoods(model, _event_name(model), grid))
-    rows = np.arange(len(pairs))  # log_p: (n_pairs, n_classes)
+    names = _names(model, feature_names)
+    grids = value_grids(model)
+    pairs = [(j, value) for j, grid in enumerate(grids) for value in grid]
+    log_p = np.concatenate(value_log_likelihoods(model, grids))  # (n_pairs, n_classes)
+    rows = np.arange(len(pairs))
     top, bottom = log_p.argmax(axis=1), log_p.argmin(axis=1)
     with np.errstate(invalid="ignore", over="ignore"):
         ratios = np.exp(log_p[rows, top] - log_p[rows, bottom])
@@ -244,7 +249,7 @@ def most_informative_features(
         InformativeFeature(
             names[pairs[r][0]],
             pairs[r][0],
-            pairs[r][1],
+            _plain(pairs[r][1]),
             float(ratios[r]),
             classes[top[r]],
             classes[bottom[r]],
@@ -253,54 +258,8 @@ def most_informative_features(
     ]
 
 
-_FACTOR_KIND = {"gaussian": "density", "complement": "weight"}
-_DENSITY_KINDS = {"gaussian", "kde", "exponential"}
-
-
-def _factor_kind(model) -> str:
-    """What a factor ``P(x_j | y)`` is: a probability, a density, or (complement NB)
-    a weight; a mixed model's columns may hold both probabilities and densities."""
-    kinds = set(getattr(model, "columns_", {}).values()) if hasattr(model, "_layout") else None
-    if kinds is not None:
-        if kinds <= _DENSITY_KINDS:
-            return "density"
-        return "probability or density" if kinds & _DENSITY_KINDS else "probability"
-    return _FACTOR_KIND.get(_event_name(model), "probability")
-
-
-def _event_name(model) -> str:
-    event = getattr(model, "_event", None)
-    if event is None:
-        raise TypeError(
-            f"{type(model).__name__} has no per-feature event model to explain feature by feature."
-        )
-    return event.__name__.rsplit(".", 1)[-1]
-
-
-def _value_pairs(model) -> list[tuple[int, int]]:
-    kind = _event_name(model)
-    d = model.n_features_in_
-    if kind == "categorical":
-        return [(j, t) for j in range(d) for t in range(int(model._stats.n_categories[j]))]
-    if kind == "bernoulli":
-        return [(j, v) for j in range(d) for v in (1, 0)]
-    if kind in ("multinomial", "complement"):
-        return [(j, 1) for j in range(d)]
-    raise TypeError(
-        f"most_informative_features needs discrete features; {type(model).__name__} "
-        "models continuous ones."
-    )
-
-
-def _feature_names(model, names: Sequence[str] | None) -> list[str]:
-    if names is None:
-        names = getattr(model, "feature_names_in_", None)
-    if names is None:
-        return [f"x{j}" for j in range(model.n_features_in_)]
-    names = [str(name) for name in names]
-    if len(names) != model.n_features_in_:
-        raise ValueError(f"{len(names)} feature names for {model.n_features_in_} features.")
-    return names
+def _names(model, names: Sequence[str] | None) -> list[str]:
+    return feature_names(model, names)
 
 
 def _as_row(model, x, names: list[str]):

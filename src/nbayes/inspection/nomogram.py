@@ -14,10 +14,13 @@ prior-weighted mixture of the other classes,
 is Možina et al.'s one-vs-rest approximation (the features are not independent
 given ``¬c``).
 
-The values shown: every category of a categorical feature, 0 and 1 of a Bernoulli
-feature, one occurrence of a multinomial count (its contribution grows linearly
-with the count), and for a Gaussian feature a grid over the classes' means ± 2.5
-standard deviations. Any feature's values can be given instead.
+The values shown are each feature's value grid from its event model: every category
+of a categorical feature, 0 and 1 of a Bernoulli feature, one occurrence of a
+multinomial count (its contribution grows linearly with the count), each interval of
+a binned feature, and for a continuous feature a few representative values of the
+class mixture. Any feature's values can be given instead. The points need per-feature
+class-conditional probabilities that multiply: complement weights and models that are
+not naive (AODE, TAN) have none (:class:`nbayes.errors.NotSupportedError`).
 """
 
 from __future__ import annotations
@@ -31,7 +34,11 @@ from numpy.typing import NDArray
 from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
-_GAUSSIAN_Z = (-1.645, -1.0, 0.0, 1.0, 1.645)  # about its 5, 16, 50, 84 and 95 % points
+from nbayes.errors import NotSupportedError
+from nbayes.inspection.features import DENSITY, feature_names, value_log_likelihoods
+
+#: The factor kinds whose log-odds points add up to a row's log-odds.
+_ADDITIVE = {"probability", DENSITY}
 
 
 @dataclass(frozen=True)
@@ -85,14 +92,13 @@ def nomogram_data(
     ``values`` maps a feature name to the model-input values to show; ``labels``
     maps a feature name to how to print them (e.g. the category names behind codes).
     """
-    from nbayes.inspection.explain import _FACTOR_KIND, _event_name, _feature_names
-
     check_is_fitted(model)
-    kind = _event_name(model)
-    if _FACTOR_KIND.get(kind) == "weight":
-        raise TypeError(
-            f"A nomogram needs class-conditional probabilities; {type(model).__name__}'s "
-            "complement weights are not."
+    kinds = model._factor_kinds()
+    if not set(kinds) <= _ADDITIVE:
+        raise NotSupportedError(
+            f"A nomogram needs per-feature class-conditional probabilities; "
+            f"{type(model).__name__}'s factors are {' and '.join(sorted(set(kinds)))}s, whose "
+            "points do not add up to the log-odds."
         )
     classes = model.classes_.tolist()
     if len(classes) < 2:
@@ -104,18 +110,15 @@ def nomogram_data(
     if target not in classes:
         raise ValueError(f"Unknown target class {target!r}; the classes are {classes}.")
     c = classes.index(target)
-    names = _feature_names(model, feature_names)
+    names = _names(model, feature_names)
     values, labels = dict(values or {}), dict(labels or {})
     unknown = sorted((set(values) | set(labels)) - set(names))
     if unknown:
         raise ValueError(f"No feature(s) {unknown}; the features are {names}.")
-    grid = [
-        list(values[n]) if n in values else _default_values(model, kind, j)
-        for j, n in enumerate(names)
-    ]
+    grid = [list(values[n]) if n in values else model._value_grid(j) for j, n in enumerate(names)]
     if any(len(g) == 0 for g in grid):
         raise ValueError("Every feature needs at least one value to show.")
-    log_p = _value_log_likelihoods(model, kind, grid)  # per feature: (n_values, n_classes)
+    log_p = value_log_likelihoods(model, grid)  # per feature: (n_values, n_classes)
     log_prior = np.asarray(model._jll_prior(model._fitted.log_prior), dtype=float)
     others = [k for k in range(len(classes)) if k != c]
     rest_log_prior = logsumexp(log_prior[others])
@@ -128,7 +131,7 @@ def nomogram_data(
         if shown is not None and len(shown) != len(grid[j]):
             raise ValueError(f"{len(shown)} labels for {len(grid[j])} values of {name!r}.")
         text = [str(s) for s in shown] if shown is not None else [_label(v) for v in grid[j]]
-        continuous = kind == "gaussian" and name not in values
+        continuous = kinds[j] == DENSITY and name not in values
         rows.append(NomogramRow(name, grid[j], text, points, continuous))
     rows.sort(key=lambda row: -row.span)
     return Nomogram(
@@ -136,37 +139,8 @@ def nomogram_data(
     )
 
 
-def _default_values(model, kind: str, j: int) -> list:
-    if kind == "categorical":
-        return list(range(int(model._stats.n_categories[j])))
-    if kind == "bernoulli":
-        return [0, 1]
-    if kind == "multinomial":
-        return [1]
-    if kind == "gaussian":  # the prior-weighted mixture's mean ± 1 and 1.645 sd
-        params = model._fitted.params
-        prior = np.exp(model._fitted.log_prior)
-        mean = float(prior @ params.theta[:, j])
-        second = float(prior @ (params.var[:, j] + params.theta[:, j] ** 2))
-        sd = np.sqrt(max(second - mean**2, 0.0))
-        return (mean + sd * np.array(_GAUSSIAN_Z)).tolist()
-    raise TypeError(
-        f"Give the values to show for each feature of {type(model).__name__} (values=...)."
-    )
-
-
-def _value_log_likelihoods(model, kind: str, grid: list[list]) -> list[NDArray[np.float64]]:
-    """``log P(x_j = v | y)`` for each feature's values: (n_values_j, n_classes) each.
-
-    One input row per value position (a feature with fewer values repeats its last),
-    so the work is (max n_values, n_classes, n_features), not per (feature, value).
-    """
-    depth = max(len(g) for g in grid)
-    table = [[g[min(r, len(g) - 1)] for g in grid] for r in range(depth)]
-    dtype = np.intp if kind == "categorical" else np.float64
-    X = np.asarray(table, dtype=dtype)
-    terms = model._log_likelihood_terms(model._fitted.params, model._prepare_X(X))
-    return [terms[: len(g), :, j] for j, g in enumerate(grid)]
+def _names(model, names: Sequence[str] | None) -> list[str]:
+    return feature_names(model, names)
 
 
 def _label(value: Any) -> str:

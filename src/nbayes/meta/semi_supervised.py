@@ -30,18 +30,20 @@ prior (see :func:`log_parameter_prior`). The two parts are recorded separately:
 ``log_posterior_`` is guaranteed monotone under MAP-EM; the observed-data
 log-likelihood alone is monotone only for unsmoothed (maximum-likelihood) estimates.
 
-The guarantee needs an M-step that maximises exactly, which holds for
-:class:`~nbayes.MultinomialNB`, :class:`~nbayes.BernoulliNB`,
-:class:`~nbayes.CategoricalNB` and :class:`~nbayes.GaussianNB` with ``ddof=0``
-and ``var_smoothing=0``. The Gaussian variance floor and Bessel's correction are
-not the mode of any fixed prior, and :class:`~nbayes.ComplementNB` is not a
-generative model, so EM around them is a heuristic that may not be monotone.
+The prior is the event model's own (``log_parameter_prior`` of the contract), so EM
+works on every nbayes estimator. The guarantee needs an M-step that maximises exactly,
+which holds for :class:`~nbayes.MultinomialNB`, :class:`~nbayes.BernoulliNB`,
+:class:`~nbayes.CategoricalNB`, :class:`~nbayes.PoissonNB` and
+:class:`~nbayes.ExponentialNB` (Gamma-MAP rates) and :class:`~nbayes.GaussianNB` with
+``ddof=0`` and ``var_smoothing=0``. The Gaussian variance floor, Bessel's correction,
+kernel bandwidths and data-chosen cut points are not the mode of any fixed prior, and
+:class:`~nbayes.ComplementNB` is not a generative model, so EM around them is a
+heuristic that may not be monotone.
 """
 
 from __future__ import annotations
 
 import warnings
-from functools import singledispatch
 from numbers import Integral, Real
 
 import numpy as np
@@ -56,12 +58,6 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from nbayes.core import posterior
 from nbayes.core.base import BaseNB
 from nbayes.core.validation import check_sample_weight, label_index, soft_class_weights
-from nbayes.events.bernoulli import BernoulliParams
-from nbayes.events.multinomial import MultinomialParams
-from nbayes.mixed.blocks.categorical import CategoricalBlockParams
-from nbayes.mixed.naive_bayes import NaiveBayes
-from nbayes.models.categorical import CategoricalNB
-from nbayes.models.discrete import BernoulliNB, MultinomialNB
 
 UNLABELED = -1
 
@@ -164,7 +160,7 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.converged_ = False
         total_weight = problem.weights_lab.sum() + problem.weights_unl.sum()
         for _ in range(self.max_iter):
-            model._stats = labelled_stats  # M-step: labelled statistics ...
+            model._replace_statistics(labelled_stats)  # M-step: labelled statistics ...
             soft = soft_class_weights(problem.weights_unl[:, None] * np.exp(log_resp))
             model._learn_weighted(X_unl_checked, soft)  # ... plus the unlabelled ones
             self.n_iter_ += 1
@@ -254,60 +250,13 @@ def log_parameter_prior(model: BaseNB) -> float:
     return class_part + feature_log_prior(model)
 
 
-@singledispatch
 def feature_log_prior(model: BaseNB) -> float:
-    """The log prior density of the feature parameters, up to a constant.
-
-    0 by default (a maximum-likelihood estimate). Register new estimators with
-    ``@feature_log_prior.register``.
-    """
-    return 0.0
-
-
-def _dirichlet_log_density(alpha, log_prob: NDArray[np.float64]) -> float:
-    """``sum alpha * log theta``: the log density of a Dirichlet(alpha + 1) prior,
-    up to its constant, with ``0 * log 0`` taken as 0."""
-    alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), log_prob.shape)
-    used = alpha > 0
-    return float(np.sum(alpha[used] * log_prob[used]))
-
-
-@feature_log_prior.register
-def _(model: MultinomialNB) -> float:
-    params = model._fitted.params
-    return _dirichlet_log_density(model._lazy.settings["alpha"], params.feature_log_prob)
-
-
-@feature_log_prior.register
-def _(model: BernoulliNB) -> float:
-    params = model._fitted.params
-    alpha = model._lazy.settings["alpha"]
-    return _dirichlet_log_density(alpha, params.feature_log_prob) + _dirichlet_log_density(
-        alpha, params.absent_log_prob
-    )
-
-
-@feature_log_prior.register
-def _(model: CategoricalNB) -> float:
-    return _dirichlet_log_density(model._lazy.settings["alpha"], model._fitted.params.log_prob)
-
-
-@feature_log_prior.register
-def _(model: NaiveBayes) -> float:
-    """The Dirichlet (Beta) parts of the discrete blocks; the continuous kinds
-    contribute 0 (their estimates are not the mode of a fixed prior, so EM around them
-    is a heuristic, as for GaussianNB with a variance floor)."""
-    alpha = model._lazy.settings["alpha"]
-    total = 0.0
-    for params in model._fitted.params:
-        if isinstance(params, CategoricalBlockParams):
-            total += _dirichlet_log_density(alpha, params.params.log_prob)
-        elif isinstance(params, BernoulliParams):
-            total += _dirichlet_log_density(alpha, params.feature_log_prob)
-            total += _dirichlet_log_density(alpha, params.absent_log_prob)
-        elif isinstance(params, MultinomialParams):
-            total += _dirichlet_log_density(alpha, params.feature_log_prob)
-    return total
+    """The log prior density of the feature parameters, up to a constant: the event
+    model's own (:meth:`nbayes.events._contract.EventModel.log_parameter_prior`), e.g. a
+    Dirichlet(``alpha + 1``) density for Lidstone estimates, 0 for maximum-likelihood
+    estimates and for models whose estimate is not the mode of a fixed prior."""
+    fitted = model._fitted
+    return fitted.event.log_parameter_prior(fitted.params)
 
 
 # ---------------------------------------------------------------- targets

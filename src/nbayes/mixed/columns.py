@@ -182,6 +182,17 @@ def infer_kind(X, j: int) -> str:
     )
 
 
+#: The dtype a column inferred as each kind came from, for values drawn by ``sample``
+#: (the kinds not listed keep the dtype their model draws).
+INFERRED_FROM = {"bernoulli": bool}
+
+
+def as_inferred_dtype(values: NDArray, kind: str) -> NDArray:
+    """Drawn values of a column inferred as ``kind``, in the dtype it was inferred from."""
+    dtype = INFERRED_FROM.get(kind)
+    return values if dtype is None else np.asarray(values).astype(dtype)
+
+
 @dataclass(frozen=True)
 class ResolvedColumn:
     """One column of the layout: its key, position, kind, and whether inferred."""

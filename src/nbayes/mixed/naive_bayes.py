@@ -1,9 +1,10 @@
 """``NaiveBayes``: one estimator, one event model per column.
 
 The columns of a table are split into *blocks* (one or more columns under one event
-model, see :mod:`nbayes.mixed.blocks`); the statistics are the tuple of the blocks'
-statistics plus the class counts, so they add and merge like every other model's,
-and the per-class log-likelihood is the sum of the blocks':
+model, see :mod:`nbayes.mixed.blocks`); the model of the whole table is the product of
+the blocks' models (:class:`nbayes.mixed.product.ColumnModel`), so the statistics add
+and merge like every other model's, and the per-class log-likelihood is the sum of the
+blocks':
 
 ``log P(x | c) = sum_b log P(x_b | c)``,
 
@@ -14,9 +15,7 @@ each block's term counting only the columns observed in that row. The posterior 
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass
 from numbers import Real
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -24,45 +23,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
-from nbayes import io as model_files
-from nbayes.core.base import BaseNB, _LazyFit
-from nbayes.core.validation import soft_class_weights
-from nbayes.events.categorical import CategoricalStats
-from nbayes.events.counts import CountStats
-from nbayes.events.gaussian import GaussianStats
-from nbayes.events.grid import GridStats
-from nbayes.events.kde import KDEStats
-from nbayes.events.sums import SumStats
-from nbayes.mixed.blocks import KINDS, BernoulliBlockStats, Block, CategoricalBlockStats
-from nbayes.mixed.columns import ResolvedColumn, as_table, resolve_spec
+from nbayes.core.base import BaseNB
+from nbayes.mixed.blocks import Block, check_kind_options, column_kinds
+from nbayes.mixed.columns import ResolvedColumn, as_inferred_dtype, as_table, resolve_spec
+from nbayes.mixed.product import BlockData, ColumnModel
 
-
-@dataclass(frozen=True)
-class MixedStats:
-    """Class counts ``N_c`` (n_classes,) and one statistics object per block."""
-
-    class_count: NDArray[np.float64]
-    blocks: tuple
-
-    def __add__(self, other: MixedStats) -> MixedStats:
-        return MixedStats(
-            self.class_count + other.class_count,
-            tuple(a + b for a, b in zip(self.blocks, other.blocks, strict=True)),
-        )
-
-    def take_classes(self, index: NDArray[np.intp], n_classes: int) -> MixedStats:
-        """These statistics with class ``c`` moved to ``index[c]`` of ``n_classes``."""
-        class_count = np.zeros(n_classes)
-        class_count[index] = self.class_count
-        return MixedStats(class_count, tuple(b.take_classes(index, n_classes) for b in self.blocks))
-
-
-@dataclass(frozen=True)
-class BlockData:
-    """A validated table: each block's data; ``shape`` is the table's."""
-
-    shape: tuple[int, int]
-    parts: tuple
+#: NaiveBayes's settings that set every block's model where it has them.
+SHARED_SETTINGS = ("alpha", "var_smoothing", "ddof", "handle_unknown")
 
 
 def make_layout(
@@ -70,27 +37,28 @@ def make_layout(
 ) -> tuple[Block, ...]:
     """Blocks from resolved columns: a given group of columns is one block; the other
     columns form one block per kind, in order of first appearance. ``kind_options``
-    maps a kind name to that kind's options (see each adapter's ``OPTIONS``)."""
+    maps a kind name to that kind's options (see :func:`nbayes.mixed.blocks.kind_options`)."""
     kind_options = kind_options or {}
+    kinds = column_kinds()
     for kind in kind_options:
-        if kind not in KINDS:
+        if kind not in kinds:
             raise ValueError(
                 f"kind_options names unknown kind {kind!r}; known kinds: "
-                f"{', '.join(sorted(KINDS))}."
+                f"{', '.join(sorted(kinds))}."
             )
-    checked = {kind: KINDS[kind].check_options(dict(o)) for kind, o in kind_options.items()}
+    checked = {kind: check_kind_options(kind, dict(o)) for kind, o in kind_options.items()}
     groups: dict[tuple, list[ResolvedColumn]] = {}
     for column in resolved:
         key = ("group", column.group) if column.group >= 0 else ("kind", column.kind)
         groups.setdefault(key, []).append(column)
     blocks = []
     for members in groups.values():
-        kinds = {m.kind for m in members}
-        if len(kinds) != 1:
-            raise ValueError(f"A column group must have one kind, got {sorted(kinds)}.")
-        adapter = KINDS[members[0].kind]
+        member_kinds = {m.kind for m in members}
+        if len(member_kinds) != 1:
+            raise ValueError(f"A column group must have one kind, got {sorted(member_kinds)}.")
+        kind = members[0].kind
         keys, positions = tuple(m.key for m in members), tuple(m.position for m in members)
-        blocks.append(adapter(keys, positions, checked.get(adapter.kind, ())))
+        blocks.append(Block(kind, keys, positions, checked.get(kind, ())))
     return tuple(blocks)
 
 
@@ -103,7 +71,7 @@ class NaiveBayes(BaseNB):
     Parameters
     ----------
     columns : None, str, sequence of str or dict, default=None
-        The kind of each column, among ``sorted(nbayes.mixed.blocks.KINDS)``: "gaussian",
+        The kind of each column, among :func:`nbayes.mixed.blocks.column_kinds`: "gaussian",
         "categorical", "bernoulli", "multinomial", "poisson", "exponential", "kde",
         "binned". None infers every column of a
         pandas or polars DataFrame from its dtype (float and integer → gaussian,
@@ -117,7 +85,7 @@ class NaiveBayes(BaseNB):
     var_smoothing : float, default=1e-9
         Variance floor of the gaussian columns: this fraction of each column's own
         overall variance is added to its variances (``GaussianNB`` uses the largest
-        column's; see :class:`nbayes.mixed.blocks.GaussianBlock` for why not here).
+        column's: a table's columns have unrelated scales).
     ddof : float, default=0
         Gaussian variance denominator ``N_cj - ddof`` (1: Bessel's correction).
     handle_unknown : {"ignore", "smooth", "error"}, default="ignore"
@@ -156,7 +124,8 @@ class NaiveBayes(BaseNB):
     order; the probabilities are the same). ``nbayes.merge`` sums fitted models.
     """
 
-    _io_attributes = ("_layout", "_resolved")  # the column layout, for model files
+    _event_type = ColumnModel
+    _state_attributes = (*BaseNB._state_attributes, "_layout", "_resolved")
     _parameter_constraints: dict = {
         "columns": [None, str, dict, list, tuple],
         "alpha": [Interval(Real, 0, None, closed="left")],
@@ -192,6 +161,14 @@ class NaiveBayes(BaseNB):
         self.class_prior = class_prior
         self.prior_alpha = prior_alpha
 
+    def _event_model(self) -> ColumnModel:
+        """The product of the blocks' event models under the current settings."""
+        shared = {name: getattr(self, name) for name in SHARED_SETTINGS}
+        layout = self._layout
+        return ColumnModel(
+            layout, tuple(b.event_model(shared) for b in layout), self.n_features_in_
+        )
+
     def fit(self, X, y, sample_weight=None):
         """Fit the model; the parameters are estimated here, so a column no model
         can be estimated on (e.g. a constant kde column) is an error now."""
@@ -213,7 +190,7 @@ class NaiveBayes(BaseNB):
         labels = np.unique(y) if classes is None else np.union1d(np.unique(y), classes)
         if first_call:
             self.classes_ = labels
-            self._stats = self._zero_stats(len(labels), X.shape[1])
+            self._own_stats(self._zero_stats(len(labels), X.shape[1]))
         else:
             self._add_classes(labels)
         return self._learn(X, y, sample_weight)
@@ -224,11 +201,11 @@ class NaiveBayes(BaseNB):
         if len(classes) == len(self.classes_):
             return
         index = np.searchsorted(classes, self.classes_)
-        self._stats = self._stats.take_classes(index, len(classes))
+        stats = self._stats.take_classes(index, len(classes))
         self.classes_ = classes
-        self._lazy = _LazyFit(self._estimation_settings())
+        self._replace_statistics(stats)
 
-    # ------------------------------------------------------------ hooks
+    # ------------------------------------------------------------ input
     def _check_X_y(self, X, y, reset: bool):
         if y is None:
             raise ValueError(
@@ -242,80 +219,30 @@ class NaiveBayes(BaseNB):
             )
         validate_data(self, table, skip_check_array=True, reset=reset)
         if reset:
-            self._resolved = resolve_spec(self.columns, table, list(KINDS))
+            self._resolved = resolve_spec(self.columns, table, column_kinds())
             self._layout = make_layout(self._resolved, self.kind_options)
-        return self._read(table), y
+        return self._event_model().read(table), y
 
-    def _validate_X(self, X):
+    def _validate_X(self, X) -> BlockData:
         table = as_table(X)
         validate_data(self, table, skip_check_array=True, reset=False)
-        return self._read(table)
-
-    def _read(self, table) -> BlockData:
-        return BlockData(table.shape, tuple(block.read(table) for block in self._layout))
-
-    def _zero_stats(self, n_classes, n_features):
-        return MixedStats(np.zeros(n_classes), tuple(b.zero(n_classes) for b in self._layout))
-
-    def _summarize(self, X: BlockData, W):
-        parts = zip(self._layout, X.parts, strict=True)
-        return MixedStats(W.class_totals(), tuple(b.summarize(d, W) for b, d in parts))
-
-    def _extend_domain(self, X: BlockData) -> None:
-        """Every observed value joins its column's vocabulary; nothing is counted."""
-        W = soft_class_weights(np.zeros((X.shape[0], len(self.classes_))))
-        parts = zip(self._layout, X.parts, strict=True)
-        batch = MixedStats(W.class_totals(), tuple(b.domain(d, W) for b, d in parts))
-        self._stats = self._stats + batch
-        self._lazy = _LazyFit(self._estimation_settings())
-
-    def _estimation_settings(self) -> dict[str, Any]:
-        return {
-            "alpha": self.alpha,
-            "var_smoothing": self.var_smoothing,
-            "ddof": self.ddof,
-            "handle_unknown": self.handle_unknown,
-        }
-
-    def _estimate(self, stats: MixedStats, **settings):
-        return tuple(
-            b.estimate(s, **settings) for b, s in zip(self._layout, stats.blocks, strict=True)
-        )
-
-    def _log_likelihood(self, params, X: BlockData) -> NDArray[np.float64]:
-        total = np.zeros((X.shape[0], len(self.classes_)))
-        for block, block_params, data in zip(self._layout, params, X.parts, strict=True):
-            total += block.log_likelihood(block_params, data)
-        return total
-
-    def _log_likelihood_terms(self, params, X: BlockData) -> NDArray[np.float64]:
-        """``log P(x_j | c)`` per column in table order, 0 where a value is left out
-        (missing, or unseen under ``"ignore"``): shape (n_samples, n_classes, n_features)."""
-        terms = np.zeros((X.shape[0], len(self.classes_), X.shape[1]))
-        for block, block_params, data in zip(self._layout, params, X.parts, strict=True):
-            terms[:, :, list(block.positions)] = block.log_likelihood_terms(block_params, data)
-        return terms
+        return self._event.read(table)
 
     def _sample_features(self, params, class_index, rng):
-        """Each block draws its own columns (see each kind's ``sample``); a DataFrame
-        (pandas) when the model was fitted on one, else an array."""
-        n_samples = class_index.shape[0]
-        columns: list[NDArray | None] = [None] * self.n_features_in_
-        parts = zip(self._layout, params, self._stats.blocks, strict=True)
-        for block, block_params, stats in parts:
-            values = block.sample(block_params, stats, class_index, rng)
-            for k, position in enumerate(block.positions):
-                columns[position] = values[:, k]
+        """Each block draws its own columns; a DataFrame (pandas) when the model was
+        fitted on one, else an array."""
+        X = super()._sample_features(params, class_index, rng)
         if hasattr(self, "feature_names_in_"):
             import pandas as pd
 
-            return pd.DataFrame(dict(zip(self.feature_names_in_, columns, strict=True)))
-        numeric = all(c.dtype.kind in "fiub" for c in columns)
-        return (
-            np.column_stack(columns).astype(float if numeric else object)
-            if columns
-            else (np.empty((n_samples, 0)))
-        )
+            columns = {}
+            for column, name in zip(self._resolved, self.feature_names_in_, strict=True):
+                values = X[:, column.position]
+                columns[name] = (
+                    as_inferred_dtype(values, column.kind) if column.inferred else values
+                )
+            return pd.DataFrame(columns).infer_objects()
+        return X
 
     # ------------------------------------------------------------ fitted state
     @property
@@ -333,7 +260,7 @@ class NaiveBayes(BaseNB):
         """Print and return each column's kind and where it came from (given, or
         inferred from its dtype), for the fitted model or, if given, for table X."""
         if X is not None:
-            resolved = resolve_spec(self.columns, as_table(X), list(KINDS))
+            resolved = resolve_spec(self.columns, as_table(X), column_kinds())
         else:
             check_is_fitted(self)
             resolved = self._resolved
@@ -357,20 +284,3 @@ class NaiveBayes(BaseNB):
         tags.input_tags.string = True
         tags.input_tags.sparse = False
         return tags
-
-
-# Model files (nbayes.io, never a pickle): the estimator, its statistics and its layout.
-model_files.register(
-    NaiveBayes,
-    MixedStats,
-    GaussianStats,
-    CountStats,
-    CategoricalStats,
-    CategoricalBlockStats,
-    BernoulliBlockStats,
-    SumStats,
-    GridStats,
-    KDEStats,
-    ResolvedColumn,
-    *KINDS.values(),
-)

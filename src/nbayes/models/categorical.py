@@ -1,17 +1,15 @@
-"""CategoricalNB: the scikit-learn-compatible categorical naive Bayes classifier, thin
-glue over :mod:`nbayes.events.categorical` (its validation, its settings, its fitted
-attributes)."""
+"""CategoricalNB: the scikit-learn-compatible categorical naive Bayes classifier, a thin
+class over :mod:`nbayes.events.categorical` (its validation, its fitted attributes)."""
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from numpy.typing import NDArray
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_non_negative
 
-from nbayes.events import categorical
+from nbayes.events.categorical import Categorical
 from nbayes.models.discrete import _DiscreteNB
 
 
@@ -24,11 +22,11 @@ class CategoricalNB(_DiscreteNB):
 
     min_categories : int or array-like of shape (n_features,), default=None
         Minimum ``K_j`` per feature.
-    handle_unknown : {"error", "ignore"}, default="error"
+    handle_unknown : {"error", "ignore", "smooth"}, default="error"
         A code never seen in training at predict time: raise
-        :class:`~nbayes.events.categorical.UnknownCategoryError` (a ValueError and
-        IndexError, as scikit-learn's IndexError), or leave that feature out of
-        that row's likelihood.
+        :class:`~nbayes.errors.UnknownCategoryError` (a ValueError and IndexError, as
+        scikit-learn's IndexError), leave that feature out of that row's likelihood,
+        or give it the mass of one extra, empty category per feature.
 
     Attributes
     ----------
@@ -38,18 +36,20 @@ class CategoricalNB(_DiscreteNB):
         ``K_j``; unlike scikit-learn it covers every batch seen by ``partial_fit``.
     coef_, intercept_ : the linear view on the one-hot encoding of X, whose
         columns are the (feature, category) pairs in order.
+
+    Examples
+    --------
+    >>> from nbayes import CategoricalNB
+    >>> X = [[0, 1], [0, 2], [1, 0], [1, 1]]
+    >>> CategoricalNB().fit(X, [0, 0, 1, 1]).predict([[0, 2]])
+    array([0])
     """
 
-    _event = categorical
+    _event_type = Categorical
+    # scikit-learn's: alpha a scalar, handle_unknown without "smooth"
     _parameter_constraints: dict = {
-        **_DiscreteNB._parameter_constraints,
         "alpha": [Interval(Real, 0, None, closed="left")],
-        "min_categories": [
-            None,
-            "array-like",
-            Interval(Integral, 1, None, closed="left"),
-        ],
-        "handle_unknown": [StrOptions({"error", "ignore"})],
+        "handle_unknown": [StrOptions({"error", "ignore", "smooth"})],
     }
 
     def __init__(
@@ -75,46 +75,6 @@ class CategoricalNB(_DiscreteNB):
 
     def _validation_options(self):
         return {"dtype": "int", "accept_sparse": False, "ensure_all_finite": True}
-
-    def _prepare_X(self, X):
-        check_non_negative(X, "CategoricalNB (input X)")
-        return X
-
-    def _n_categories(self, X) -> NDArray[np.intp]:
-        seen = X.max(axis=0) + 1 if X.shape[0] else np.zeros(X.shape[1], np.intp)
-        if self.min_categories is None:
-            return seen
-        minimum = np.array(self.min_categories)
-        if not np.issubdtype(minimum.dtype, np.signedinteger):
-            raise ValueError(
-                f"'min_categories' should have integral type. Got {minimum.dtype} instead."
-            )
-        n_categories = np.maximum(seen, minimum, dtype=np.int64)
-        if n_categories.shape != seen.shape:
-            raise ValueError(
-                f"'min_categories' should have shape ({X.shape[1]},"
-                f") when an array-like is provided. Got {minimum.shape} instead."
-            )
-        return n_categories
-
-    def _zero_stats(self, n_classes, n_features):
-        return categorical.CategoricalStats.zero(n_classes, n_features)
-
-    def _summarize(self, X, W):
-        n_categories = np.maximum(self._n_categories(X), self._stats.n_categories)
-        return categorical.summarize(X, W, n_categories)
-
-    def _add_into(self, stats, X, W):
-        return categorical.add_into(stats, X, W, self._n_categories(X))
-
-    def _estimate(self, stats, alpha):
-        return categorical.estimate(stats, alpha)
-
-    def _log_likelihood(self, params, X):
-        return categorical.log_likelihood(params, X, self.handle_unknown)
-
-    def _log_likelihood_terms(self, params, X):
-        return categorical.log_likelihood_terms(params, X, self.handle_unknown)
 
     @property
     def category_count_(self) -> list[NDArray[np.float64]]:

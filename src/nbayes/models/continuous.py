@@ -1,5 +1,5 @@
-"""Naive Bayes for counts, waiting times and arbitrary continuous features: thin glue
-between :class:`nbayes.core.base.BaseNB` and the event models in ``nbayes.events``.
+"""Naive Bayes for counts, waiting times and arbitrary continuous features: thin
+classes over the event models in ``nbayes.events``.
 
 - :class:`PoissonNB`: counts, Poisson per class and feature (Gamma-MAP rates);
 - :class:`ExponentialNB`: non-negative values, exponential (MLE or Gamma-MAP rates);
@@ -15,38 +15,28 @@ and ``prior_alpha`` set the class prior as in :class:`nbayes.GaussianNB`.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import numpy as np
 from numpy.typing import NDArray
-from sklearn.utils._param_validation import Interval, StrOptions
 
-from nbayes.core.base import BATCH_SIZE, BaseNB
-from nbayes.events import binned, exponential, grid, kde, poisson, sums
+from nbayes.core.base import BATCH_SIZE, PRIOR_ALPHA, BaseNB
+from nbayes.events.binned import Binned
+from nbayes.events.exponential import Exponential
+from nbayes.events.kde import KernelDensity
+from nbayes.events.poisson import Poisson
 
-_COMMON = {
-    "priors": ["array-like", None],
-    "prior_alpha": [Interval(Real, 0, None, closed="left")],
-    **BATCH_SIZE,
-}
-
-
-def _first_bad(X: NDArray, bad: NDArray[np.bool_]) -> tuple[int, int, float]:
-    row, col = np.argwhere(bad)[0]
-    return int(row), int(col), float(X[row, col])
+_COMMON = {"priors": ["array-like", None], **PRIOR_ALPHA, **BATCH_SIZE}
 
 
 class _ContinuousNB(BaseNB):
     """Shared glue: float input with NaN as missing, ``priors``, ``class_prior_``."""
+
+    _parameter_constraints: dict = _COMMON
 
     def _validation_options(self):
         return {"dtype": np.float64, "ensure_all_finite": "allow-nan"}
 
     def _user_prior(self):
         return self.priors
-
-    def _log_likelihood(self, params, X):
-        return self._event.log_likelihood(params, X)
 
     @property
     def class_prior_(self) -> NDArray[np.float64]:
@@ -61,34 +51,6 @@ class _ContinuousNB(BaseNB):
 
 class _RateNB(_ContinuousNB):
     """Poisson and exponential: statistics ``(n_cj, S_cj)``, Gamma(alpha, beta) prior."""
-
-    _parameter_constraints: dict = {
-        **_COMMON,
-        "alpha": [Interval(Real, 0, None, closed="left")],
-        "beta": [Interval(Real, 0, None, closed="left")],
-    }
-
-    def _zero_stats(self, n_classes, n_features):
-        return sums.SumStats.zero(n_classes, n_features)
-
-    def _summarize(self, X, W):
-        return sums.summarize(X, W)
-
-    def _estimation_settings(self):
-        return {"alpha": self.alpha, "beta": self.beta}
-
-    def _estimate(self, stats, alpha, beta):
-        return self._event.estimate(stats, alpha, beta)
-
-    def _prepare_X(self, X):
-        negative = X < 0  # NaN compares False
-        if negative.any():
-            row, col, value = _first_bad(X, negative)
-            raise ValueError(
-                f"Negative values in data passed to {type(self).__name__}: feature {col} "
-                f"is {value!r} in row {row}; the model needs non-negative values."
-            )
-        return X
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -142,24 +104,22 @@ class PoissonNB(_RateNB):
     Input: non-negative integer counts (as floats or ints), NaN for missing.
     """
 
-    _event = poisson
+    _event_type = Poisson
 
-    def __init__(self, *, alpha=2.0, beta=1.0, priors=None, prior_alpha=0.0, batch_size=None):
+    def __init__(
+        self,
+        *,
+        alpha=Poisson.alpha,
+        beta=Poisson.beta,
+        priors=None,
+        prior_alpha=0.0,
+        batch_size=None,
+    ):
         self.alpha = alpha
         self.beta = beta
         self.priors = priors
         self.prior_alpha = prior_alpha
         self.batch_size = batch_size
-
-    def _prepare_X(self, X):
-        X = super()._prepare_X(X)
-        fractional = (X != np.floor(X)) & ~np.isnan(X)
-        if fractional.any():
-            row, col, value = _first_bad(X, fractional)
-            raise ValueError(
-                f"PoissonNB needs integer counts: feature {col} is {value!r} in row {row}."
-            )
-        return X
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -186,9 +146,17 @@ class ExponentialNB(_RateNB):
     Attributes are those of :class:`PoissonNB`.
     """
 
-    _event = exponential
+    _event_type = Exponential
 
-    def __init__(self, *, alpha=1.0, beta=0.0, priors=None, prior_alpha=0.0, batch_size=None):
+    def __init__(
+        self,
+        *,
+        alpha=Exponential.alpha,
+        beta=Exponential.beta,
+        priors=None,
+        prior_alpha=0.0,
+        batch_size=None,
+    ):
         self.alpha = alpha
         self.beta = beta
         self.priors = priors
@@ -228,26 +196,15 @@ class KernelDensityNB(_ContinuousNB):
         (a ValueError) from ``fit`` if a feature is constant, with a bandwidth rule.
     """
 
-    _event = kde
-    _parameter_constraints: dict = {
-        **_COMMON,
-        "bandwidth": [
-            StrOptions({"scott", "silverman"}),
-            Interval(Real, 0, None, closed="neither"),
-            "array-like",
-        ],
-        "algorithm": [StrOptions({"auto", "exact", "binned"})],
-        "max_exact_samples": [Interval(Integral, 0, None, closed="left")],
-        "max_bins": [Interval(Integral, 2, None, closed="left")],
-    }
+    _event_type = KernelDensity
 
     def __init__(
         self,
         *,
-        bandwidth="scott",
-        algorithm="auto",
-        max_exact_samples=10_000,
-        max_bins=512,
+        bandwidth=KernelDensity.bandwidth,
+        algorithm=KernelDensity.algorithm,
+        max_exact_samples=KernelDensity.max_exact_samples,
+        max_bins=KernelDensity.max_bins,
         priors=None,
         prior_alpha=0.0,
         batch_size=None,
@@ -260,35 +217,10 @@ class KernelDensityNB(_ContinuousNB):
         self.prior_alpha = prior_alpha
         self.batch_size = batch_size
 
-    def _max_exact(self) -> int | None:
-        return {"exact": None, "binned": 0}.get(self.algorithm, self.max_exact_samples)
-
-    def _zero_stats(self, n_classes, n_features):
-        return kde.KDEStats.zero(n_classes, n_features, self._max_exact(), self.max_bins)
-
-    def _summarize(self, X, W):
-        return kde.summarize(X, W, self._max_exact(), self.max_bins)
-
-    def _estimation_settings(self):
-        rule = self.bandwidth
-        if not isinstance(rule, str):
-            rule = np.asarray(rule, dtype=np.float64)
-            if rule.ndim > 1 or (rule.ndim == 1 and rule.shape[0] != self.n_features_in_):
-                raise ValueError(
-                    f"bandwidth must be a number or one per feature ({self.n_features_in_}); "
-                    f"got shape {rule.shape}."
-                )
-            if not np.all(rule > 0) or not np.all(np.isfinite(rule)):
-                raise ValueError("bandwidth values must be positive and finite.")
-        return {"bandwidth_rule": rule}
-
-    def _estimate(self, stats, bandwidth_rule):
-        return kde.estimate(stats, bandwidth_rule)
-
     def fit(self, X, y, sample_weight=None):
         """Fit as :meth:`BaseNB.fit`; a constant feature raises here, not at predict."""
         super().fit(X, y, sample_weight)
-        kde.bandwidth(self._stats.moments, self._estimation_settings()["bandwidth_rule"])
+        self._event.check_bandwidths(self._stats)
         return self
 
     @property
@@ -324,22 +256,15 @@ class BinnedNB(_ContinuousNB):
     classes_, class_count_, class_prior_ : ndarray of shape (n_classes,)
     """
 
-    _event = binned
-    _parameter_constraints: dict = {
-        **_COMMON,
-        "strategy": [StrOptions(set(binned.STRATEGIES))],
-        "n_bins": [Interval(Integral, 2, None, closed="left")],
-        "alpha": [Interval(Real, 0, None, closed="left")],
-        "max_bins": [Interval(Integral, 2, None, closed="left")],
-    }
+    _event_type = Binned
 
     def __init__(
         self,
         *,
-        strategy="mdl",
-        n_bins=5,
-        alpha=1.0,
-        max_bins=1024,
+        strategy=Binned.strategy,
+        n_bins=Binned.n_bins,
+        alpha=Binned.alpha,
+        max_bins=Binned.max_bins,
         priors=None,
         prior_alpha=0.0,
         batch_size=None,
@@ -351,18 +276,6 @@ class BinnedNB(_ContinuousNB):
         self.priors = priors
         self.prior_alpha = prior_alpha
         self.batch_size = batch_size
-
-    def _zero_stats(self, n_classes, n_features):
-        return grid.GridStats.zero(n_classes, n_features, self.max_bins)
-
-    def _summarize(self, X, W):
-        return grid.summarize(X, W, self.max_bins)
-
-    def _estimation_settings(self):
-        return {"strategy": self.strategy, "n_bins": self.n_bins, "alpha": self.alpha}
-
-    def _estimate(self, stats, **settings):
-        return binned.estimate(stats, **settings)
 
     @property
     def cut_points_(self) -> list[NDArray[np.float64]]:

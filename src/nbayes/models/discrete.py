@@ -1,15 +1,12 @@
-"""The count-based scikit-learn-compatible naive Bayes classifiers (multinomial,
-complement, Bernoulli; categorical in :mod:`nbayes.models.categorical`): thin glue that
-names an event model, its validation and its settings. The maths lives in
-``nbayes.events``.
+"""The count-based scikit-learn drop-ins: multinomial, complement and Bernoulli naive
+Bayes (categorical in :mod:`nbayes.models.categorical`), each a thin class over its
+event model in :mod:`nbayes.events`.
 
 Drop-in replacements for ``sklearn.naive_bayes`` (scikit-learn 1.9): the same
 constructor parameters and defaults, methods, fitted attributes and errors, plus
 
 - ``prior_alpha``: a Lidstone pseudocount on the class prior (off by default);
-- ``GaussianNB(ddof=...)`` (in :mod:`nbayes.models.gaussian`): Bessel-corrected variances;
-- ``coef_``, ``intercept_``, ``decision_function`` for the discrete models;
-- ``CategoricalNB(handle_unknown=...)`` (in :mod:`nbayes.models.categorical`);
+- ``coef_``, ``intercept_``, ``decision_function``: the linear view;
 - :func:`nbayes.merge` of models fitted on disjoint parts.
 """
 
@@ -22,36 +19,35 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.preprocessing import binarize
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_non_negative
 
-from nbayes.core.base import BATCH_SIZE, BaseNB
+from nbayes.core.base import BATCH_SIZE, PRIOR_ALPHA, BaseNB
 from nbayes.core.linear import LinearNBMixin
-from nbayes.events import (
-    bernoulli,
-    complement,
-    counts,
-    multinomial,
-)
-from nbayes.models.gaussian import PRIOR_ALPHA as _PRIOR_ALPHA
+from nbayes.errors import DomainError
+from nbayes.events.bernoulli import Bernoulli
+from nbayes.events.complement import Complement
+from nbayes.events.multinomial import Multinomial
 
 _ALPHA_MIN = 1e-10  # scikit-learn's floor for alpha when force_alpha=False
 
 
 class _DiscreteNB(LinearNBMixin, BaseNB):
-    """Shared settings of the discrete models: ``alpha``, ``fit_prior``,
-    ``class_prior``, ``force_alpha``, ``prior_alpha``."""
+    """Shared settings of the discrete drop-ins: ``alpha``, ``fit_prior``,
+    ``class_prior``, ``force_alpha``, ``prior_alpha``, ``batch_size``."""
 
     _parameter_constraints: dict = {
-        "alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
         "fit_prior": ["boolean"],
         "class_prior": ["array-like", None],
         "force_alpha": ["boolean"],
-        **_PRIOR_ALPHA,
+        **PRIOR_ALPHA,
         **BATCH_SIZE,
     }
 
     def _validation_options(self):
         return {"accept_sparse": "csr"}
+
+    def _domain_message(self, error: DomainError) -> str:
+        """scikit-learn's words for negative input, word for word."""
+        return f"{error.problem} in data passed to {type(self).__name__} (input X)."
 
     def _check_alpha(self):
         """``alpha`` checked against ``n_features_in_``; values below 1e-10 are
@@ -70,27 +66,13 @@ class _DiscreteNB(LinearNBMixin, BaseNB):
             warnings.warn(
                 "alpha too small will result in numeric errors, setting alpha ="
                 f" {_ALPHA_MIN:.1e}. Use `force_alpha=True` to keep alpha unchanged.",
-                stacklevel=3,
+                stacklevel=4,
             )
             return np.maximum(alpha, _ALPHA_MIN)
         return alpha
 
-    def _estimation_settings(self):
-        return {"alpha": self._check_alpha()}
-
-    def _zero_stats(self, n_classes, n_features):
-        return counts.CountStats.zero(n_classes, n_features)
-
-    _adds_in_place = True
-
-    def _summarize(self, X, W):
-        return counts.summarize(X, W)
-
-    def _add_into(self, stats, X, W):
-        return counts.add_into(stats, X, W)
-
-    def _log_likelihood(self, params, X):
-        return self._event.log_likelihood(params, X)
+    def _event_settings(self):
+        return {**super()._event_settings(), "alpha": self._check_alpha()}
 
     @property
     def feature_count_(self) -> NDArray[np.float64]:
@@ -108,28 +90,8 @@ class _DiscreteNB(LinearNBMixin, BaseNB):
         return self._fitted.log_prior
 
 
-class _NonNegativeCountsNB(_DiscreteNB):
-    def _prepare_X(self, X):
-        check_non_negative(X, f"{type(self).__name__} (input X)")
-        return X
-
-    def _lengths(self, class_index, rng, length) -> NDArray[np.int64]:
-        """Document lengths: ``length`` if an int, ``length(rng, n)`` if callable, else
-        Poisson with each class's mean training length ``N_c. / N_c``."""
-        if length is None:
-            stats = self._stats
-            with np.errstate(divide="ignore", invalid="ignore"):
-                mean = np.where(
-                    stats.class_count > 0,
-                    stats.feature_count.sum(axis=1) / stats.class_count,
-                    0.0,
-                )
-            return rng.poisson(mean[class_index])
-        lengths = length(rng, class_index.shape[0]) if callable(length) else length
-        lengths = np.broadcast_to(np.asarray(lengths), class_index.shape)
-        if not np.issubdtype(lengths.dtype, np.integer) or np.any(lengths < 0):
-            raise ValueError("length must give non-negative integer document lengths.")
-        return lengths
+class _CountsNB(_DiscreteNB):
+    """Multinomial and complement: non-negative counts; ``sample(length=...)``."""
 
     def sample(self, n_samples, y=None, random_state=None, length=None):
         """Draw ``(X, y)``: classes from the prior (or ``y``), then counts from
@@ -146,11 +108,11 @@ class _NonNegativeCountsNB(_DiscreteNB):
         return tags
 
 
-class MultinomialNB(_NonNegativeCountsNB):
+class MultinomialNB(_CountsNB):
     """Multinomial naive Bayes for counts (e.g. word counts).
 
     ``theta_cj = (N_cj + alpha) / (N_c. + n_features alpha)``;
-    ``log P(x | c) = sum_j x_j log theta_cj``.
+    ``log P(x | c) = sum_j x_j log theta_cj`` (:mod:`nbayes.events.multinomial`).
 
     Parameters
     ----------
@@ -179,9 +141,17 @@ class MultinomialNB(_NonNegativeCountsNB):
     References
     ----------
     Manning, Raghavan & Schütze (2008), Introduction to Information Retrieval, 13.2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbayes import MultinomialNB
+    >>> X = np.array([[2, 0, 1], [3, 1, 0], [0, 2, 3], [1, 3, 2]])
+    >>> MultinomialNB().fit(X, ["a", "a", "b", "b"]).predict([[4, 0, 0]])
+    array(['a'], dtype='<U1')
     """
 
-    _event = multinomial
+    _event_type = Multinomial
 
     def __init__(
         self,
@@ -200,15 +170,10 @@ class MultinomialNB(_NonNegativeCountsNB):
         self.prior_alpha = prior_alpha
         self.batch_size = batch_size
 
-    def _estimate(self, stats, alpha):
-        return multinomial.estimate(stats, alpha)
 
-    def _sample_features(self, params, class_index, rng, length=None):
-        return multinomial.sample(params, class_index, rng, self._lengths(class_index, rng, length))
-
-
-class ComplementNB(_NonNegativeCountsNB):
-    """Complement naive Bayes (Rennie et al., 2003), suited to imbalanced text.
+class ComplementNB(_CountsNB):
+    """Complement naive Bayes (Rennie et al., 2003), suited to imbalanced text
+    (:mod:`nbayes.events.complement`).
 
     Parameters are those of :class:`MultinomialNB`, plus
 
@@ -227,11 +192,7 @@ class ComplementNB(_NonNegativeCountsNB):
     Bayes text classifiers", ICML.
     """
 
-    _event = complement
-    _parameter_constraints: dict = {
-        **_DiscreteNB._parameter_constraints,
-        "norm": ["boolean"],
-    }
+    _event_type = Complement
 
     def __init__(
         self,
@@ -252,29 +213,14 @@ class ComplementNB(_NonNegativeCountsNB):
         self.prior_alpha = prior_alpha
         self.batch_size = batch_size
 
-    def _estimation_settings(self):
-        return {**super()._estimation_settings(), "norm": self.norm}
-
-    def _estimate(self, stats, alpha, norm):
-        return complement.estimate(stats, alpha, norm)
-
-    def _sample_features(self, params, class_index, rng, length=None):
-        # The complement weights are not a distribution of the class itself: draw
-        # from the class's own smoothed multinomial, estimated from the same counts.
-        own = multinomial.estimate(self._stats, self._lazy.settings["alpha"])
-        return multinomial.sample(own, class_index, rng, self._lengths(class_index, rng, length))
-
-    def _jll_prior(self, log_prior):
-        # Rennie et al. drop the prior; it only breaks the tie of a single class.
-        return log_prior if log_prior.shape[0] == 1 else np.zeros_like(log_prior)
-
     @property
     def feature_all_(self) -> NDArray[np.float64]:
         return self._stats.feature_count.sum(axis=0)
 
 
 class BernoulliNB(_DiscreteNB):
-    """Multivariate Bernoulli naive Bayes for binary features.
+    """Multivariate Bernoulli naive Bayes for binary features
+    (:mod:`nbayes.events.bernoulli`).
 
     ``p_cj = (N_cj + alpha) / (N_c + 2 alpha)``;
     ``log P(x | c) = sum_j x_j log p_cj + (1 - x_j) log(1 - p_cj)``.
@@ -282,18 +228,16 @@ class BernoulliNB(_DiscreteNB):
     Parameters are those of :class:`MultinomialNB`, plus
 
     binarize : float or None, default=0.0
-        Threshold above which a feature counts as present; None if X is binary.
+        Threshold above which a feature counts as present; None if X is already
+        binary (then any value other than 0 and 1 is an error).
 
     References
     ----------
     Manning, Raghavan & Schütze (2008), Introduction to Information Retrieval, 13.3.
     """
 
-    _event = bernoulli
-    _parameter_constraints: dict = {
-        **_DiscreteNB._parameter_constraints,
-        "binarize": [None, Interval(Real, 0, None, closed="left")],
-    }
+    _event_type = Bernoulli
+    _parameter_constraints: dict = {"binarize": [None, Interval(Real, 0, None, closed="left")]}
 
     def __init__(
         self,
@@ -319,8 +263,8 @@ class BernoulliNB(_DiscreteNB):
             X = binarize(X, threshold=self.binarize)
         return X
 
-    def _estimate(self, stats, alpha):
-        return bernoulli.estimate(stats, alpha)
+    def _domain_message(self, error: DomainError) -> str:
+        return BaseNB._domain_message(self, error)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -4,18 +4,15 @@ lives in :mod:`nbayes.events.gaussian`."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from numbers import Real
 
 import numpy as np
 from numpy.typing import NDArray
 from sklearn.utils import assert_all_finite
-from sklearn.utils._param_validation import Interval
 
-from nbayes.core.base import BATCH_SIZE, BaseNB
-from nbayes.events import gaussian
-
-#: The Lidstone pseudocount on the class prior, a parameter of every model.
-PRIOR_ALPHA = {"prior_alpha": [Interval(Real, 0, None, closed="left")]}
+from nbayes.core.base import BATCH_SIZE, PRIOR_ALPHA, BaseNB
+from nbayes.events import _gaussian_fit
+from nbayes.events.gaussian import Gaussian
+from nbayes.events.moments import chan_merge
 
 
 class GaussianNB(BaseNB):
@@ -56,16 +53,18 @@ class GaussianNB(BaseNB):
     ----------
     Chan, Golub & LeVeque (1979), "Updating formulae and a pairwise algorithm for
     computing sample variances", Stanford CS tech report STAN-CS-79-773.
+
+    Examples
+    --------
+    >>> from nbayes import GaussianNB
+    >>> X = [[6.0, 180], [5.92, 190], [5.58, 170], [5.0, 100], [5.5, 150], [5.42, 130]]
+    >>> GaussianNB(ddof=1).fit(X, ["m", "m", "m", "f", "f", "f"]).predict([[6.0, 130]])
+    array(['f'], dtype='<U1')
     """
 
-    _event = gaussian
-    _parameter_constraints: dict = {
-        "priors": ["array-like", None],
-        "var_smoothing": [Interval(Real, 0, None, closed="left")],
-        "ddof": [Interval(Real, 0, None, closed="left")],
-        **PRIOR_ALPHA,
-        **BATCH_SIZE,
-    }
+    _event_type = Gaussian
+    _parameter_constraints: dict = {"priors": ["array-like", None], **PRIOR_ALPHA, **BATCH_SIZE}
+    _state_attributes = (*BaseNB._state_attributes, "_fit_dtype")
 
     def __init__(
         self, *, priors=None, var_smoothing=1e-9, ddof=0, prior_alpha=0.0, batch_size=None
@@ -96,16 +95,8 @@ class GaussianNB(BaseNB):
     def _user_prior(self):
         return self.priors
 
-    def _zero_stats(self, n_classes, n_features):
-        return gaussian.GaussianStats.zero(n_classes, n_features)
-
-    _adds_in_place = True
-
-    def _summarize(self, X, W):
-        return gaussian.summarize(X, W, on_non_finite=self._checked_finite(X, W))
-
-    def _add_into(self, stats, X, W):
-        return gaussian.add_into(stats, X, W, on_non_finite=self._checked_finite(X, W))
+    def _add_into(self, event, stats, X, W):
+        return event.add_into(stats, X, W, on_non_finite=self._checked_finite(X, W))
 
     def _checked_finite(self, X, W) -> Callable[[], None]:
         """The finiteness check of training X, scikit-learn's own and with its errors:
@@ -120,15 +111,6 @@ class GaussianNB(BaseNB):
             check()
         return check
 
-    def _estimation_settings(self):
-        return {"var_smoothing": self.var_smoothing, "ddof": self.ddof}
-
-    def _estimate(self, stats, **settings):
-        return gaussian.estimate(stats, **settings)
-
-    def _log_likelihood(self, params, X):
-        return gaussian.log_likelihood(params, X)
-
     @staticmethod
     def _update_mean_variance(n_past, mu, var, X, sample_weight=None):
         """Pool (n_past, mu, var) with the rows of X, scikit-learn's helper kept
@@ -140,8 +122,8 @@ class GaussianNB(BaseNB):
         weights = np.asarray(weights, dtype=np.float64)
         if weights.sum() == 0:
             return mu, var
-        n_new, new_mu, new_m2 = gaussian._weighted_moments(weights, X)
-        n, mean, m2 = gaussian.chan_merge(
+        n_new, new_mu, new_m2 = _gaussian_fit.weighted_moments(weights, X)
+        n, mean, m2 = chan_merge(
             n_past,
             np.asarray(mu, float),
             np.asarray(var, float) * n_past,

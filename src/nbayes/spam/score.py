@@ -220,15 +220,15 @@ def naive_bayes_score(
 
     Only the message tokens' columns are materialised; one extra column holds the
     rest of the vocabulary, with count ``N_c. - Σ n_c(w)`` and pseudocount
-    ``alpha (V - U)``, so :func:`nbayes.events.multinomial.estimate` normalises by
+    ``alpha (V - U)``, so :class:`nbayes.events.multinomial.Multinomial` normalises by
     exactly ``N_c. + V alpha``. Tokens the store has never seen are not features.
     """
     # Imported here: they bring SciPy and scikit-learn, which the default methods do not need.
     import scipy.sparse as sp
 
     from nbayes.core import posterior
-    from nbayes.events import multinomial
     from nbayes.events.counts import CountStats
+    from nbayes.events.multinomial import Multinomial
 
     known = counts.sum(axis=1) > 0
     counts = counts[known]
@@ -239,10 +239,11 @@ def naive_bayes_score(
     pseudo = np.full(n_known + 1, alpha)
     pseudo[-1] = alpha * max(totals.vocabulary - n_known, 0)
     stats = CountStats(np.asarray(totals.messages, dtype=np.float64), feature_count)
-    params = multinomial.estimate(stats, pseudo)
+    model = Multinomial(alpha=pseudo)
+    params = model.estimate(stats)
     X = sp.hstack([X, sp.csr_matrix((X.shape[0], 1))], format="csr")
     log_prior = posterior.class_log_prior(stats.class_count, pseudocount=alpha)
-    jll = posterior.joint_log_likelihood(multinomial.log_likelihood(params, X), log_prior)
+    jll = posterior.joint_log_likelihood(model.log_likelihood(params, X), log_prior)
     return np.exp(posterior.log_posterior(jll, log_prior)[:, 1])
 
 
