@@ -18,15 +18,8 @@ from hostile_mail import HOSTILE, deep_mime, deep_rfc822
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nbayes.spam.parse import (
-    _HTML_DROP,
-    _HTML_TAG,
-    MAX_HEADER_CHARS,
-    MAX_PARAMETER_HEADER_CHARS,
-    drop_hidden,
-    html_to_text,
-    parse_mail,
-)
+from nbayes.spam.markup import _HTML_DROP, _HTML_TAG, drop_hidden, html_to_text
+from nbayes.spam.parse import MAX_HEADER_CHARS, MAX_PARAMETER_HEADER_CHARS, parse_mail
 from nbayes.spam.tokens import _EMAIL, addresses, tokenize
 
 DEADLINE = 30.0
@@ -84,7 +77,7 @@ def test_header_values_are_cut_before_they_are_decoded_or_parsed():
 # ------------------------------------------------------------ the scans, much larger
 def test_scans_are_linear_on_inputs_hours_long_for_the_quadratic_ones():
     run_within_deadline(
-        "from nbayes.spam.parse import drop_hidden, html_to_text;"
+        "from nbayes.spam.markup import drop_hidden, html_to_text;"
         "from nbayes.spam.tokens import addresses;"
         "assert drop_hidden('<!--' * 1_000_000) == '<!--' * 1_000_000;"
         "assert drop_hidden('<script>' * 500_000 + '</script>') == ' ';"

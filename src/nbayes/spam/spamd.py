@@ -38,6 +38,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
+from nbayes.spam.feedback import tell
 from nbayes.spam.mark import POINTS, mark, split_head
 from nbayes.spam.parse import MailParseError
 from nbayes.spam.score import ScoreSettings, score_tokens
@@ -232,9 +233,9 @@ class Filter:
             raise ProtocolError("TELL: Set needs a Message-class, and not with Remove")
         headers = []
         with self.writer() as store:
-            if wanted_set and store.tell(tokens, request.body, label, learn=True):
+            if wanted_set and tell(store, tokens, request.body, label, learn=True):
                 headers.append(("DidSet", "local"))
-            if wanted_remove and store.tell(tokens, request.body, label, learn=False):
+            if wanted_remove and tell(store, tokens, request.body, label, learn=False):
                 headers.append(("DidRemove", "local"))
         return response(EX_OK, headers, b"")
 

@@ -221,39 +221,6 @@ class TokenStore:
         ).fetchone()
         return (row[0], row[1]) if row else (0, 0)
 
-    def tell(self, tokens: AbstractSet[str], raw: bytes, label: str | None, learn: bool) -> bool:
-        """Learn (``learn``) or forget one message, as spamd's TELL does; whether anything
-        changed. Learning a message trained as the other label moves it (unlearnt there
-        first); one already trained as ``label`` is left as it is. Forgetting unlearns
-        it once from ``label`` (from either label where None: spam first) if it was
-        trained there. One transaction; only the message's own tokens are visited."""
-        with self.transaction():
-            trained = dict(zip(LABELS, self.trained_as(raw), strict=True))
-            if learn:
-                if label is None or trained[_column(label)]:
-                    return False
-                other = "spam" if label == "ham" else "ham"
-                if trained[other]:
-                    self._forget(tokens, raw, other)
-                self.add([(tokens, raw, label)])
-                return True
-            for candidate in [label] if label else ["spam", "ham"]:
-                if trained[_column(candidate)]:
-                    self._forget(tokens, raw, candidate)
-                    return True
-            return False
-
-    def _forget(self, tokens: AbstractSet[str], raw: bytes, label: str) -> None:
-        """Unlearn one message trained as ``label`` (inside a transaction), deleting the
-        rows of its tokens and digest that fall to zero."""
-        self.add([(tokens, raw, label)], sign=-1)
-        self.db.executemany(
-            "DELETE FROM tokens WHERE token = ? AND ham = 0 AND spam = 0", [(t,) for t in tokens]
-        )
-        self.db.execute(
-            "DELETE FROM trained WHERE ham = 0 AND spam = 0 AND digest = ?", (digest(raw),)
-        )
-
     def add(self, batch: Sequence[Message], sign: int = 1) -> None:
         """Add (``sign=1``) or subtract (``sign=-1``) a batch's counts inside the
         caller's transaction (see :meth:`transaction`)."""

@@ -71,7 +71,8 @@ def _header_name(_ctx, _param, value: str) -> str:
     "--update",
     "-u",
     is_flag=True,
-    help="Learn the message as its verdict when that is Spam or Ham (bogofilter's -u).",
+    help="Learn the message as its verdict when that is Spam or Ham (bogofilter's -u); "
+    "a message already learnt is not counted twice.",
 )
 @click.option(
     "--header",
@@ -133,8 +134,10 @@ def _classify(raw: bytes, db: str, timeout: float, settings, update: bool) -> tu
     with open_store(db, timeout, readonly=not update) as store:
         value = score_message(store, tokens, settings)
         verdict = settings.verdict(value)
-        if update and verdict != "Unsure":
-            store.learn([(tokens, raw, verdict.lower())])
+        if update and verdict != "Unsure":  # once per message, however often it comes
+            from nbayes.spam.feedback import tell
+
+            tell(store, tokens, raw, verdict.lower(), learn=True)
     return verdict, value
 
 
