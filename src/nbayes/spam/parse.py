@@ -42,8 +42,6 @@ from email.message import Message
 from email.parser import Parser
 from email.policy import Compat32
 
-from nbayes.spam.markup import html_to_text
-
 #: Decoded text taken from one MIME part at most (characters); the rest is ignored,
 #: so a huge part costs bounded time.
 MAX_PART_CHARS = 256 * 1024
@@ -347,6 +345,8 @@ def _add_text(payload: bytes, charset: str, content_type: str, mail: Mail) -> No
     """Decode a text part's payload (HTML turned into text) into ``mail``."""
     text = decode_bytes(payload[: 4 * MAX_PART_CHARS], charset or None)[:MAX_PART_CHARS]
     if content_type == "text/html" or (content_type == "text/plain" and _looks_like_html(text)):
+        from nbayes.spam.markup import html_to_text  # its patterns compiled for HTML only
+
         text, urls, tags = html_to_text(text)
         mail.urls.extend(urls)
         mail.html_tags.update(tags)
