@@ -108,6 +108,8 @@ class _Handler(socketserver.StreamRequestHandler):
 
     def setup(self) -> None:
         self.request.settimeout(self.server.limits.timeout)
+        if self.request.family != socket.AF_UNIX:  # one reply, sent at once
+            self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         super().setup()
 
     def handle(self) -> None:
