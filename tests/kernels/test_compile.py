@@ -86,6 +86,33 @@ def test_a_temporary_directory_open_to_others_is_not_used(tmp_path):
     assert not cache_files(temp)
 
 
+def test_a_changed_helper_module_changes_every_kernels_stamp(tmp_path):
+    """numba checks a cached kernel against its own file only; nbayes's stamp covers
+    every module compiled into kernels, so an edited (or upgraded) helper module is
+    compiled afresh instead of loading the old machine code."""
+    from nbayes import _kernels
+
+    for pattern in _kernels.COMPILED_SOURCES:
+        for path in PACKAGE.glob(pattern):
+            copy = tmp_path / path.relative_to(PACKAGE)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            copy.write_bytes(path.read_bytes())
+    before = _kernels.source_fingerprint(tmp_path)
+    assert before == _kernels.source_fingerprint(PACKAGE)
+    helpers = tmp_path / "text" / "_kernels_unicode.py"  # helpers only, no kernel
+    helpers.write_bytes(helpers.read_bytes() + b"\n# changed\n")
+    assert _kernels.source_fingerprint(tmp_path) != before
+    stamp = run_child(
+        "from nbayes._kernels import weights, source_fingerprint\n"
+        "import numpy as np\n"
+        "weights.scatter_add(np.array([0]), np.ones(1), np.zeros(1))\n"
+        "dispatcher = weights.jit(weights._scatter_add_kernel)\n"
+        "print(dispatcher._cache._impl.locator.get_source_stamp()[1] == source_fingerprint())",
+        {"NUMBA_CACHE_DIR": str(tmp_path / "cache")},
+    )
+    assert stamp.strip() == "True"
+
+
 WORKLOAD = """
 import json
 import numpy as np

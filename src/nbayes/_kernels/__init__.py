@@ -27,6 +27,7 @@ for one type in a workload through every kernel.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import sys
@@ -99,13 +100,35 @@ def _private_dir(path: Path) -> bool:
 _PACKAGE = str(Path(__file__).resolve().parents[1])  # src/nbayes, or site-packages/nbayes
 
 
+#: The modules whose code compiled kernels hold (kernels, the helpers they call, the
+#: constants they read), relative to the package: what :func:`source_fingerprint` reads.
+COMPILED_SOURCES = ("_kernels/*.py", "text/_kernels*.py", "text/_prefetch.py", "text/_encode.py")
+
+
+def source_fingerprint(package: Path = Path(_PACKAGE)) -> str:
+    """A hash of every module whose code the compiled kernels hold.
+
+    numba checks a cached kernel against its own source file only, so a kernel whose
+    helper (in another module) changed would load the old machine code: after an
+    upgrade of nbayes, or an edit of a helper. Every cached kernel's stamp includes
+    this hash, so any such change compiles afresh (and overwrites the old entry)."""
+    digest = hashlib.sha256()
+    for pattern in COMPILED_SOURCES:
+        for path in sorted(package.glob(pattern)):
+            digest.update(path.relative_to(package).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 def _install_cache_locator() -> None:
-    """Put nbayes's cache locator in front of numba's own for nbayes's source files.
+    """Put nbayes's cache locators in front of numba's own, for nbayes's source files.
 
     numba picks, per function, the first locator that can write: ``NUMBA_CACHE_DIR``
     if set, else ``__pycache__`` beside the source, else a user-wide folder. The
-    locator added here (second, after ``NUMBA_CACHE_DIR``) answers only for files
-    of this package, so the user's own numba functions cache where they always did.
+    locators added here come first and answer only for files of this package (so the
+    user's own numba functions cache where they always did): :func:`cache_dir` (which
+    honours ``NUMBA_CACHE_DIR``), else the private temporary fallback; their stamps
+    include :func:`source_fingerprint`.
     """
     from numba.core import caching
 
@@ -117,9 +140,11 @@ def _install_cache_locator() -> None:
     classes = getattr(impl, "_locator_classes", None)
     if classes is None or user_wide is None or any(getattr(c, "nbayes", 0) for c in classes):
         return  # another numba layout (then its default locators apply), or done
+    fingerprint = source_fingerprint()
 
     class NBayesCacheLocator(user_wide):
-        """numba's user-wide locator, rooted at :func:`cache_dir` (or the fallback)."""
+        """numba's user-wide locator, rooted at :func:`cache_dir` (or the fallback),
+        whose source stamp also covers the kernels' helpers."""
 
         nbayes = True
         root: Path = cache_dir()
@@ -128,6 +153,9 @@ def _install_cache_locator() -> None:
             super().__init__(py_func, py_file)
             subpath = self.get_suitable_cache_subpath(py_file)
             self._cache_path = os.path.join(self.root, subpath)
+
+        def get_source_stamp(self):
+            return (super().get_source_stamp(), fingerprint)
 
         @classmethod
         def from_function(cls, py_func, py_file):
@@ -144,8 +172,8 @@ def _install_cache_locator() -> None:
                 return None
             return super().from_function(py_func, py_file)
 
-    classes.insert(1, NBayesCacheLocator)
-    classes.insert(2, NBayesFallbackLocator)
+    classes.insert(0, NBayesCacheLocator)
+    classes.insert(1, NBayesFallbackLocator)
 
 
 def kernel(function: Callable) -> Callable:

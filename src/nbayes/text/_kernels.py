@@ -26,10 +26,9 @@ holds the pass and is the one the engine imports.
 
 Every kernel here is compiled on first use and cached on disk
 (:func:`nbayes._kernels.cache_dir`); the helpers in the ``_kernels_*`` modules are
-compiled into the kernels that call them (:func:`nbayes._kernels.helper`). numba's
-cache checks only the source of the function it caches: after editing a
-``_kernels_*.py`` module, delete that cache (``rm -r ~/.cache/nbayes/numba``), or
-:func:`analyze_for` keeps the old code.
+compiled into the kernels that call them (:func:`nbayes._kernels.helper`). A cached
+kernel is compiled afresh when any of those modules changes
+(:func:`nbayes._kernels.source_fingerprint`).
 """
 
 from __future__ import annotations
