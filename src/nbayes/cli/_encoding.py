@@ -209,9 +209,15 @@ def load_cli_model(path: str):
     """``(model, encoder, target, read spec)`` from a model file (target None and a
     default read spec if not trained by the CLI)."""
     from nbayes.cli._tables import ReadSpec
+    from nbayes.core.base import BaseNB
     from nbayes.io import load_file
 
     loaded = load_file(path)
+    if not isinstance(loaded.model, BaseNB):
+        raise CLIError(
+            f"{path} holds a {type(loaded.model).__name__}; the command line works on "
+            "nbayes estimators (load composite models in Python with nbayes.load)"
+        )
     cli = loaded.metadata.get("cli")
     if isinstance(cli, dict) and "encoder" in cli:
         encoder = TableEncoder.from_json(cli["encoder"])
