@@ -222,7 +222,8 @@ def test_evaluate_reports_roc_and_pr_auc(tmp_path, numbers):
     )
     assert info["positive_class"] == "b"
     text = run("evaluate", numbers, "-t", "label").output
-    assert f"ROC AUC (b)     {info['roc_auc']:.4f}" in text and "PR AUC (b)" in text
+    assert f"ROC AUC         {info['roc_auc']:.4f} (positive class b)" in text
+    assert f"PR AUC          {info['pr_auc']:.4f} (positive class b)" in text
 
 
 def test_jsonl_keeps_full_precision(tmp_path, numbers):

@@ -151,8 +151,8 @@ class Evaluation:
             (f"ECE ({self.n_bins} bins)", f"{self.ece:.4f}"),
         ] + (
             [
-                (f"ROC AUC ({self.labels[1]})", f"{self.roc_auc:.4f}"),
-                (f"PR AUC ({self.labels[1]})", f"{self.pr_auc:.4f}"),
+                ("ROC AUC", f"{self.roc_auc:.4f} (positive class {self.labels[1]})"),
+                ("PR AUC", f"{self.pr_auc:.4f} (positive class {self.labels[1]})"),
             ]
             if len(self.classes) == 2
             else []
