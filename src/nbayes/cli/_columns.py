@@ -87,17 +87,18 @@ def first_missing(column) -> int | None:
     return None if index < 0 else index
 
 
-def labels(column, name: str, source: Source, offset: int = 0) -> np.ndarray:
-    """The target column as text labels, exactly as written (a NumPy string array);
-    a missing label is an error naming its line."""
+def labels(column, name: str, source: Source, offset: int = 0) -> tuple[np.ndarray, list]:
+    """The target column as text labels, exactly as written (a NumPy string array),
+    and its distinct labels, sorted; a missing label is an error naming its line."""
     pa = pyarrow()
     text = column if _is_text(column.type) else _cast(column, pa.string(), name, source)
     missing = first_missing(text)
     if missing is not None:
         raise CLIError(f"{source.where(offset + missing)}: the target {name!r} is missing")
     encoded = text.dictionary_encode().combine_chunks()
-    classes = np.asarray(encoded.dictionary.to_pylist(), dtype=str)
-    return classes[encoded.indices.to_numpy(zero_copy_only=False)]
+    distinct = encoded.dictionary.to_pylist()
+    classes = np.asarray(distinct, dtype=str)
+    return classes[encoded.indices.to_numpy(zero_copy_only=False)], sorted(distinct)
 
 
 def _is_text(kind) -> bool:

@@ -187,22 +187,24 @@ class TableEncoder:
 
 def frame(columns: dict, n_rows: int):
     """A pandas DataFrame of parsed columns: float64 numbers, nullable booleans and
-    categories (pandas factorizes them without a Python object per row)."""
+    categories (pandas factorizes them without a Python object per row), converted by
+    pyarrow column by column (no copy into a consolidated block)."""
     pd = pandas()
     pa = pyarrow()
-    data = {}
-    for name, column in columns.items():
-        if pa.types.is_floating(column.type):
-            data[name] = column.to_numpy(zero_copy_only=False)
-        elif pa.types.is_boolean(column.type):
-            data[name] = column.to_pandas(types_mapper={pa.bool_(): pd.BooleanDtype()}.get)
-        else:
-            data[name] = column.dictionary_encode().to_pandas()
-    return (
-        pd.DataFrame(data, index=pd.RangeIndex(n_rows))
-        if data
-        else pd.DataFrame(index=pd.RangeIndex(n_rows))
+    if not columns:
+        return pd.DataFrame(index=pd.RangeIndex(n_rows))
+    arrays = {
+        name: column.dictionary_encode() if _is_text(column.type) else column
+        for name, column in columns.items()
+    }
+    return pa.table(arrays).to_pandas(
+        split_blocks=True, types_mapper={pa.bool_(): pd.BooleanDtype()}.get
     )
+
+
+def _is_text(kind) -> bool:
+    pa = pyarrow()
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
 
 
 def load_cli_model(path: str):

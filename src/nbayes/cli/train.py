@@ -94,7 +94,10 @@ class Prepared:
     def describe(self, model=None) -> None:
         """Echo what was read and chosen: rows, classes, each column's kind."""
         click.echo(f"read {self.n_rows} rows, {self.n_columns} columns from {self.source.name}")
-        classes, counts = np.unique(self.y, return_counts=True)
+        if model is not None:
+            classes, counts = model.classes_, model.class_count_.astype(np.int64)
+        else:
+            classes, counts = np.unique(self.y, return_counts=True)
         click.echo(
             f"target {self.target!r}: {len(classes)} classes ("
             + ", ".join(f"{label} {count}" for label, count in zip(classes, counts, strict=True))
@@ -131,8 +134,7 @@ def prepare(source: Source, target, model, column_specs, param_specs) -> Prepare
         )
     if table.num_rows == 0:
         raise CLIError(f"{source.name}: no rows to train on")
-    y = labels(table.column(target), target, source)
-    distinct = np.unique(y)
+    y, distinct = labels(table.column(target), target, source)
     if len(distinct) < 2:
         raise CLIError(
             f"the target {target!r} has a single class ({str(distinct[0])!r}): nothing to learn"
