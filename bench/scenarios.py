@@ -5,7 +5,8 @@ at once); each holds :class:`Case` s: the same task done by nbayes, by scikit-le
 by the floor, the cheapest computation of the same shape (one read pass, a GEMM or
 sparse product, one bincount). A, B, C and E are defined here; D (text), F (mixed
 columns) and G (spam) in ``bench/scenario_text.py``, ``scenario_mixed.py`` and
-``scenario_spam.py``, registered when this module is imported. A scenario for a
+``scenario_spam.py``, H (the command line) in ``bench/cli_tool.py``, registered when this
+module is imported. A scenario for a
 feature not built yet is registered with ``build=None`` and a ``missing`` reason.
 """
 
@@ -38,6 +39,7 @@ class Case:
     items: int = 0  # units of work per call (messages), for a throughput column
     compare_memory: bool = True  # False where the rival's peak is not measured alike
     same_result: bool = True  # nbayes and the rival return the same thing (tests check)
+    max_memory_vs_floor: float | None = None  # largest acceptable peak-memory ratio
 
 
 Measured = list[tuple[Case, dict[str, Measurement]]]
@@ -290,4 +292,4 @@ def streaming(quick: bool) -> Iterator[Dataset]:
 
 # ---------------------------------------------------------------- D, F, G
 # Registered by their own modules (imported last: they use ``register`` above).
-from bench import scenario_mixed, scenario_spam, scenario_text  # noqa: E402, F401
+from bench import cli_tool, scenario_mixed, scenario_spam, scenario_text  # noqa: E402, F401
