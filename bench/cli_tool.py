@@ -21,12 +21,10 @@ text labels, about 60 MB::
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
