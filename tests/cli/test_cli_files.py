@@ -27,7 +27,6 @@ import nbayes
 from nbayes.cli import main
 
 
-
 def run(*args, input=None, ok=True):
     result = CliRunner().invoke(main, [str(a) for a in args], input=input)
     if ok:
