@@ -9,7 +9,6 @@ import sys
 import click
 
 from nbayes.cli._lazy import LazyGroup
-from nbayes.cli._tables import CLIError
 
 #: Errors that mean bad input: one line on stderr and exit status 2 (``--debug``: traceback).
 INPUT_ERRORS = (ValueError, TypeError, OSError, KeyError, ImportError)
@@ -43,6 +42,10 @@ def _input_error(ctx: click.Context, exc: Exception) -> Exception:
     """Bad input as one line (the exception itself under --debug)."""
     if ctx.params.get("debug"):
         return exc
+    # imported here: its table I/O (tempfile, pathlib) cost ``nbayes spam classify``,
+    # run once per delivered message, a tenth of its start-up
+    from nbayes.cli._tables import CLIError
+
     lines = str(exc).strip().splitlines()
     return CLIError(lines[0] if lines else type(exc).__name__)
 
