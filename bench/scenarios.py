@@ -4,10 +4,11 @@ A scenario yields :class:`Dataset` s one at a time (so only one data set is in m
 at once); each holds :class:`Case` s: the same task done by nbayes, by scikit-learn and
 by the floor, the cheapest computation of the same shape (one read pass, a GEMM or
 sparse product, one bincount). A, B, C and E are defined here; D (text), F (mixed
-columns), G (spam) and H (start-up) in ``bench/scenario_text.py``, ``scenario_mixed.py``,
-``scenario_spam.py`` and ``scenario_startup.py``, registered when this module is
-imported. A scenario for a feature not built yet is registered with ``build=None`` and
-a ``missing`` reason.
+columns), G (spam), H (start-up) and I (the command line) in
+``bench/scenario_text.py``, ``scenario_mixed.py``, ``scenario_spam.py``,
+``scenario_startup.py`` and ``cli_tool.py``, registered when this module is imported. A
+scenario for a feature not built yet is registered with ``build=None`` and a ``missing``
+reason.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class Case:
     same_result: bool = True  # nbayes and the rival return the same thing (tests check)
     max_s: float | None = None  # the most seconds nbayes may take (start-up rows)
     max_over_rival_s: float | None = None  # the most seconds nbayes may take over the rival
+    max_memory_vs_floor: float | None = None  # largest acceptable peak-memory ratio
 
 
 Measured = list[tuple[Case, dict[str, Measurement]]]
@@ -293,4 +295,10 @@ def streaming(quick: bool) -> Iterator[Dataset]:
 
 # ---------------------------------------------------------------- D, F, G
 # Registered by their own modules (imported last: they use ``register`` above).
-from bench import scenario_mixed, scenario_spam, scenario_startup, scenario_text  # noqa: E402, F401
+from bench import (  # noqa: E402, F401
+    cli_tool,
+    scenario_mixed,
+    scenario_spam,
+    scenario_startup,
+    scenario_text,
+)

@@ -443,6 +443,13 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         prior = np.exp(fitted.log_prior - logsumexp(fitted.log_prior))
         return fitted.event.value_grid(fitted.params, self._stats, j, prior)
 
+    def _describe(self) -> list[dict]:
+        """Per-feature summaries of the fitted model, per class (see the contract's
+        ``describe``)."""
+        fitted = self._fitted
+        prior = np.exp(fitted.log_prior - logsumexp(fitted.log_prior))
+        return fitted.event.describe(fitted.params, self._stats, self.n_features_in_, prior)
+
     def _feature_log_likelihood(self, j: int, values) -> NDArray[np.float64]:
         """``log P(x_j = v | y)`` for each of ``values`` (model input values) of
         feature ``j``: (n_values, n_classes)."""

@@ -309,6 +309,14 @@ class Gaussian(EventModel[GaussianStats, GaussianParams]):
         theta, var = params.theta[class_index], params.var[class_index]
         return rng.normal(theta, np.sqrt(var))
 
+    def describe(self, params, stats, n_features, class_prior) -> list[dict]:
+        """Each feature's mean and standard deviation per class (variance smoothed)."""
+        sd = np.sqrt(params.var)
+        return [
+            {"mean": params.theta[:, j].tolist(), "sd": sd[:, j].tolist()}
+            for j in range(n_features)
+        ]
+
     def value_grid(self, params, stats, j, class_prior) -> list:
         """The class mixture's mean, plus or minus 1 and 1.645 standard deviations."""
         mean = float(class_prior @ params.theta[:, j])

@@ -406,6 +406,18 @@ class KernelDensity(EventModel[KDEStats, KDEParams]):
     def sample(self, params, stats, class_index, rng) -> NDArray[np.float64]:
         return _sample(params, class_index, rng)
 
+    def describe(self, params, stats, n_features, class_prior) -> list[dict]:
+        """Each feature's mean, standard deviation and kernel bandwidth per class."""
+        sd = np.sqrt(moments.variance(stats.moments, ddof=0))
+        return [
+            {
+                "mean": stats.moments.mean[:, j].tolist(),
+                "sd": sd[:, j].tolist(),
+                "bandwidth": params.bandwidth[:, j].tolist(),
+            }
+            for j in range(n_features)
+        ]
+
     def value_grid(self, params, stats, j, class_prior) -> list:
         """Quantiles 5, 25, 50, 75 and 95 % of the class mixture of kernel densities."""
         pieces = [

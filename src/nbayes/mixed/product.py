@@ -180,6 +180,15 @@ class ColumnModel(EventModel[MixedStats, tuple]):
         numeric = all(np.asarray(c).dtype.kind in "fiub" for c in columns)
         return np.column_stack(columns).astype(float if numeric else object)
 
+    def describe(self, params, stats, n_features, class_prior) -> list[dict]:
+        """Each block's summaries, in table order."""
+        out: list[dict] = [{} for _ in range(self.n_features)]
+        for block, event, block_params, block_stats in self._blocks(params, stats.blocks):
+            parts = event.describe(block_params, block_stats, len(block.keys), class_prior)
+            for position, part in zip(block.positions, parts, strict=True):
+                out[position] = part
+        return out
+
     def value_grid(self, params, stats, j, class_prior) -> list:
         b, local = self._locate(j)
         return self.events[b].value_grid(params[b], stats.blocks[b], local, class_prior)
