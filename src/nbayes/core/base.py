@@ -39,7 +39,7 @@ from nbayes.core.validation import (
     same_classes,
     soft_class_weights,
 )
-from nbayes.errors import DomainError
+from nbayes.errors import DomainError, NotEstimableError
 from nbayes.events._contract import EventModel
 
 #: Sparse prediction blocks: at most this many nonzeros (views of X, not copies;
@@ -146,21 +146,46 @@ class BaseNB(ClassifierMixin, BaseEstimator):
 
     def _check_restored(self) -> None:
         """Raise (StatisticsError or ValueError) unless the restored state is one a fit
-        could have made: ``classes_`` a sorted 1-D array of distinct labels, a positive
-        ``n_features_in_``, feature names to match, and statistics the event model
-        accepts for these classes and features (finite, non-negative counts)."""
+        could have made: parameters within their declared constraints, ``classes_`` a
+        sorted 1-D array of distinct labels, a positive ``n_features_in_``, feature names
+        to match, statistics the event model accepts for these classes and features
+        (finite, non-negative counts, consistent shapes), and settings the statistics
+        can be estimated under (e.g. one ``alpha`` per feature)."""
+        self._validate_params()
+        self._check_restored_shape()
+        self._event.validate(self._stats, self.classes_.size, int(self.n_features_in_))
+        self._check_estimable()
+
+    def _check_restored_shape(self) -> None:
+        """``classes_``, ``n_features_in_`` and ``feature_names_in_`` as a fit makes them."""
         classes = self.classes_
         if not isinstance(classes, np.ndarray) or classes.ndim != 1 or classes.size == 0:
             raise ValueError("classes_ must be a non-empty 1-D array.")
+        if classes.dtype.kind not in "iufUSOb":
+            raise ValueError(f"classes_ has an unsupported dtype {classes.dtype}.")
         if len(np.unique(classes)) != classes.size:
             raise ValueError("classes_ holds repeated labels.")
         n_features = self.n_features_in_
         if isinstance(n_features, bool) or not isinstance(n_features, Integral) or n_features < 1:
             raise ValueError(f"n_features_in_ must be a positive integer, got {n_features!r}.")
         names = getattr(self, "feature_names_in_", None)
-        if names is not None and (np.ndim(names) != 1 or len(names) != n_features):
+        if names is not None and (
+            not isinstance(names, np.ndarray) or names.ndim != 1 or len(names) != n_features
+        ):
             raise ValueError("feature_names_in_ does not match n_features_in_.")
-        self._event.validate(self._stats, classes.size, int(n_features))
+        if names is not None and len(set(names.tolist())) != names.size:
+            raise ValueError("feature_names_in_ holds repeated names.")
+
+    def _check_estimable(self) -> None:
+        """Estimate the parameters now, so that settings that do not fit the statistics
+        (an ``alpha`` per feature of the wrong length, say) fail on load rather than at
+        prediction. A kernel density feature with no bandwidth yet (a constant column
+        after ``partial_fit``) is a state training can leave: it is allowed here and
+        reported, as after training, when a prediction needs it."""
+        try:
+            self._fitted  # noqa: B018 - estimated for its checks
+        except NotEstimableError:
+            self._lazy = _LazyFit(self._event)
 
     def _fitted_state(self) -> dict[str, Any]:
         """The fitted state :meth:`_restore` takes: what model files store."""

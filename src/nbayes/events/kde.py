@@ -52,7 +52,7 @@ from scipy.special import logsumexp
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from nbayes.core.validation import ClassWeights
-from nbayes.errors import StatisticsError
+from nbayes.errors import NotEstimableError, StatisticsError
 from nbayes.events import _gaussian_fit, grid, moments
 from nbayes.events._contract import EventModel, setting
 from nbayes.events._stats import Statistics
@@ -64,14 +64,16 @@ _CELLS_PER_CHUNK = 1 << 20  # bounds the (rows x kernel centres) array in log_li
 _HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
 
 
-class ConstantColumnError(ValueError):
-    """A feature with one value only: no bandwidth rule applies. ``column`` is its index."""
+class ConstantColumnError(NotEstimableError):
+    """A feature with one value only: no bandwidth rule applies. ``column`` is its index
+    (``message``, if given, says so in the caller's terms)."""
 
-    def __init__(self, column: int) -> None:
-        self.column = column
+    def __init__(self, column: int, message: str | None = None) -> None:
         super().__init__(
-            f"Feature {column} is constant (or has one sample only): its kernel bandwidth "
-            "would be 0. Drop the column, or give a bandwidth as a number."
+            message
+            or f"Feature {column} is constant (or has one sample only): its kernel bandwidth "
+            "would be 0. Drop the column, or give a bandwidth as a number.",
+            column,
         )
 
 
