@@ -406,7 +406,7 @@ def test_soft_class_weights_equal_hard_labels():
     holey = with_missing(frame)
     hard = NaiveBayes(columns=SPEC).fit(holey, y)
     soft = NaiveBayes(columns=SPEC).fit(holey, y)
-    soft._stats = soft._zero_stats(len(soft.classes_), soft.n_features_in_)
+    soft._replace_statistics(soft._event.zero(len(soft.classes_), soft.n_features_in_))
     one_hot = (y[:, None] == soft.classes_).astype(float)
     soft._learn_weighted(soft._check_X(holey), soft_class_weights(one_hot))
     np.testing.assert_allclose(soft.predict_log_proba(holey), hard.predict_log_proba(holey),

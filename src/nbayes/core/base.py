@@ -200,9 +200,6 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         finiteness on the moments)."""
         return event.add_into(stats, X, W)
 
-    def _zero_stats(self, n_classes: int, n_features: int):
-        return self._event_model().zero(n_classes, n_features)
-
     # ------------------------------------------------------------ training
     def fit(self, X, y, sample_weight=None):
         """Fit the model to X (n_samples, n_features) and labels y (n_samples,).
@@ -211,11 +208,13 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         same as repeating the row.
         """
         self._validate_params()
-        X, y = self._check_X_y(X, y, reset=True)
+        X, y = self._validated_X_y(X, y, reset=True)
+        event = self._event_model()
+        X = self._input_for(event, X)
         check_targets(y)
         self.classes_, index = encode_labels(y)
-        self._own_stats(self._zero_stats(len(self.classes_), X.shape[1]))
-        return self._learn(X, y, sample_weight, index)
+        self._own_stats(event.zero(len(self.classes_), X.shape[1]))
+        return self._learn(event, X, y, sample_weight, index)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add one batch to the statistics.
@@ -229,7 +228,9 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             self._validate_params()
         if first_call and classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit.")
-        X, y = self._check_X_y(X, y, reset=first_call)
+        X, y = self._validated_X_y(X, y, reset=first_call)
+        event = self._event_model()
+        X = self._input_for(event, X)
         check_targets(y)
         if classes is not None and not (first_call or same_classes(classes, self.classes_)):
             declared = np.unique(classes)
@@ -240,11 +241,12 @@ class BaseNB(ClassifierMixin, BaseEstimator):
                 )
         if first_call:
             self.classes_ = np.unique(classes)
-            self._own_stats(self._zero_stats(len(self.classes_), X.shape[1]))
-        return self._learn(X, y, sample_weight)
+            self._own_stats(event.zero(len(self.classes_), X.shape[1]))
+        return self._learn(event, X, y, sample_weight)
 
-    def _learn(self, X, y, sample_weight, index=None) -> BaseNB:
-        """Learn from X and labels y; ``index`` (y's class indices) if already known."""
+    def _learn(self, event: EventModel, X, y, sample_weight, index=None) -> BaseNB:
+        """Learn from X and labels y by ``event``; ``index`` (y's class indices) if
+        already known."""
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         if X.shape[0] != y.shape[0]:
             raise ValueError(
@@ -253,14 +255,15 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         if index is None:
             index = label_index(y, self.classes_)
         W = hard_class_weights(index, len(self.classes_), sample_weight)
-        return self._learn_weighted(X, W)
+        return self._learn_weighted(X, W, event)
 
-    def _learn_weighted(self, X, W: ClassWeights) -> BaseNB:
-        """Add the statistics of validated X under class weights W (n, n_classes).
+    def _learn_weighted(self, X, W: ClassWeights, event: EventModel | None = None) -> BaseNB:
+        """Add the statistics of checked X under class weights W (n, n_classes), by
+        ``event`` (default: the model under the current parameters).
 
         Models that add in place get their own running statistics, copied first if
         someone else may hold them (copy on write)."""
-        event = self._event_model()
+        event = self._event_model() if event is None else event
         self._check_prior_settings()
         running = self.__dict__["_running"]
         stats = running.stats
@@ -277,10 +280,6 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         W = soft_class_weights(np.zeros((X.shape[0], len(self.classes_))))
         self._replace_statistics(self._stats + event.domain(X, W))
 
-    def _check_X_y(self, X, y, reset: bool):
-        X, y = self._validated_X_y(X, y, reset)
-        return self._checked_domain(self._event_model(), self._prepare_X(X)), y
-
     def _validated_X_y(self, X, y, reset: bool):
         """X and y checked (``validate_data``), not yet prepared. A later batch that
         needs no conversion takes :func:`nbayes.core.quick_check.quick_check_X_y`, the same
@@ -292,12 +291,13 @@ class BaseNB(ClassifierMixin, BaseEstimator):
 
     def _check_X(self, X):
         """X validated, prepared and checked against the fitted model's domain."""
-        return self._checked_domain(self._event, self._prepare_X(self._validate_X(X)))
+        return self._input_for(self._event, self._validate_X(X))
 
-    def _checked_domain(self, event: EventModel, X):
-        """X if its values are in ``event``'s domain, else a ValueError naming the value."""
+    def _input_for(self, event: EventModel, X):
+        """Validated X as ``event`` reads it: prepared (e.g. binarized), and its values
+        checked against the model's domain (a ValueError naming the value)."""
         try:
-            return event.check(X)
+            return event.check(self._prepare_X(X))
         except DomainError as error:
             raise ValueError(self._domain_message(error)) from None
 
@@ -417,8 +417,9 @@ class BaseNB(ClassifierMixin, BaseEstimator):
 
         def block_result(rows: slice) -> NDArray:
             part = X if len(blocks) == 1 else _take_rows(X, rows)
-            part = self._checked_domain(fitted.event, self._prepare_X(part))
-            return per_block(self._joint_log_likelihood(part, fitted))
+            return per_block(
+                self._joint_log_likelihood(self._input_for(fitted.event, part), fitted)
+            )
 
         if len(blocks) <= 1:
             return block_result(blocks[0]) if blocks else per_block(self._empty_jll())
@@ -465,9 +466,8 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         """``log P(x_j = v | y)`` for each of ``values`` (model input values) of
         feature ``j``: (n_values, n_classes)."""
         fitted = self._fitted
-        return fitted.event.feature_log_likelihood(
-            fitted.params, j, np.asarray(values), self.n_features_in_
-        )
+        values = self._prepare_X(np.asarray(values)[:, None])[:, 0]  # e.g. binarized
+        return fitted.event.feature_log_likelihood(fitted.params, j, values, self.n_features_in_)
 
     def _factor_kinds(self) -> list[str]:
         """What each feature's factor ``P(x_j | y)`` is (see the contract)."""

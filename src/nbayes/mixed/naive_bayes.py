@@ -185,15 +185,17 @@ class NaiveBayes(BaseNB):
         """
         self._validate_params()
         first_call = not hasattr(self, "classes_")
-        X, y = self._check_X_y(X, y, reset=first_call)
+        X, y = self._validated_X_y(X, y, reset=first_call)
+        event = self._event_model()
+        X = self._input_for(event, X)
         check_classification_targets(y)
         labels = np.unique(y) if classes is None else np.union1d(np.unique(y), classes)
         if first_call:
             self.classes_ = labels
-            self._own_stats(self._zero_stats(len(labels), X.shape[1]))
+            self._own_stats(event.zero(len(labels), X.shape[1]))
         else:
             self._add_classes(labels)
-        return self._learn(X, y, sample_weight)
+        return self._learn(event, X, y, sample_weight)
 
     def _add_classes(self, labels: NDArray) -> None:
         """Widen ``classes_`` and the statistics to cover ``labels``."""
@@ -206,7 +208,7 @@ class NaiveBayes(BaseNB):
         self._replace_statistics(stats)
 
     # ------------------------------------------------------------ input
-    def _check_X_y(self, X, y, reset: bool):
+    def _validated_X_y(self, X, y, reset: bool):
         if y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None."
@@ -221,12 +223,16 @@ class NaiveBayes(BaseNB):
         if reset:
             self._resolved = resolve_spec(self.columns, table, column_kinds())
             self._layout = make_layout(self._resolved, self.kind_options)
-        return self._event_model().read(table), y
+        return table, y
 
-    def _validate_X(self, X) -> BlockData:
+    def _validate_X(self, X):
         table = as_table(X)
         validate_data(self, table, skip_check_array=True, reset=False)
-        return self._event.read(table)
+        return table
+
+    def _input_for(self, event: ColumnModel, table) -> BlockData:
+        """The table's blocks, each read and checked by its own event model."""
+        return event.read(table)
 
     def _sample_features(self, params, class_index, rng):
         """Each block draws its own columns; a DataFrame (pandas) when the model was

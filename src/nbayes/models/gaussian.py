@@ -83,11 +83,11 @@ class GaussianNB(BaseNB):
         which read X anyway, instead of in a pass of its own."""
         return {**self._validation_options(), "ensure_all_finite": False}
 
-    def _check_X_y(self, X, y, reset):
-        X, y = self._validated_X_y(X, y, reset)
+    def _validated_X_y(self, X, y, reset):
+        X, y = super()._validated_X_y(X, y, reset)
         if reset:
             self._fit_dtype = X.dtype
-        return self._prepare_X(X), y
+        return X, y
 
     def _prepare_X(self, X):
         return X.astype(np.float64, copy=False)
