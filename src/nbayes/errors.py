@@ -14,6 +14,8 @@ All are subclasses of the built-in error a caller would catch anyway (``ValueErr
   under ``handle_unknown="error"``.
 - :class:`NotEstimableError`: statistics that hold no parameters yet, though training
   may still complete them (a kernel density feature with one value so far).
+- :class:`InexactCountWarning` (a warning, not an error): a count has reached 2**53,
+  beyond which float64 no longer counts in ones.
 - :class:`NotSupportedError`: a shared feature whose maths does not exist for a model
   (the linear view of a Gaussian model, a nomogram of AODE, whose log-odds are not a
   sum over features).
@@ -91,3 +93,8 @@ class DomainError(ValueError):
             f"{self.problem} in data passed to {owner}: {name_of(self.feature)} is "
             f"{self.value!r} in row {self.row}; the model needs {self.requirement}."
         )
+
+
+class InexactCountWarning(RuntimeWarning):
+    """A count of the statistics has reached ``2**53``: float64 no longer counts in ones
+    beyond it (adding 1 changes nothing), so further counts are rounded."""

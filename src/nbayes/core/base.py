@@ -27,6 +27,7 @@ from nbayes.core import posterior
 from nbayes.core.parallel import map_blocks, n_workers
 from nbayes.core.quick_check import quick_check_X_y
 from nbayes.core.state import Fitted, _LazyFit, _RunningStats
+from nbayes.core.tables import canonical_sparse, check_table
 from nbayes.core.validation import (
     ClassWeights,
     check_class_prior,
@@ -269,7 +270,9 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         stats = running.stats
         if event.adds_in_place and (running.shared or running.owner != id(self)):
             stats = stats.copy()
-        self._own_stats(self._add_into(event, stats, X, W))
+        stats = self._add_into(event, stats, X, W)
+        stats.warn_inexact()
+        self._own_stats(stats)
         self._lazy = _LazyFit(event)
         return self
 
@@ -285,6 +288,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         needs no conversion takes :func:`nbayes.core.quick_check.quick_check_X_y`, the same
         checks without their per-call costs (a ``partial_fit`` stream pays them per
         batch)."""
+        check_table(X, type(self).__name__)
         options = self._training_validation_options()
         checked = None if reset else quick_check_X_y(self, X, y, options)
         return checked or validate_data(self, X, y, **options, reset=reset)
@@ -297,7 +301,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         """Validated X as ``event`` reads it: prepared (e.g. binarized), and its values
         checked against the model's domain (a ValueError naming the value)."""
         try:
-            return event.check(self._prepare_X(X))
+            return event.check(self._prepare_X(canonical_sparse(X)))
         except DomainError as error:
             raise ValueError(self._domain_message(error)) from None
 
@@ -307,6 +311,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     def _validate_X(self, X):
         """X checked against the fitted model (shape, dtype, sparsity), not yet
         prepared: prediction prepares it block by block."""
+        check_table(X, type(self).__name__)
         return validate_data(self, X, **self._validation_options(), reset=False)
 
     def _validation_options(self) -> dict[str, Any]:
