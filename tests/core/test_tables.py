@@ -25,7 +25,8 @@ NOT_TABLES = {
     "ragged": (lambda X: [[1.0, 2.0, 3.0], [1.0, 2.0]], "rows of equal length"),
     "3-D": (lambda X: np.zeros((len(X), 3, 2)), "2-D table"),
     "3-D list": (lambda X: [[[1.0], [2.0]], [[3.0], [4.0]]], "2-D table"),
-    "flat": (lambda X: [1.0, 2.0, 3.0], "flat list"),
+    "1-D": (lambda X: np.arange(3.0), "Expected 2D array"),
+    "mixed": (lambda X: [[1.0, 2.0, 3.0], 4.0], "row 1 of X is a single value"),
 }
 
 
@@ -43,7 +44,8 @@ def test_what_is_not_a_table_gets_a_clear_error(label, shape):
         lambda: type(model)(**model.get_params()).fit(bad, y),
         lambda: type(model)(**model.get_params()).partial_fit(bad, y, classes=[0, 1]),
     ):
-        with pytest.raises(ValueError, match=f"{owner} expects .*{message}"):
+        expected = message if shape == "1-D" else f"{owner} expects .*{message}"
+        with pytest.raises(ValueError, match=expected):
             call()
 
 

@@ -2,9 +2,11 @@
 (2-D: a DataFrame, a 2-D array or sparse matrix, or a list of equally long rows), and,
 for sparse input, that each entry is stored once.
 
-A pandas or polars Series, a flat list, a list of rows of unequal lengths or a 3-D
-array gets an error of its own naming the problem and the fix, instead of whatever
-NumPy or pandas would raise from deep inside the conversion. A sparse matrix with
+A pandas or polars Series, a list of rows of unequal lengths or a 3-D array or nested
+list gets an error of its own naming the problem and the fix, instead of whatever
+NumPy or pandas would raise from deep inside the conversion (a 1-D array or flat list
+keeps scikit-learn's own error, "Expected 2D array ... Reshape your data", as the
+drop-ins promise). A sparse matrix with
 duplicate entries (which scipy allows: they mean their sum) is summed into a copy, so
 models that read the stored entries one by one (binarizing, counting presence) see the
 matrix scipy means; the caller's matrix is never changed.
@@ -33,18 +35,12 @@ def check_table(X: Any, owner: str) -> None:
             "one sample."
         )
     if sp.issparse(X) or isinstance(X, np.ndarray):
-        if X.ndim != 2:
+        if X.ndim > 2:
             raise ValueError(
                 f"{owner} expects a 2-D table (n_samples, n_features), got an array of "
                 f"shape {X.shape}."
-                + (
-                    " Reshape your data: X.reshape(-1, 1) for one feature, X.reshape(1, -1) "
-                    "for one sample."
-                    if X.ndim == 1
-                    else ""
-                )
             )
-        return
+        return  # 1-D: scikit-learn's own "Expected 2D array ... Reshape your data"
     if isinstance(X, list | tuple):
         _check_rows(X, owner)
 
@@ -68,13 +64,9 @@ def _check_rows(rows: Sequence, owner: str) -> None:
     if not rows:
         return
     flat = [i for i, row in enumerate(rows) if not _is_row(row)]
+    if len(flat) == len(rows):
+        return  # a flat list: scikit-learn's own "Expected 2D array ... Reshape your data"
     if flat:
-        if len(flat) == len(rows):
-            raise ValueError(
-                f"{owner} expects a table (n_samples, n_features), got a flat list of "
-                f"{len(rows)} values. Reshape your data: [[v] for v in X] for one feature, "
-                "[X] for one sample."
-            )
         raise ValueError(
             f"{owner} expects a table: row {flat[0]} of X is a single value, not a row."
         )

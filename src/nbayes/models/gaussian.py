@@ -145,12 +145,14 @@ class GaussianNB(BaseNB):
     @property
     def theta_(self) -> NDArray:
         """Per-class feature means, shape (n_classes, n_features)."""
-        return self._as_fit_dtype(self._fitted.params.theta)
+        return self._as_fit_dtype(self._fitted.params.in_units_of_x()[0])
 
     @property
     def var_(self) -> NDArray:
-        """Per-class feature variances (floor included), shape (n_classes, n_features)."""
-        return self._as_fit_dtype(self._fitted.params.var)
+        """Per-class feature variances (floor included), shape (n_classes, n_features);
+        ``inf`` where a variance exceeds float64 (values near 1e300: the model itself
+        keeps them scaled, see :mod:`nbayes.events.gaussian`)."""
+        return self._as_fit_dtype(self._fitted.params.in_units_of_x()[1])
 
     @property
     def epsilon_(self) -> float:
