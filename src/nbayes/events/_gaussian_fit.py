@@ -10,7 +10,7 @@ The block kernels return the moments of ``GaussianStats`` in order: ``class_coun
 
 Scale (see :mod:`nbayes.events.moments`): the exponent of a batch is that of its
 largest ``|x|``, found without a pass of its own: the block's moments bound it
-(:func:`block_exponent`: ``|x| <= |mean| + sqrt(M2 / min w)`` and ``max x^2 >=`` the
+(:func:`batch_exponent`: ``|x| <= |mean| + sqrt(M2 / min w)`` and ``max x^2 >=`` the
 second moment), which settles ordinary features; only the others (all zero, extreme,
 or not finite) are read again. On ordinary data the moments as computed are the
 statistics; on extreme magnitudes the batch is computed again, scaled.
@@ -427,67 +427,58 @@ def add_into(
     if hard and shifted_update(stats, X, W.labels, W.values, blocks):
         return stats
     unscaled = np.zeros(X.shape[1], dtype=np.int64)
-    row_weights = W.values if hard else W.row_totals()
-    lightest = _lightest(row_weights)
 
-    def block_stats(rows: slice, scale: NDArray[np.int64] | None = None):
-        values = X[rows] if scale is None else np.ldexp(X[rows], -scale)
-        part = None if observed is None else observed[rows]
+    def block_stats(rows: slice, scale: NDArray[np.int64] = unscaled) -> GaussianStats:
+        values = X[rows] if not scale.any() else np.ldexp(X[rows], -scale)
         if hard:
             labels, weights = W.labels[rows], W.values[rows]
             moments = hard_block_moments(values, labels, weights, W.n_classes, SCRATCH)
         else:
+            part = None if observed is None else observed[rows]
             moments = block_moments(values, W.rows(rows), part)
-        block = GaussianStats(*moments, unscaled if scale is None else scale)
-        if scale is not None:
-            return block, None
-        return block, block_exponent(block, values, row_weights[rows], lightest, part)
+        return GaussianStats(*moments, scale)
 
     parts = list(map_blocks(block_stats, blocks))
-    exponent = stats.exponent.copy()
-    for _, block_exp in parts:
-        np.maximum(exponent, block_exp, out=exponent)
+    row_weights = W.values if hard else W.row_totals()
+    exponent = np.maximum(stats.exponent, batch_exponent(parts, X, row_weights, observed))
     scale = scale_of(exponent)
     if scale.any():  # extreme magnitudes: the blocks again, scaled (exactly)
         parts = list(map_blocks(lambda rows: block_stats(rows, scale), blocks))
-    if on_non_finite is not None and not all(p.finite_features().all() for p, _ in parts):
+    if on_non_finite is not None and not all(part.finite_features().all() for part in parts):
         on_non_finite()
     stats.rescale_into(exponent)
-    for part, _ in parts:
+    for part in parts:
         _pool_into(stats, part)
     stats.check_representable()
     return stats
 
 
-def _lightest(weights: NDArray[np.float64]) -> float:
-    """The smallest positive weight (inf if none)."""
-    positive = weights[weights > 0]
-    return float(positive.min()) if positive.size else np.inf
-
-
-def block_exponent(
-    block: GaussianStats,
+def batch_exponent(
+    blocks: Sequence[GaussianStats],
     X: NDArray[np.float64],
     weights: NDArray[np.float64],
-    lightest: float,
     observed: NDArray[np.bool_] | None = None,
 ) -> NDArray[np.int64]:
     """The exponent (:func:`nbayes.events.moments.magnitude_exponent`) of the largest
-    ``|x|`` counted in rows X (n_rows, n_features) of weights ``weights`` (n_rows,),
-    none positive below ``lightest``: 0 where the block's unscaled overall moments
-    prove it ordinary (``|x| <= |mean| + sqrt(M2 / lightest)`` below
+    ``|x|`` counted in X (n_rows, n_features), rows of weight ``weights`` (n_rows,),
+    from the unscaled moments of its row ``blocks``: 0 for a feature that every block
+    proves ordinary (``|x| <= |mean| + sqrt(M2 / min w)`` at most
     :data:`ORDINARY_HIGH`, and the second moment ``mean^2 + M2 / N``, at most
-    ``max x^2``, at least ``ORDINARY_LOW**2``); the other features (no value, all zero,
-    extreme or not finite) read their largest ``|x|`` off X."""
+    ``max x^2``, at least ``ORDINARY_LOW**2``, wherever the block counts a value);
+    :data:`NO_VALUES` for one no block counts; the others (all zero, extreme, not
+    finite: unsettled by the bounds) read their largest ``|x|`` off X."""
+    lightest = weights.min(initial=np.inf)
+    if not lightest > 0:  # rows of weight 0 (left out of the moments)
+        lightest = weights[weights > 0].min(initial=np.inf)
+    mean = np.array([block.total_mean for block in blocks]).reshape(len(blocks), X.shape[1])
+    m2 = np.array([block.total_m2 for block in blocks]).reshape(mean.shape)
+    count = np.array([block.total_count for block in blocks]).reshape(mean.shape)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        mean, m2, count = block.total_mean, block.total_m2, block.total_count
         bound = np.abs(mean) + np.sqrt(m2 / lightest)
         second = mean * mean + m2 / np.where(count > 0, count, 1.0)
-    exponent = np.zeros(mean.shape[0], dtype=np.int64)
-    exponent[count == 0] = NO_VALUES
-    unsettled = np.flatnonzero(
-        (count > 0) & ~((bound <= ORDINARY_HIGH) & (second >= ORDINARY_LOW**2))
-    )
+    settled = (bound <= ORDINARY_HIGH) & (second >= ORDINARY_LOW**2)
+    exponent = np.where((count > 0).any(axis=0), 0, NO_VALUES).astype(np.int64)
+    unsettled = np.flatnonzero(((count > 0) & ~settled).any(axis=0))
     if unsettled.size:
         counted = weights > 0
         values = np.abs(X[np.ix_(counted, unsettled)])
@@ -525,8 +516,7 @@ def summarize_block(
     block (:func:`nbayes.events._gaussian_fit.block_moments`, which states the maths),
     scaled as :func:`add_into` scales them; overflow is not checked here."""
     block = GaussianStats(*block_moments(X, W, observed), np.zeros(X.shape[1], dtype=np.int64))
-    weights = W.row_totals()
-    exponent = block_exponent(block, X, weights, _lightest(weights), observed)
+    exponent = batch_exponent([block], X, W.row_totals(), observed)
     scale = scale_of(exponent)
     if scale.any():
         block = GaussianStats(*block_moments(np.ldexp(X, -scale), W, observed), scale)
