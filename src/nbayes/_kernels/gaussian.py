@@ -66,12 +66,17 @@ def class_moments(
     return reference, offset, m2
 
 
+#: The magnitudes :func:`shifted_update` keeps unscaled (``events.moments``' ordinary
+#: range, less a factor of two for the rounding of the bound on |x|).
+ORDINARY_LOW, ORDINARY_HIGH = 2.0**-399, 2.0**399
+
+
 def _shifted_update_kernel(
-    X, labels, weights, class_count, count, mean, m2, totals, sums, scale, most, commit
+    X, labels, weights, class_count, count, mean, m2, totals, sums, track, most, commit
 ):
     """See :func:`shifted_update`."""
     new_weight, s1, s2, lightest, largest = sums
-    track, low, high = scale
+    low, high = ORDINARY_LOW, ORDINARY_HIGH
     n_rows, n_features = X.shape
     n_classes = mean.shape[0]
     for i in range(n_rows):  # the pass over the rows: shifted sums
@@ -153,7 +158,7 @@ def shifted_update(
     weights: NDArray[np.float64],
     stats,
     sums: tuple[NDArray[np.float64], ...],
-    scale: tuple[NDArray[np.intp], float, float],
+    track: NDArray[np.intp],
     most: float,
     commit: bool,
 ) -> bool | None:
@@ -164,13 +169,13 @@ def shifted_update(
     First the sums ``(n, S1, S2)`` over rows X (n_rows, n_features) of classes
     ``labels`` and weights ``weights`` (n_rows,) are added into ``sums`` (shapes
     (n_classes,) and (n_classes, n_features)), the smallest ``w_i`` into its fourth
-    array (1,), and the largest ``|x|`` of the features ``scale[0]`` (an index array)
-    into its fifth (len(scale[0]),), row by row in order of i over the rows with
+    array (1,), and the largest ``|x|`` of the features ``track`` (an index array)
+    into its fifth (len(track),), row by row in order of i over the rows with
     ``w_i > 0`` (the sparse products' additions); False at the first such row whose
     class has no running count. Then, if ``commit``, False unless the batch keeps the
     statistics unscaled: ``|m| + sqrt(S2 / min w)`` (a bound on ``|x|``) at most
-    ``scale[2]`` for every class with rows here, and each tracked largest ``|x|`` 0
-    or within ``scale[1] .. scale[2]``; then the new moments from ``sums``, checked,
+    :data:`ORDINARY_HIGH` for every class with rows here, and each tracked largest
+    ``|x|`` 0 or ordinary; then the new moments from ``sums``, checked,
     are written into ``stats`` (a ``GaussianStats``) with the overall moments pooled
     from them (``S1`` and ``S2`` are overwritten); False (``stats`` untouched) where
     a check fails. So one call does a one-block batch;
@@ -180,7 +185,7 @@ def shifted_update(
     if not available():
         return None
     totals = (stats.total_count, stats.total_mean, stats.total_m2)
-    arrays = (stats.class_count, stats.count, stats.mean, stats.m2, totals, sums, scale)
+    arrays = (stats.class_count, stats.count, stats.mean, stats.m2, totals, sums, track)
     return bool(jit(_shifted_update_kernel)(X, labels, weights, *arrays, most, commit))
 
 

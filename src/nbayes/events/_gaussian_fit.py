@@ -177,14 +177,15 @@ def shifted_update(
     the same operations in the same order (bitwise the same); here ``S1`` and ``S2``
     are sparse products ``S @ v``, as in :func:`hard_block_moments`.
     """
-    if stats.scaled:
-        return False
-    track = np.flatnonzero(stats.exponent == NO_VALUES)
-    scale = (track, ORDINARY_LOW, ORDINARY_HIGH)
+    track = _NO_TRACK
+    if stats.exponent.any():  # scaled, or features with no nonzero value yet
+        if stats.scaled:
+            return False
+        track = np.flatnonzero(stats.exponent == NO_VALUES)
     n_classes, n_features = stats.mean.shape
     if len(blocks) == 1:  # the whole batch in one compiled call (where numba is installed)
         sums = _no_sums(n_classes, n_features, track.shape[0])
-        args = (X, labels, weights, stats, sums, scale, SHIFTED_SQUARES_MOST)
+        args = (X, labels, weights, stats, sums, track, SHIFTED_SQUARES_MOST)
         done = gaussian_kernels.shifted_update(*args, commit=True)
         if done is not None:
             return done and _raise_exponents(stats, track, sums[4])
@@ -192,7 +193,7 @@ def shifted_update(
         return False
 
     def block_sums(rows: slice) -> Sums | None:
-        return _shifted_sums(X[rows], labels[rows], weights[rows], stats, scale)
+        return _shifted_sums(X[rows], labels[rows], weights[rows], stats, track)
 
     parts = map_blocks(block_sums, blocks)
     if any(part is None for part in parts):
@@ -205,16 +206,22 @@ def shifted_update(
         np.minimum(lightest, part[3], out=lightest)
         np.maximum(largest, part[4], out=largest)
     sums = (new_weight, s1, s2, lightest, largest)
-    no_rows = (X[:0], labels[:0], weights[:0], stats, sums, scale, SHIFTED_SQUARES_MOST)
+    no_rows = (X[:0], labels[:0], weights[:0], stats, sums, track, SHIFTED_SQUARES_MOST)
     done = gaussian_kernels.shifted_update(*no_rows, commit=True)
     if done is None:
-        done = _shifted_commit(sums, stats, scale)
+        done = _shifted_commit(sums, stats)
     return done and _raise_exponents(stats, track, largest)
 
 
 #: The ordinary magnitudes, less a factor of two for the rounding of the bounds that
-#: prove a batch within them.
+#: prove a batch within them (the compiled kernel's too).
 ORDINARY_LOW, ORDINARY_HIGH = np.ldexp(1.0, LOW_EXPONENT + 1), np.ldexp(1.0, HIGH_EXPONENT - 1)
+assert (ORDINARY_LOW, ORDINARY_HIGH) == (
+    gaussian_kernels.ORDINARY_LOW,
+    gaussian_kernels.ORDINARY_HIGH,
+)
+_NO_TRACK = np.zeros(0, dtype=np.intp)
+_NOTHING = np.zeros(0)
 
 
 def _no_sums(n_classes: int, n_features: int, n_tracked: int) -> Sums:
@@ -223,15 +230,16 @@ def _no_sums(n_classes: int, n_features: int, n_tracked: int) -> Sums:
         np.zeros(n_classes),
         np.zeros(shape),
         np.zeros(shape),
-        np.full(1, np.inf),
-        np.zeros(n_tracked),
+        np.array([np.inf]),
+        np.zeros(n_tracked) if n_tracked else _NOTHING,
     )
 
 
 def _raise_exponents(stats: GaussianStats, track: NDArray[np.intp], largest: NDArray) -> bool:
     """Record the magnitudes of the tracked features (those with no nonzero value
     before: the others stay ordinary, exponent 0); True."""
-    stats.exponent[track] = np.maximum(stats.exponent[track], magnitude_exponent(largest))
+    if track.size:
+        stats.exponent[track] = np.maximum(stats.exponent[track], magnitude_exponent(largest))
     return True
 
 
@@ -240,15 +248,14 @@ def _shifted_sums(
     labels: NDArray[np.intp],
     weights: NDArray[np.float64],
     stats: GaussianStats,
-    scale: tuple[NDArray[np.intp], float, float],
+    track: NDArray[np.intp],
 ) -> Sums | None:
     """``(n, S1, S2, min w, largest)`` of one block (see :func:`shifted_update`),
-    shapes (n_classes,), (n_classes, n_features) twice, (1,) and (n_tracked,); None if
-    a class with rows here has no running count."""
+    shapes (n_classes,), (n_classes, n_features) twice, (1,) and (len(track),); None
+    if a class with rows here has no running count."""
     n_classes, n_features = stats.mean.shape
-    track = scale[0]
     sums = _no_sums(n_classes, n_features, track.shape[0])
-    args = (X, labels, weights, stats, sums, scale, SHIFTED_SQUARES_MOST)
+    args = (X, labels, weights, stats, sums, track, SHIFTED_SQUARES_MOST)
     compiled = gaussian_kernels.shifted_update(*args, commit=False)
     if compiled is not None:
         return sums if compiled else None
@@ -271,13 +278,11 @@ def _shifted_sums(
         return new_weight, s1, by_class @ deviation, lightest, largest
 
 
-def _shifted_commit(
-    sums: Sums, stats: GaussianStats, scale: tuple[NDArray[np.intp], float, float]
-) -> bool:
+def _shifted_commit(sums: Sums, stats: GaussianStats) -> bool:
     """The new moments from the sums of :func:`shifted_update`, checked, written into
     ``stats``; False (``stats`` untouched) where a check fails."""
     new_weight, s1, s2, lightest, largest = sums
-    _, low, high = scale
+    low, high = ORDINARY_LOW, ORDINARY_HIGH
     present = new_weight > 0
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         bound = np.abs(stats.mean) + np.sqrt(s2 / lightest[0])

@@ -140,7 +140,7 @@ class Statistics:
         :data:`EXACT_COUNTS`, beyond which adding a row no longer changes it. Every
         per-cell count of a row-counting model is at most its class's count; models
         whose cells sum values (multinomial counts) check their cells too."""
-        if self.class_count.size and float(np.max(self.class_count)) >= EXACT_COUNTS:
+        if self.class_count.max(initial=0.0) >= EXACT_COUNTS:
             warn_inexact(f"{type(self).__name__}.class_count")
 
     def validate(self, n_classes: int, n_features: int) -> None:

@@ -129,7 +129,8 @@ class GaussianStats(Statistics):
     @property
     def scaled(self) -> bool:
         """Whether some feature's moments are scaled (extreme magnitudes)."""
-        return bool(np.any(scale_of(self.exponent)))
+        exponent = self.exponent
+        return bool(((exponent != 0) & (exponent != NO_VALUES)).any())
 
     def at_exponent(self, exponent: NDArray[np.int64]) -> GaussianStats:
         """These moments rescaled (exactly, by powers of two) to ``exponent``, which is
