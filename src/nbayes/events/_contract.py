@@ -200,7 +200,8 @@ class EventModel(ABC, Generic[StatsT, ParamsT]):
         missing): (n_values, n_classes)."""
         X = self.missing(len(values), n_features)
         X[:, j] = values
-        return self.log_likelihood_terms(params, X)[:, :, j]
+        # a copy, not a view: a view would keep every feature's terms alive
+        return self.log_likelihood_terms(params, X)[:, :, j].copy()
 
     def factor_kinds(self, n_features: int) -> list[str]:
         """What each feature's factor is (:attr:`factor_kind`, for every feature)."""

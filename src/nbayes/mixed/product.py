@@ -109,11 +109,12 @@ class ColumnModel(EventModel[MixedStats, tuple]):
             try:
                 params.append(event.estimate(block_stats))
             except ConstantColumnError as error:
-                raise ValueError(
+                raise ConstantColumnError(
+                    block.positions[error.column],
                     f"Column {block.keys[error.column]!r} is {block.kind} but constant (or has "
                     "one value only): its kernel bandwidth would be 0. Drop it, declare it "
                     f"another kind, or give kind_options={{{block.kind!r}: {{'bandwidth': "
-                    "<number>}}."
+                    "<number>}}.",
                 ) from None
         return tuple(params)
 
