@@ -30,6 +30,7 @@ from nbayes.spam.parse import (
     html_urls,
     parse_mail,
     read_message,
+    with_separator,
 )
 from nbayes.spam.tokens import _EMAIL, _WORD, lower_words, text_tokens, tokenize
 
@@ -157,8 +158,11 @@ def reference_mail(raw: bytes) -> Mail:
     raw = raw.replace(b"\x00", b"")
     if raw.startswith(b"From "):
         raw = raw.split(b"\n", 1)[1] if b"\n" in raw else b""
-    message = message_from_bytes(raw)
+    separated = with_separator(raw)  # the separator-less reading (tests/spam/test_spam_parse_*)
+    message = message_from_bytes(separated)
     mail = Mail()
+    if separated is not raw:
+        mail.defects.add("MissingHeaderBodySeparatorDefect")
     mail.headers = [(k.lower(), decode_header_value(v)) for k, v in message.raw_items()]
     for part in message.walk():
         mail.defects.update(type(d).__name__ for d in part.defects)
