@@ -192,12 +192,24 @@ def chi2_sf_even(x: NDArray, k: NDArray) -> NDArray[np.float64]:
     m, k = x[rows] / 2, k[rows]
     starts = np.concatenate([[0], np.cumsum(k)[:-1]])
     i = np.arange(k.sum()) - np.repeat(starts, k)  # 0 .. k-1 in each row
-    log_factorial = np.array([math.lgamma(j + 1.0) for j in range(int(k.max()))])
+    log_factorial = _log_factorials(int(k.max()))
     terms = i * np.repeat(np.log(m), k) - log_factorial[i] - np.repeat(m, k)
     top = np.maximum.reduceat(terms, starts)
     total = np.add.reduceat(np.exp(terms - np.repeat(top, k)), starts)
     out[rows] = np.minimum(np.exp(top) * total, 1.0)
     return out
+
+
+_LOG_FACTORIALS = np.zeros(1)
+
+
+def _log_factorials(n: int) -> NDArray[np.float64]:
+    """``ln j!`` for j = 0 .. n - 1 (a table kept between calls, grown as needed)."""
+    global _LOG_FACTORIALS
+    if len(_LOG_FACTORIALS) < n:
+        size = max(n, 2 * len(_LOG_FACTORIALS))
+        _LOG_FACTORIALS = np.array([math.lgamma(j + 1.0) for j in range(size)])
+    return _LOG_FACTORIALS[:n]
 
 
 def _graham(indices: NDArray, indptr: NDArray, f: NDArray, top: int) -> NDArray[np.float64]:
@@ -245,6 +257,17 @@ def naive_bayes_score(
     log_prior = posterior.class_log_prior(stats.class_count, pseudocount=alpha)
     jll = posterior.joint_log_likelihood(multinomial.log_likelihood(params, X), log_prior)
     return np.exp(posterior.log_posterior(jll, log_prior)[:, 1])
+
+
+def score_counts(counts: NDArray, totals: Totals, settings: ScoreSettings) -> float:
+    """The spamminess of one message whose distinct tokens have the store counts
+    ``counts`` (n_tokens, 2: ham, spam)."""
+    k = counts.shape[0]
+    indices, indptr = np.arange(k), np.array([0, k])
+    if settings.method == "naive-bayes":
+        X = _binary_csr(indices, indptr, k)
+        return float(naive_bayes_score(X, counts, totals, settings.alpha)[0])
+    return float(_combine(indices, indptr, None, counts, totals, settings)[0])
 
 
 def score_tokens(

@@ -1,13 +1,14 @@
 """Training the token store from labelled mail, in batches, in three modes.
 
 - ``everything``: learn every message;
-- ``on-error``: score each message against the store as it stands (including the
-  messages of this batch learnt before it) and learn it only if its verdict is not
-  its label (Unsure counts as an error);
-- ``until-mature``: repeat ``on-error`` passes over all messages with the stricter
-  test "spam must score ``>= spam_cutoff + margin``, ham ``<= ham_cutoff - margin``"
-  until a pass learns nothing or ``max_passes`` is reached (as bogominitrain does);
-  a message may be learnt once per pass.
+- ``on-error``: train on or near error (TONE): score each message against the store as
+  it stands (including the messages of this batch learnt before it) and learn it only
+  if its verdict is not its label (Unsure counts as an error) or, with a ``margin``
+  (the thick threshold), its score is within ``margin`` of the cutoff on its side:
+  spam below ``spam_cutoff + margin``, ham above ``ham_cutoff - margin``;
+- ``until-mature``: repeat ``on-error`` passes over all messages (``margin`` 0.05
+  unless given) until a pass learns nothing or ``max_passes`` is reached (as
+  bogominitrain does); a message may be learnt once per pass.
 
 Each batch of ``batch_size`` messages is one transaction, so an interrupted
 training keeps every completed batch. Messages that are not mail are reported and
@@ -29,6 +30,8 @@ from nbayes.spam.sources import MailItem, report_to_stderr
 from nbayes.spam.store import Message, TokenStore
 
 MODES = ("everything", "on-error", "until-mature")
+#: The thick threshold of ``until-mature`` training unless one is given.
+UNTIL_MATURE_MARGIN = 0.05
 
 
 @dataclass
@@ -86,7 +89,7 @@ def train(
     mode: str = "everything",
     settings: ScoreSettings | None = None,
     batch_size: int = 1000,
-    margin: float = 0.05,
+    margin: float | None = None,
     max_passes: int = 5,
     on_error: Callable[[str, str], None] = report_to_stderr,
     progress: Callable[[int], None] | None = None,
@@ -108,7 +111,10 @@ def train(
     if mode == "until-mature":
         messages = list(messages)
     passes = max_passes if mode == "until-mature" else 1
-    strict = margin if mode == "until-mature" else 0.0
+    if margin is None:
+        margin = UNTIL_MATURE_MARGIN if mode == "until-mature" else 0.0
+    if not 0 <= margin < 1:
+        raise ValueError(f"margin must be in [0, 1), got {margin}")
     for _ in range(passes):
         report.passes += 1
         learnt_in_pass = 0
@@ -118,7 +124,7 @@ def train(
                     chosen = batch
                     store.add(chosen)
                 else:
-                    chosen = _learn_errors(store, batch, settings, strict)
+                    chosen = _learn_errors(store, batch, settings, margin)
             for _, _, label in chosen:
                 report.learnt[label] += 1
             learnt_in_pass += len(chosen)
@@ -137,11 +143,17 @@ def _learn_errors(
     for message in batch:
         tokens, _, label = message
         score = float(score_tokens(store, [tokens], settings)[0])
-        if label == "spam":
-            wrong = score < min(settings.spam_cutoff + margin, 1.0)
-        else:
-            wrong = score > max(settings.ham_cutoff - margin, 0.0)
-        if wrong:
+        if needs_learning(score, label == "spam", settings, margin):
             store.add([message])
             chosen.append(message)
     return chosen
+
+
+def needs_learning(score: float, is_spam: bool, settings: ScoreSettings, margin: float) -> bool:
+    """Train on or near error: whether a message scored ``score`` is to be learnt, that is
+    whether its verdict is wrong or Unsure, or its score is within ``margin`` of the
+    cutoff on its side (spam below ``spam_cutoff + margin``, ham above
+    ``ham_cutoff - margin``)."""
+    if is_spam:
+        return score < min(settings.spam_cutoff + margin, 1.0)
+    return score > max(settings.ham_cutoff - margin, 0.0)

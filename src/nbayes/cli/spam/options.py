@@ -30,6 +30,14 @@ jobs_option = click.option(
     help="Worker processes parsing and tokenizing mail (0: none) [default: CPUs - 1].",
 )
 
+thick_option = click.option(
+    "--thick",
+    type=click.FloatRange(0, 1, max_open=True),
+    default=None,
+    help="Thick threshold of train-on-or-near-error: also learn spam scoring below "
+    "spam-cutoff + THICK and ham above ham-cutoff - THICK [default: 0; 0.05 for until-mature].",
+)
+
 
 def scoring_options(command):
     """Add the scoring options and pass them on as one ``settings`` argument."""

@@ -12,6 +12,7 @@ from nbayes.cli.spam.options import (
     progress_bar,
     report,
     scoring_options,
+    thick_option,
 )
 from nbayes.spam.sources import iter_mail
 from nbayes.spam.store import StoreError
@@ -54,6 +55,12 @@ def _with_sources(command):
     help="Learn everything, only errors, or until mature.",
 )
 @click.option(
+    "--tone",
+    is_flag=True,
+    help="Train on or near error: the same as --mode on-error.",
+)
+@thick_option
+@click.option(
     "--batch-size",
     type=click.IntRange(min=1),
     default=1000,
@@ -62,10 +69,18 @@ def _with_sources(command):
 )
 @jobs_option
 @scoring_options
-def train(db, spam_sources, ham_sources, exclude, mode, batch_size, jobs, settings) -> None:
+def train(
+    db, spam_sources, ham_sources, exclude, mode, tone, thick, batch_size, jobs, settings
+) -> None:
     """Learn spam and ham messages into the token database DB."""
     if not spam_sources and not ham_sources:
         raise click.UsageError("give at least one --spam or --ham source")
+    if tone:
+        if mode not in ("everything", "on-error"):
+            raise click.UsageError(f"--tone is --mode on-error, not --mode {mode}")
+        mode = "on-error"
+    if thick is not None and mode == "everything":
+        raise click.UsageError("--thick applies to --tone (--mode on-error) and until-mature")
     with open_store(db, create=True) as store:
         spam = iter_mail(spam_sources, exclude=exclude, on_error=report)
         ham = iter_mail(ham_sources, exclude=exclude, on_error=report)
@@ -76,6 +91,7 @@ def train(db, spam_sources, ham_sources, exclude, mode, batch_size, jobs, settin
                 mode=mode,
                 settings=settings,
                 batch_size=batch_size,
+                margin=thick,
                 on_error=report,
                 progress=bar.update,
                 jobs=jobs,
