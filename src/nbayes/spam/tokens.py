@@ -20,6 +20,7 @@ Robinson's filters):
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from nbayes.spam.parse import Mail, parse_mail
 
@@ -39,12 +40,32 @@ _EMAIL = re.compile(r"[\w.+\-]+@([\w\-]+(?:\.[\w\-]+)+)")
 _URL_PART = re.compile(r"[^\W_]+")
 
 
-def tokenize(raw: bytes) -> set[str]:
+@dataclass(frozen=True)
+class TokenOptions:
+    """What the tokenizer makes of a message.
+
+    osb : orthogonal sparse bigrams (OSB) of the body words: each word paired with each
+        of the ``osb - 1`` words before it, ``"a b"``, ``"a _ b"``, ``"a _ _ b"`` ...
+        (the number of ``_`` is the number of words skipped); 0 or 1: none.
+    """
+
+    osb: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.osb <= MAX_OSB_WINDOW:
+            raise ValueError(f"osb must be in [0, {MAX_OSB_WINDOW}], got {self.osb}")
+
+
+MAX_OSB_WINDOW = 5
+DEFAULT_OPTIONS = TokenOptions()
+
+
+def tokenize(raw: bytes, options: TokenOptions = DEFAULT_OPTIONS) -> set[str]:
     """The token set of one raw message; raises ``MailParseError`` if it is not mail."""
-    return mail_tokens(parse_mail(raw))
+    return mail_tokens(parse_mail(raw), options)
 
 
-def mail_tokens(mail: Mail) -> set[str]:
+def mail_tokens(mail: Mail, options: TokenOptions = DEFAULT_OPTIONS) -> set[str]:
     """The token set of a parsed message (see the module docstring)."""
     tokens: set[str] = set()
     # The values of a header name (Received, ...) are tokenized together, joined by a
@@ -67,6 +88,8 @@ def mail_tokens(mail: Mail) -> set[str]:
         tokens.update(map(prefix.__add__, words))
     for text in mail.texts:
         tokens.update(text_tokens(text))
+        if options.osb > 1:
+            tokens.update(osb_tokens(lower_words(text.lower()), options.osb))
     for url in set(mail.urls):  # an HTML part often links one URL many times
         tokens.update(url_tokens(url))
     for content_type, charset, encoding in mail.parts:
@@ -121,6 +144,22 @@ def text_tokens(text: str, fold_case: bool = True) -> set[str]:
     if "://" in text or "www." in text:
         for url in set((_URL_LOWER if fold_case else _URL).findall(text)):
             tokens.update(url_tokens(url))
+    return tokens
+
+
+_SKIPS = ("", "_ ", "_ _ ", "_ _ _ ")
+
+
+def osb_tokens(words: list[str], window: int) -> set[str]:
+    """Orthogonal sparse bigrams of a word sequence: ``f"{words[i - d]} {"_ " * (d - 1)}{
+    words[i]}"`` for d = 1 .. window - 1 (Siefkes et al., 2004, as OSBF-Lua and rspamd),
+    words longer than ``MAX_WORD`` cut to it."""
+    if words and max(map(len, words)) > MAX_WORD:
+        words = [w[:MAX_WORD] for w in words]
+    tokens: set[str] = set()
+    for d in range(1, window):
+        skip = " " + _SKIPS[d - 1]
+        tokens.update([a + skip + b for a, b in zip(words, words[d:], strict=False)])
     return tokens
 
 
