@@ -105,7 +105,9 @@ def nbayes_rows(corpus: Corpus, name: str, variant: Variant, cache: dict) -> lis
     rows = []
     X, _ = token_matrix(sets)
     if corpus.test is None:
-        scores = cross_val_scores_matrix(X, y, settings, fold_indices(y, FOLDS, seed=0))
+        scores = cross_val_scores_matrix(
+            X, y, settings, fold_indices(y, FOLDS, seed=0), log_odds=True
+        )
         rows.append(_row(corpus, name, "folds", y, scores))
     else:
         rows.append(
@@ -116,8 +118,9 @@ def nbayes_rows(corpus: Corpus, name: str, variant: Variant, cache: dict) -> lis
     ordered = [sets[i] for i in corpus.order]
     y_ordered = y[corpus.order]
     for tone in (False, True):
-        scores, _ = incremental_scores(ordered, y_ordered, settings, tone=tone,
-                                       thick=variant.thick)  # fmt: skip
+        scores, _ = incremental_scores(
+            ordered, y_ordered, settings, tone=tone, thick=variant.thick, log_odds=True
+        )
         label = f"{name}, TONE" if tone else name
         rows.append(_row(corpus, label, "incremental", y_ordered, scores))
     return rows
@@ -134,7 +137,7 @@ def _split_scores(X, y, test: np.ndarray, settings: ScoreSettings) -> np.ndarray
         tuple(int(n) for n in onehot[train].T @ sizes[train]),
         int(np.count_nonzero(counts.sum(axis=1))),
     )
-    return score_matrix(X[test], counts, totals, settings)
+    return score_matrix(X[test], counts, totals, settings, log_odds=True)
 
 
 def _row(corpus: Corpus, name: str, protocol: str, y, scores) -> Row:

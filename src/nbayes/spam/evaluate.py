@@ -27,6 +27,7 @@ from email.utils import parsedate_to_datetime
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
+from scipy.special import expit
 from sklearn.metrics import roc_auc_score, roc_curve
 from sklearn.model_selection import StratifiedKFold
 
@@ -69,14 +70,22 @@ def cross_val_scores(
     y: NDArray,
     settings: ScoreSettings,
     folds: Sequence[NDArray[np.intp]],
+    *,
+    log_odds: bool = False,
 ) -> NDArray[np.float64]:
-    """Out-of-fold spamminess of each message, shape (n_messages,)."""
+    """Out-of-fold spamminess of each message, shape (n_messages,); with ``log_odds``,
+    ``ln(score / (1 - score))`` (exact where the score rounds to 0 or 1: for ranking)."""
     X, _ = token_matrix(token_sets)
-    return cross_val_scores_matrix(X, np.asarray(y), settings, folds)
+    return cross_val_scores_matrix(X, np.asarray(y), settings, folds, log_odds=log_odds)
 
 
 def cross_val_scores_matrix(
-    X: sp.csr_matrix, y: NDArray, settings: ScoreSettings, folds: Sequence[NDArray[np.intp]]
+    X: sp.csr_matrix,
+    y: NDArray,
+    settings: ScoreSettings,
+    folds: Sequence[NDArray[np.intp]],
+    *,
+    log_odds: bool = False,
 ) -> NDArray[np.float64]:
     """:func:`cross_val_scores` on a prepared binary token matrix X (n, n_tokens)."""
     onehot = np.column_stack([y == 0, y == 1]).astype(np.float64)
@@ -92,15 +101,21 @@ def cross_val_scores_matrix(
             tuple(int(n) for n in onehot[train].T @ all_sizes[train]),
             int(np.count_nonzero(counts.sum(axis=1))),
         )
-        scores[test] = score_matrix(X[test], counts, totals, settings)
+        scores[test] = score_matrix(X[test], counts, totals, settings, log_odds=log_odds)
     return scores
 
 
-def evaluate_scores(y: NDArray, scores: NDArray, settings: ScoreSettings) -> Evaluation:
-    """The measures of :class:`Evaluation` for labels y (0 ham, 1 spam) and scores."""
+def evaluate_scores(
+    y: NDArray, scores: NDArray, settings: ScoreSettings, *, log_odds: bool = False
+) -> Evaluation:
+    """The measures of :class:`Evaluation` for labels y (0 ham, 1 spam) and scores (with
+    ``log_odds``, log-odds of the scores: the ROC ranks by them, the verdicts are
+    those of the scores they stand for)."""
     y = np.asarray(y)
     auc = float(roc_auc_score(y, scores))
     fpr, tpr, _ = roc_curve(y, scores)
+    if log_odds:
+        scores = expit(scores)
     confusion: dict[tuple[str, str], int] = {}
     for label, truth in (("ham", 0), ("spam", 1)):
         for verdict in ("Spam", "Unsure", "Ham"):
@@ -123,6 +138,7 @@ def incremental_scores(
     *,
     tone: bool = False,
     thick: float = 0.0,
+    log_odds: bool = False,
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """Score each message with the counts of the messages before it, then learn it.
 
@@ -130,7 +146,8 @@ def incremental_scores(
     1 spam), shape (n,). With ``tone`` a message is learnt only where
     :func:`nbayes.spam.train.needs_learning` says so (its verdict wrong or Unsure, or its
     score within ``thick`` of the cutoffs); otherwise every message is learnt.
-    Returns the scores, shape (n,), and which messages were learnt, shape (n,).
+    Returns the scores (with ``log_odds``, their log-odds, as :func:`cross_val_scores`),
+    shape (n,), and which messages were learnt, shape (n,).
     """
     y = np.asarray(y)
     if len(y) != len(token_sets):
@@ -146,9 +163,10 @@ def incremental_scores(
         ids = indices[indptr[i] : indptr[i + 1]]
         seen = counts[ids]
         totals = Totals((messages[0], messages[1]), (sizes[0], sizes[1]), vocabulary)
-        scores[i] = score_counts(seen, totals, settings)
+        scores[i] = score_counts(seen, totals, settings, log_odds=log_odds)
         label = int(y[i])
-        if tone and not needs_learning(scores[i], label == 1, settings, thick):
+        score = float(expit(scores[i])) if log_odds else scores[i]
+        if tone and not needs_learning(score, label == 1, settings, thick):
             continue
         vocabulary += int(np.count_nonzero(seen.sum(axis=1) == 0))
         counts[ids, label] += 1

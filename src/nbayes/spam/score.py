@@ -129,20 +129,24 @@ def robinson_f(counts: NDArray, totals: Totals, settings: ScoreSettings) -> NDAr
 
 
 def score_matrix(
-    X: sp.csr_matrix, counts: NDArray, totals: Totals, settings: ScoreSettings
-) -> NDArray[np.float64]:
+    X: sp.csr_matrix, counts: NDArray, totals: Totals, settings: ScoreSettings,
+    *, log_odds: bool = False,
+) -> NDArray[np.float64]:  # fmt: skip
     """Spamminess of each row of binary X (n_messages, n_tokens) whose columns have
-    the store counts ``counts`` (n_tokens, 2); shape (n_messages,)."""
+    the store counts ``counts`` (n_tokens, 2); shape (n_messages,). With ``log_odds``,
+    ``ln(score / (1 - score))``, exact where the score rounds to 0 or 1 (for ranking:
+    see :func:`fisher_log_odds`)."""
     if settings.method == "naive-bayes":
-        return naive_bayes_score(X, counts, totals, settings.alpha)
-    return _combine(X.indices, X.indptr, X.data, counts, totals, settings)
+        return naive_bayes_score(X, counts, totals, settings.alpha, log_odds=log_odds)
+    return _combine(X.indices, X.indptr, X.data, counts, totals, settings, log_odds)
 
 
 def _combine(
     indices: NDArray, indptr: NDArray, data: NDArray | None, counts: NDArray,
-    totals: Totals, settings: ScoreSettings,
+    totals: Totals, settings: ScoreSettings, log_odds: bool = False,
 ) -> NDArray[np.float64]:  # fmt: skip
-    """Fisher or Graham combining of the messages in CSR arrays (``data`` None: all 1)."""
+    """Fisher or Graham combining of the messages in CSR arrays (``data`` None: all 1);
+    with ``log_odds``, ``ln(score / (1 - score))`` instead of the score."""
     f = robinson_f(counts, totals, settings)
     kept = (np.abs(f - 0.5) >= settings.min_dev)[indices]
     indices = indices[kept]
@@ -151,12 +155,78 @@ def _combine(
     indptr = kept_before[indptr]
     k = np.diff(indptr)
     if settings.method == "graham":
-        return _graham(indices, indptr, f, settings.top)
+        return _graham(indices, indptr, f, settings.top, log_odds)
     ln_f = _row_sums(np.log(f)[indices], data, indptr)
     ln_1f = _row_sums(np.log1p(-f)[indices], data, indptr)
+    if log_odds:
+        return fisher_log_odds(ln_f, ln_1f, k)
     h = chi2_sf_even(-2 * ln_f, k)
     s = chi2_sf_even(-2 * ln_1f, k)
     return np.where(k > 0, (1 + h - s) / 2, 0.5)
+
+
+def fisher_log_odds(ln_f: NDArray, ln_1f: NDArray, k: NDArray) -> NDArray[np.float64]:
+    """``ln(score / (1 - score))`` of Fisher's score ``(1 + H - S) / 2``, without rounding
+    the score to 0 or 1 first.
+
+    With ``H = Q(-2 Σ ln f, 2k)``, ``S = Q(-2 Σ ln(1 - f), 2k)`` and their complements
+    ``C_H = 1 - H``, ``C_S = 1 - S`` (chi-square distribution functions), the score is
+    ``(H + C_S) / 2`` and one minus it ``(S + C_H) / 2``: each a sum of two
+    non-negative terms, whose logarithms :func:`chi2_log_sf_cdf_even` gives to full
+    relative precision. The score itself reaches 0 or 1 in floating point once ``H``
+    or ``S`` falls below about 1e-16, so that ever more messages tie there; the
+    log-odds keep ranking them as the scores' exact values would (what a ROC curve
+    needs). Shapes (n,); 0 where ``k = 0``.
+    """
+    ln_h, ln_ch = chi2_log_sf_cdf_even(-2 * ln_f, k)
+    ln_s, ln_cs = chi2_log_sf_cdf_even(-2 * ln_1f, k)
+    return np.where(k > 0, np.logaddexp(ln_h, ln_cs) - np.logaddexp(ln_s, ln_ch), 0.0)
+
+
+#: Where ``Q`` is at most this, ``ln(1 - Q)`` is precise enough computed from ``Q``.
+_CDF_BY_SUBTRACTION = 0.999
+#: Terms of the upper Poisson tail summed at most (each under 1e-17 of the sum after).
+_MAX_TAIL_TERMS = 1 << 14
+
+
+def chi2_log_sf_cdf_even(x: NDArray, k: NDArray) -> tuple[NDArray, NDArray]:
+    """``(ln Q(x; 2k), ln(1 - Q(x; 2k)))``, both to full relative precision, however small.
+
+    ``Q(x; 2k) = P(Poisson(m) <= k - 1)`` and ``1 - Q = P(Poisson(m) >= k)`` with
+    ``m = x / 2`` (see :func:`chi2_sf_even`). The survival function is a log-sum-exp
+    of its ``k`` terms; the distribution function is ``log1p(-Q)`` where ``Q`` is not
+    near 1, else the upper tail ``sum_{i >= k} exp(-m + i ln m - ln i!)`` summed in log
+    space until the terms are below 1e-17 of the sum (the ratio of successive terms,
+    ``m / (i + 1)``, falls below 1 there, since ``m < k``). ``k = 0``: ``(0, -inf)``.
+    x, k : arrays of shape (n,), x >= 0 and integer k >= 0.
+    """
+    x, k = np.asarray(x, dtype=np.float64), np.asarray(k, dtype=np.int64)
+    ln_q = np.zeros(x.shape)
+    ln_c = np.full(x.shape, -np.inf)
+    rows = np.flatnonzero((k > 0) & (x > 0))
+    if rows.size == 0:
+        return ln_q, ln_c
+    m, kk = x[rows] / 2, k[rows]
+    top, total = _sf_terms(m, kk)
+    ln_sf = np.minimum(top + np.log(total), 0.0)
+    ln_q[rows] = ln_sf
+    by_subtraction = ln_sf <= math.log(_CDF_BY_SUBTRACTION)
+    ln_c[rows[by_subtraction]] = np.log1p(-np.exp(ln_sf[by_subtraction]))
+    for j in np.flatnonzero(~by_subtraction):
+        ln_c[rows[j]] = _log_poisson_upper_tail(m[j], int(kk[j]))
+    return ln_q, ln_c
+
+
+def _log_poisson_upper_tail(m: float, k: int) -> float:
+    """``ln P(Poisson(m) >= k)`` for ``m < k``, summed from its largest term, ``i = k``."""
+    n = 64
+    while True:
+        i = np.arange(k, k + n)
+        terms = i * math.log(m) - np.array([math.lgamma(j + 1.0) for j in i]) - m
+        if terms[-1] < terms[0] - 40 or n >= _MAX_TAIL_TERMS:  # e^-40 < 1e-17
+            top = terms[0]
+            return float(top + math.log(np.exp(terms - top).sum()))
+        n *= 4
 
 
 def _row_sums(values: NDArray, data: NDArray | None, indptr: NDArray) -> NDArray[np.float64]:
@@ -189,15 +259,21 @@ def chi2_sf_even(x: NDArray, k: NDArray) -> NDArray[np.float64]:
     rows = np.flatnonzero((k > 0) & (x > 0))
     if rows.size == 0:
         return out
-    m, k = x[rows] / 2, k[rows]
+    top, total = _sf_terms(x[rows] / 2, k[rows])
+    out[rows] = np.minimum(np.exp(top) * total, 1.0)
+    return out
+
+
+def _sf_terms(m: NDArray, k: NDArray) -> tuple[NDArray, NDArray]:
+    """``P(Poisson(m) <= k - 1) = exp(top) * total`` row by row (m > 0, k > 0): ``top``
+    the largest of the row's terms ``-m + i ln m - ln i!`` (i < k), ``total`` the sum
+    of their exponentials relative to it."""
     starts = np.concatenate([[0], np.cumsum(k)[:-1]])
     i = np.arange(k.sum()) - np.repeat(starts, k)  # 0 .. k-1 in each row
     log_factorial = _log_factorials(int(k.max()))
     terms = i * np.repeat(np.log(m), k) - log_factorial[i] - np.repeat(m, k)
     top = np.maximum.reduceat(terms, starts)
-    total = np.add.reduceat(np.exp(terms - np.repeat(top, k)), starts)
-    out[rows] = np.minimum(np.exp(top) * total, 1.0)
-    return out
+    return top, np.add.reduceat(np.exp(terms - np.repeat(top, k)), starts)
 
 
 _LOG_FACTORIALS = np.zeros(1)
@@ -212,22 +288,26 @@ def _log_factorials(n: int) -> NDArray[np.float64]:
     return _LOG_FACTORIALS[:n]
 
 
-def _graham(indices: NDArray, indptr: NDArray, f: NDArray, top: int) -> NDArray[np.float64]:
+def _graham(
+    indices: NDArray, indptr: NDArray, f: NDArray, top: int, log_odds: bool = False
+) -> NDArray[np.float64]:
     """``Π f / (Π f + Π (1 - f)) = 1 / (1 + exp(-Σ logit f))`` over each message's ``top``
-    tokens farthest from 0.5 (messages as CSR ``indices``/``indptr`` into ``f``)."""
+    tokens farthest from 0.5 (messages as CSR ``indices``/``indptr`` into ``f``); with
+    ``log_odds``, ``Σ logit f``."""
     logit = np.log(f) - np.log1p(-f)
-    out = np.full(len(indptr) - 1, 0.5)
+    out = np.full(len(indptr) - 1, 0.0 if log_odds else 0.5)
     for i in range(len(indptr) - 1):
         row = logit[indices[indptr[i] : indptr[i + 1]]]
         if row.size > top:
             row = row[np.argpartition(-np.abs(row), top - 1)[:top]]
         if row.size:
-            out[i] = math.exp(-np.logaddexp(0.0, -row.sum()))
+            total = row.sum()
+            out[i] = total if log_odds else math.exp(-np.logaddexp(0.0, -total))
     return out
 
 
 def naive_bayes_score(
-    X: sp.csr_matrix, counts: NDArray, totals: Totals, alpha: float
+    X: sp.csr_matrix, counts: NDArray, totals: Totals, alpha: float, *, log_odds: bool = False
 ) -> NDArray[np.float64]:
     """``P(spam | x)`` of multinomial NB over the store's vocabulary of size ``V``.
 
@@ -256,18 +336,23 @@ def naive_bayes_score(
     X = sp.hstack([X, sp.csr_matrix((X.shape[0], 1))], format="csr")
     log_prior = posterior.class_log_prior(stats.class_count, pseudocount=alpha)
     jll = posterior.joint_log_likelihood(multinomial.log_likelihood(params, X), log_prior)
-    return np.exp(posterior.log_posterior(jll, log_prior)[:, 1])
+    log_post = posterior.log_posterior(jll, log_prior)
+    if log_odds:
+        return log_post[:, 1] - log_post[:, 0]
+    return np.exp(log_post[:, 1])
 
 
-def score_counts(counts: NDArray, totals: Totals, settings: ScoreSettings) -> float:
+def score_counts(
+    counts: NDArray, totals: Totals, settings: ScoreSettings, *, log_odds: bool = False
+) -> float:
     """The spamminess of one message whose distinct tokens have the store counts
-    ``counts`` (n_tokens, 2: ham, spam)."""
+    ``counts`` (n_tokens, 2: ham, spam); with ``log_odds`` as :func:`score_matrix`."""
     k = counts.shape[0]
     indices, indptr = np.arange(k), np.array([0, k])
     if settings.method == "naive-bayes":
         X = _binary_csr(indices, indptr, k)
-        return float(naive_bayes_score(X, counts, totals, settings.alpha)[0])
-    return float(_combine(indices, indptr, None, counts, totals, settings)[0])
+        return float(naive_bayes_score(X, counts, totals, settings.alpha, log_odds=log_odds)[0])
+    return float(_combine(indices, indptr, None, counts, totals, settings, log_odds)[0])
 
 
 def score_tokens(

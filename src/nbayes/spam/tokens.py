@@ -47,16 +47,26 @@ class TokenOptions:
     osb : orthogonal sparse bigrams (OSB) of the body words: each word paired with each
         of the ``osb - 1`` words before it, ``"a b"``, ``"a _ b"``, ``"a _ _ b"`` ...
         (the number of ``_`` is the number of words skipped); 0 or 1: none.
+    headers : ``"named"``: each header's words prefixed by its name (``subject:free``)
+        and ``hdr:<name>`` for each header present; ``"grouped"``: as bogofilter, only
+        Subject, From, To, Cc, Received and Return-Path keep their names, the words of
+        every other header share ``head:``; ``"plain"``: header words as body words.
     """
 
     osb: int = 0
+    headers: str = "named"
 
     def __post_init__(self) -> None:
         if not 0 <= self.osb <= MAX_OSB_WINDOW:
             raise ValueError(f"osb must be in [0, {MAX_OSB_WINDOW}], got {self.osb}")
+        if self.headers not in HEADER_MODES:
+            raise ValueError(f"headers must be one of {HEADER_MODES}, got {self.headers!r}")
 
 
 MAX_OSB_WINDOW = 5
+HEADER_MODES = ("named", "grouped", "plain")
+#: Headers keeping their own prefix with ``headers="grouped"`` (as bogofilter's tags).
+NAMED_IN_GROUPS = frozenset({"subject", "from", "to", "cc", "received", "return-path"})
 DEFAULT_OPTIONS = TokenOptions()
 
 
@@ -79,8 +89,12 @@ def mail_tokens(mail: Mail, options: TokenOptions = DEFAULT_OPTIONS) -> set[str]
             ignored = _ignored(name)
         if ignored:
             continue
-        tokens.add("hdr:" + name)
-        prefix = name + ":"
+        if options.headers == "plain":
+            prefix = ""
+        else:
+            tokens.add("hdr:" + name)
+            grouped = options.headers == "grouped" and name not in NAMED_IN_GROUPS
+            prefix = "head:" if grouped else name + ":"
         text = "\n".join(texts).lower()
         words = lower_words(text)
         if len(text) > 2 * MAX_WORD and words and max(map(len, words)) > 2 * MAX_WORD:

@@ -82,7 +82,8 @@ def evaluate(
         order = date_order(dates)
         y = y[order]
         scores, learnt = incremental_scores(
-            [token_sets[i] for i in order], y, settings, tone=tone, thick=thick or 0.0
+            [token_sets[i] for i in order], y, settings, tone=tone, thick=thick or 0.0,
+            log_odds=True,
         )
         how = "train on or near error" if tone else "train on everything"
         click.echo(f"messages\t{int(y.sum())} spam, {int(len(y) - y.sum())} ham, incremental")
@@ -90,9 +91,10 @@ def evaluate(
     else:
         if y.sum() < folds or (len(y) - y.sum()) < folds:
             raise click.ClickException(f"need at least {folds} spam and {folds} ham messages")
-        scores = cross_val_scores(token_sets, y, settings, fold_indices(y, folds, seed))
+        folds_ = fold_indices(y, folds, seed)
+        scores = cross_val_scores(token_sets, y, settings, folds_, log_odds=True)
         click.echo(f"messages\t{int(y.sum())} spam, {int(len(y) - y.sum())} ham, {folds} folds")
-    result = evaluate_scores(y, scores, settings)
+    result = evaluate_scores(y, scores, settings, log_odds=True)
     click.echo(f"ROC AUC\t{result.roc_auc:.6f}")
     click.echo(f"1-ROCA %\t{result.one_minus_roca:.4f}")
     click.echo(f"spam caught at 0.1% FPR\t{100 * result.caught_at_01:.2f}%")
