@@ -153,7 +153,31 @@ def incremental_scores(
     if len(y) != len(token_sets):
         raise ValueError(f"{len(token_sets)} token sets but {len(y)} labels")
     indices, indptr, columns = token_index(token_sets)
-    counts = np.zeros((len(columns), 2), dtype=np.int64)
+    return _incremental(indices, indptr, len(columns), y, settings, tone, thick, log_odds)
+
+
+def incremental_scores_matrix(
+    X: sp.csr_matrix,
+    y: NDArray,
+    settings: ScoreSettings,
+    *,
+    tone: bool = False,
+    thick: float = 0.0,
+    log_odds: bool = False,
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """:func:`incremental_scores` on a binary token matrix X (n, n_tokens), rows in order."""
+    y = np.asarray(y)
+    if X.shape[0] != len(y):
+        raise ValueError(f"{X.shape[0]} rows but {len(y)} labels")
+    X = sp.csr_matrix(X)
+    return _incremental(X.indices, X.indptr, X.shape[1], y, settings, tone, thick, log_odds)
+
+
+def _incremental(
+    indices: NDArray, indptr: NDArray, n_tokens: int, y: NDArray, settings: ScoreSettings,
+    tone: bool, thick: float, log_odds: bool,
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:  # fmt: skip
+    counts = np.zeros((n_tokens, 2), dtype=np.int64)
     messages = [0, 0]
     sizes = [0, 0]
     vocabulary = 0
