@@ -1,5 +1,6 @@
 """The results file around the tables: sections kept from an earlier run, the summary
-of targets, and the hand-written notes (``bench/NOTES.md``) merged in below a rule."""
+of targets, and the hand-written notes on the results (the first part of
+``bench/NOTES.md``, above :data:`NOTES_END`) merged in below a rule."""
 
 from __future__ import annotations
 
@@ -66,14 +67,26 @@ def summary(records: list[dict]) -> list[str]:
 
 
 NOTES_MARK = "<!-- below: bench/NOTES.md, merged by bench/run.py -->"
+#: The line in ``bench/NOTES.md`` that ends the notes on the results: what follows it
+#: (what was tried and chosen, and the figures that decided) is not merged.
+NOTES_END = "<!-- end of the notes merged into RESULTS.md -->"
+
+
+def results_notes() -> str:
+    """The notes on the results: ``bench/NOTES.md`` above :data:`NOTES_END` ("" if
+    there is no such file)."""
+    notes = HERE / "NOTES.md"
+    if not notes.exists():
+        return ""
+    return notes.read_text().split(NOTES_END)[0].rstrip()
 
 
 def with_notes(results: str) -> str:
     """``results`` (a results file, with or without notes merged) with the current
-    ``bench/NOTES.md`` merged in below a rule, replacing any notes there before."""
+    notes on the results merged in below a rule, replacing any notes there before."""
     head = results.split(NOTES_MARK)[0].rstrip()
     head = head.removesuffix("---").rstrip()
-    notes = HERE / "NOTES.md"
-    if not notes.exists():
+    notes = results_notes()
+    if not notes:
         return head
-    return f"{head}\n\n---\n\n{NOTES_MARK}\n\n{notes.read_text().rstrip()}"
+    return f"{head}\n\n---\n\n{NOTES_MARK}\n\n{notes}"

@@ -37,8 +37,8 @@ def import_revision(rev: str) -> ModuleType:
     sys.path.insert(0, src)
     try:
         package = importlib.import_module("nbayes")
-        importlib.import_module("nbayes.gaussian_nb")
-        importlib.import_module("nbayes.estimators")
+        importlib.import_module("nbayes.models.gaussian")
+        importlib.import_module("nbayes.models.discrete")
         # A revision whose package exports its names lazily (on first access) must
         # resolve them now, while its own modules are the ones in sys.modules; later
         # they would be imported from the current nbayes (old would time new).

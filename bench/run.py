@@ -14,8 +14,9 @@ one's peak memory (tracemalloc; see ``bench/harness.py``). Ratios below 1 mean n
 is faster. Then, unless ``--thread-env off``, the scenarios that use BLAS threads (A, B,
 C, E, F; ``--thread-env-only``) run again in a child process whose OPENBLAS/OMP/MKL
 thread variables are set to 1 (or removed, if this process has them set), and a table
-puts the two runs side by side. ``bench/NOTES.md``,
-the hand-written analysis of missed targets, is appended to the results. A run of
+puts the two runs side by side. The first part of ``bench/NOTES.md``, the
+hand-written notes on the results (which run, missed targets), is appended to the
+results; the rest of that file (what was tried and chosen) stays there. A run of
 some scenarios only keeps the other scenarios' sections of the ``--output`` file it
 replaces, each marked as kept from that earlier run (``--fresh``: drop them).
 """

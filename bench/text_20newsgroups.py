@@ -4,47 +4,35 @@
    TWCNB (RennieTransformer + ComplementNB(norm=True)).
 2. The chosen library pipelines (``CANDIDATES``: ``nbayes.text.make_text_classifier``
    settings chosen on a validation split of the training set, never on the test
-   set, by ``text_20newsgroups_tune.py`` and ``text_20newsgroups_select.py``): in
-   each newsgroup the latest 20 % of training posts (by article number, which grows
-   with time) validate, as the bydate test set is later than its training set.
-   Each is fitted on the earlier 80 % and scored on validation, then refitted on the
-   whole training set and scored once on test. ``EM_CANDIDATES`` are transductive
-   (the scored posts' text, not labels, joins the fit as unlabelled rows).
-3. With ``--grid``: round 1's grid (tokens, n-grams, transforms, model, alpha).
+   set; how, in ``bench/NOTES.md``): in each newsgroup the latest 20 % of training
+   posts (by article number, which grows with time) validate, as the bydate test set
+   is later than its training set. Each is fitted on the earlier 80 % and scored on
+   validation, then refitted on the whole training set and scored once on test.
+   ``EM_CANDIDATES`` are transductive (the scored posts' text, not labels, joins the
+   fit as unlabelled rows).
 
 Posts are the standard bydate text (headers kept, as in Rennie et al.), read as
-bytes and decoded as latin-1.
+bytes and decoded as latin-1. The figures are in ``bench/RESULTS_text.md``.
 
-    .venv/bin/python bench/text_20newsgroups.py [--grid] [--output FILE]
+    .venv/bin/python bench/text_20newsgroups.py [--output FILE]
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import time
 from pathlib import Path
 
 import numpy as np
 
 from nbayes import ComplementNB, MultinomialNB
-from nbayes.text import CountVectorizer, RennieTransformer, Tokenizer, make_text_classifier
+from nbayes.text import CountVectorizer, RennieTransformer, make_text_classifier
 
 ROOT = Path(__file__).resolve().parents[1]
 NEWS = ROOT.parent / "shared" / "data" / "20newsgroups_bydate"
 
-TOKENIZERS = {
-    "words": {},
-    "rich+stop": {"tokenizer": Tokenizer(kind="rich", stop_words="english")},
-}
-NGRAMS = [(1, 1), (1, 2)]
+#: The baselines' transforms of the counts: none, or Rennie et al.'s.
 TRANSFORMS = {"counts": None, "log+idf+l2": {"tf": "log", "idf": True, "norm": "l2"}}
-MODELS = {
-    "MNB": lambda a: MultinomialNB(alpha=a),
-    "CNB": lambda a: ComplementNB(alpha=a),
-    "CNB(norm)": lambda a: ComplementNB(alpha=a, norm=True),
-}
-ALPHAS = [0.003, 0.01, 0.03, 0.1, 0.3, 1.0]
 
 
 def load(split: str) -> tuple[list[bytes], np.ndarray, list[Path]]:
@@ -55,28 +43,24 @@ def load(split: str) -> tuple[list[bytes], np.ndarray, list[Path]]:
     return [p.read_bytes() for p in files], np.array([p.parent.name for p in files]), files
 
 
-def windows(paths: list[Path], low: float, high: float) -> tuple[np.ndarray, np.ndarray]:
-    """(fit, validate) indices: in each group (posts by article number), the first
-    ``round(n * low)`` fit and the next up to ``round(n * high)`` validate."""
+def temporal_split(paths: list[Path], fraction: float) -> tuple[np.ndarray, np.ndarray]:
+    """Indices (fit, validate): in each group (posts by article number), the latest
+    ``round(n * fraction)`` validate and the earlier ones fit."""
     fit, validate = [], []
     groups: dict[str, list[int]] = {}
     for i, path in enumerate(paths):
         groups.setdefault(path.parent.name, []).append(i)
     for members in groups.values():
         members.sort(key=lambda i: int(paths[i].name))
-        cut, end = round(len(members) * low), round(len(members) * high)
+        cut = round(len(members) * (1 - fraction))
         fit += members[:cut]
-        validate += members[cut:end]
+        validate += members[cut:]
     return np.array(sorted(fit)), np.array(sorted(validate))
 
 
-def temporal_split(paths: list[Path], fraction: float) -> tuple[np.ndarray, np.ndarray]:
-    """Indices (fit, validate): the latest ``fraction`` of each group validates."""
-    return windows(paths, 1 - fraction, 1.0)
-
-
-def features(tokens: str, ngrams, transform, train_docs, other_docs):
-    vectorizer = CountVectorizer(encoding="latin-1", ngram_range=ngrams, **TOKENIZERS[tokens])
+def features(transform: str, train_docs, other_docs):
+    """Default word counts (unigrams) of the training and other posts, transformed."""
+    vectorizer = CountVectorizer(encoding="latin-1")
     X_train = vectorizer.fit_transform(train_docs)
     X_other = vectorizer.transform(other_docs)
     if TRANSFORMS[transform] is not None:
@@ -89,9 +73,9 @@ def accuracy(model, X_train, y_train, X_test, y_test) -> float:
     return float(np.mean(model.fit(X_train, y_train).predict(X_test) == y_test))
 
 
-#: The pipelines scored on test, with the validation accuracy that chose them
-#: (``text_20newsgroups_tune.py`` rounds 1-4, ``text_20newsgroups_select.py`` rounds
-#: 5-9): ``make_text_classifier`` keyword arguments. The first is the chosen one.
+#: The pipelines scored on test, with the validation accuracy that chose them (selection
+#: rounds 1-9, ``bench/NOTES.md``): ``make_text_classifier`` keyword arguments. The
+#: first is the chosen one.
 CANDIDATES = {
     # round 9: 0.9201 (no stop-word list, CNB alpha 0.2; the rest as round 7): the defaults
     "chosen": dict(),
@@ -133,9 +117,6 @@ def pipeline_scores(settings: dict, fit, val, train, test) -> tuple[float, float
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output", type=Path)
-    parser.add_argument(
-        "--grid", action="store_true", help="also run round 1's selection grid (about 6 min)"
-    )
     args = parser.parse_args()
     start = time.perf_counter()
     train_docs, y_train, train_paths = load("train")
@@ -145,8 +126,8 @@ def main() -> None:
     # 1. fixed baselines
     lines += ["| model (alpha = 1, default word tokens) | test accuracy | Rennie et al. 2003 |",
               "|---|---|---|"]  # fmt: skip
-    counts = features("words", (1, 1), "counts", train_docs, test_docs)
-    rennie = features("words", (1, 1), "log+idf+l2", train_docs, test_docs)
+    counts = features("counts", train_docs, test_docs)
+    rennie = features("log+idf+l2", train_docs, test_docs)
     baselines = [
         ("MultinomialNB", MultinomialNB(), counts, "0.848 (MNB)"),
         ("ComplementNB", ComplementNB(), counts, ""),
@@ -171,51 +152,11 @@ def main() -> None:
             lines.append(f"| {name}{title} | `{settings}` | {v:.4f} | {t:.4f} |")
             print(lines[-1], flush=True)
 
-    if args.grid:
-        lines += grid(train_docs, y_train, train_paths, test_docs, y_test)
     lines += ["", f"Total run time {time.perf_counter() - start:.0f} s."]
     text = "\n".join(lines) + "\n"
     print(text)
     if args.output:
         args.output.write_text(text)
-
-
-def grid(train_docs, y_train, train_paths, test_docs, y_test) -> list[str]:
-    """Round 1: tokens, n-grams, transforms, model and alpha on validation."""
-    lines = []
-    # 2. model selection on a validation split of the training set
-    idx_fit, idx_val = temporal_split(train_paths, 0.2)
-    fit_docs = [train_docs[i] for i in idx_fit]
-    val_docs = [train_docs[i] for i in idx_val]
-    results = []
-    for tokens, ngrams, transform in itertools.product(TOKENIZERS, NGRAMS, TRANSFORMS):
-        X_fit, X_val = features(tokens, ngrams, transform, fit_docs, val_docs)
-        for (model_name, make), alpha in itertools.product(MODELS.items(), ALPHAS):
-            acc = accuracy(make(alpha), X_fit, y_train[idx_fit], X_val, y_train[idx_val])
-            results.append((acc, tokens, ngrams, transform, model_name, alpha))
-        best_here = max(r for r in results if r[1:4] == (tokens, ngrams, transform))
-        print(f"validation {tokens} {ngrams} {transform}: best {best_here}", flush=True)
-    results.sort(key=lambda r: -r[0])
-    lines += ["", "Model selection on the validation split (latest 20 % of train); top 10:", "",
-              "| validation accuracy | tokens | n-grams | transform | model | alpha |",
-              "|---|---|---|---|---|---|"]  # fmt: skip
-    for acc, tokens, ngrams, transform, model_name, alpha in results[:10]:
-        lines.append(f"| {acc:.4f} | {tokens} | {ngrams} | {transform} | {model_name} | {alpha} |")
-    best_per_model = {}
-    for r in results:
-        best_per_model.setdefault(r[4], r)
-    lines += ["", "Best setting per model, refitted on all of train, scored on test:", "",
-              "| model | tokens | n-grams | transform | alpha | validation | test accuracy |",
-              "|---|---|---|---|---|---|---|"]  # fmt: skip
-    for model_name, (val, tokens, ngrams, transform, _, alpha) in best_per_model.items():
-        X_tr, X_te = features(tokens, ngrams, transform, train_docs, test_docs)
-        acc = accuracy(MODELS[model_name](alpha), X_tr, y_train, X_te, y_test)
-        lines.append(
-            f"| {model_name} | {tokens} | {ngrams} | {transform} | {alpha} | {val:.4f} "
-            f"| {acc:.4f} |"
-        )
-        print(lines[-1], flush=True)
-    return lines
 
 
 if __name__ == "__main__":

@@ -10,21 +10,16 @@ bytes decoded as
 latin-1 (both libraries), default settings; the matrices are checked equal. Times
 are medians of --repeat runs, wall clock and CPU time of this process, all in the
 same run. The floor is one pass over the input bytes: joining them into one
-buffer and counting the newlines with numpy.
+buffer and counting the newlines with numpy. Scenario D of ``bench/run.py`` reads its
+corpora through this module.
 
-With ``--baseline REV`` the nbayes vectorizers of git revision REV (its ``src``,
-exported to a temporary folder) are timed too, in a child process right after
-this code's timings of the same corpus ("before" columns), so old and new code
-are compared under the same load.
-
-    .venv/bin/python bench/text_vectorize.py [--repeat 5] [--output FILE] [--baseline REV]
+    .venv/bin/python bench/text_vectorize.py [--repeat 5] [--output FILE]
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import os
 import statistics
 import subprocess
@@ -111,31 +106,7 @@ def same(a, b) -> bool:
     return a.shape == b.shape and (a != b).nnz == 0
 
 
-CORPORA = {"20 Newsgroups": lambda: twenty_newsgroups(), "BBC news": lambda: bbc_news()}
-OURS = {"CountVectorizer": CountVectorizer, "HashingVectorizer": HashingVectorizer}
-
-
-def ours_times(docs: list[bytes], repeat: int) -> dict[str, tuple[float, float]]:
-    """Median (wall, CPU) seconds of each nbayes vectorizer, one thread."""
-    out = {}
-    for label, cls in OURS.items():
-        cls(encoding="latin-1").fit_transform(docs[:50])
-        wall, cpu, _ = timed(lambda c=cls: c(encoding="latin-1").fit_transform(docs), repeat)
-        out[label] = (wall, cpu)
-    return out
-
-
-def baseline_times(src: Path, name: str, repeat: int) -> dict[str, tuple[float, float]]:
-    """:func:`ours_times` of the nbayes found in src, in a child process."""
-    env = {**os.environ, "PYTHONPATH": str(src)}
-    done = subprocess.run(
-        [sys.executable, __file__, "--worker", name, "--repeat", str(repeat)],
-        env=env, check=True, capture_output=True, text=True,
-    )  # fmt: skip
-    return {k: tuple(v) for k, v in json.loads(done.stdout.splitlines()[-1]).items()}
-
-
-def bench(name: str, docs: list[bytes], repeat: int, baseline: Path | None = None) -> list[str]:
+def bench(name: str, docs: list[bytes], repeat: int) -> list[str]:
     size = sum(map(len, docs)) / 1e6
     start = time.perf_counter()
     CountVectorizer(encoding="latin-1").fit_transform(docs[:50])
@@ -149,7 +120,6 @@ def bench(name: str, docs: list[bytes], repeat: int, baseline: Path | None = Non
         "HashingVectorizer, 1 thread": (HashingVectorizer, sk.HashingVectorizer, True),
     }
     sk_times = {}
-    before_times = baseline_times(baseline, name, repeat) if baseline is not None else {}
     for label, (ours_cls, theirs_cls, threads) in runs.items():
         ours_run = lambda c=ours_cls: c(encoding="latin-1").fit_transform(docs)  # noqa: E731
         ours_wall, ours_cpu, ours = timed(one_thread(ours_run) if threads else ours_run, repeat)
@@ -162,23 +132,13 @@ def bench(name: str, docs: list[bytes], repeat: int, baseline: Path | None = Non
             equal = same(ours, theirs)
         else:
             equal = bool(abs(ours - theirs).max() < 1e-12)
-        before = ""
-        if baseline is not None:
-            if label in OURS:
-                b_wall, b_cpu = before_times[label]
-                before = (
-                    f" | {b_wall * 1e3:.0f} ({b_cpu * 1e3:.0f}) "
-                    f"| {b_wall / ours_wall:.2f} ({b_cpu / ours_cpu:.2f})"
-                )
-            else:
-                before = " | | "
         rows.append(
             f"| {name} | {label} | {len(docs)} | {size:.1f} "
             f"| {floor_wall * 1e3:.0f} ({floor_cpu * 1e3:.0f}) "
             f"| {ours_wall * 1e3:.0f} ({ours_cpu * 1e3:.0f}) "
             f"| {sk_wall * 1e3:.0f} ({sk_cpu * 1e3:.0f}) "
             f"| {size / ours_wall:.0f} | {size / sk_wall:.1f} | {sk_wall / ours_wall:.1f} "
-            f"({sk_cpu / ours_cpu:.1f}) | {ours_wall / floor_wall:.1f} | {equal}{before} |"
+            f"({sk_cpu / ours_cpu:.1f}) | {ours_wall / floor_wall:.1f} | {equal} |"
         )
         print(rows[-1], flush=True)
     rows.append(f"<!-- {name}: first call (numba load, Unicode tables) {first_call:.2f} s -->")
@@ -192,36 +152,18 @@ HEADER = (
 )
 
 
-BEFORE_HEADER = " before ms (CPU) | speed-up vs before wall (CPU) |"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--output", type=Path)
-    parser.add_argument("--baseline", metavar="REV", help="also time nbayes at git revision REV")
-    parser.add_argument("--worker", help=argparse.SUPPRESS)  # child: time one corpus, as JSON
     args = parser.parse_args()
-    if args.worker:
-        print(json.dumps(ours_times(CORPORA[args.worker](), args.repeat)))
-        return
-    baseline = None
-    if args.baseline:
-        sys.path.insert(0, str(ROOT))  # run as a script, bench/ is not yet importable
-        from bench.revisions import export_revision
-
-        baseline = export_revision(args.baseline)
-    header = HEADER
-    if baseline is not None:
-        first, rule = HEADER.split("\n")
-        header = first + BEFORE_HEADER + "\n" + rule + "---|---|"
-    print(header, flush=True)
-    rows = bench("20 Newsgroups", twenty_newsgroups(), args.repeat, baseline)
+    print(HEADER, flush=True)
+    rows = bench("20 Newsgroups", twenty_newsgroups(), args.repeat)
     bbc = bbc_news()
     if bbc is not None:
-        rows += bench("BBC news", bbc, args.repeat, baseline)
+        rows += bench("BBC news", bbc, args.repeat)
     if args.output:
-        args.output.write_text(header + "\n" + "\n".join(rows) + "\n")
+        args.output.write_text(HEADER + "\n" + "\n".join(rows) + "\n")
 
 
 if __name__ == "__main__":

@@ -34,11 +34,11 @@ def pytest_generate_tests(metafunc):
 @pytest.fixture(params=["compiled", "numpy"])
 def kernel_path(request, monkeypatch):
     """Runs the test on the compiled kernels (numba) and on the NumPy fallback."""
-    from nbayes import _compiled
+    from nbayes import _kernels
 
     if request.param == "compiled":
         pytest.importorskip("numba")
-    monkeypatch.setattr(_compiled, "ENABLED", request.param == "compiled")
+    monkeypatch.setattr(_kernels, "ENABLED", request.param == "compiled")
     return request.param
 
 

@@ -164,25 +164,35 @@ def test_tampered_arrays_fail_the_checksum(saved):
 
 
 def test_tampered_metadata_fails_the_checksum(saved):
-    _rewrite(saved, edit_meta=lambda m: m["params"].update(var_smoothing={"float": 0.5}),
-             rehash=False)  # fmt: skip
+    _rewrite(
+        saved,
+        edit_meta=lambda m: m["model"]["params"]["dict"].update(var_smoothing={"float": 0.5}),
+        rehash=False,
+    )
     with pytest.raises(nbayes.ModelFileError, match="SHA-256"):
         nbayes.load(saved)
 
 
-def test_wrong_version(saved):
-    _rewrite(saved, edit_meta=lambda m: m.update(version=2))
-    with pytest.raises(nbayes.ModelFileError, match=r"version 2 .*reads version 1"):
+@pytest.mark.parametrize("version", [1, 3])
+def test_wrong_version(saved, version):
+    _rewrite(saved, edit_meta=lambda m: m.update(version=version))
+    with pytest.raises(nbayes.ModelFileError, match=rf"version {version} .*reads version 2"):
         nbayes.load(saved)
 
 
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda m: m.update(estimator="os.system"), "unknown estimator"),
-        (lambda m: m["state"]["_stats"].update(dataclass="Popen"), "unknown type 'Popen'"),
-        (lambda m: m["state"].update(__class__={"str": "x"}), "unexpected fitted attribute"),
-        (lambda m: m["params"]["dict"].update(evil={"int": 1}), "parameters do not fit"),
+        (lambda m: m["model"].update(estimator="os.system"), "unknown estimator"),
+        (
+            lambda m: m["model"]["state"]["dict"]["statistics"].update(dataclass="Popen"),
+            "unknown type 'Popen'",
+        ),
+        (
+            lambda m: m["model"]["state"]["dict"].update(__class__={"str": "x"}),
+            "unexpected fitted attribute",
+        ),
+        (lambda m: m["model"]["params"]["dict"].update(evil={"int": 1}), "parameters do not fit"),
         (lambda m: m.update(format="other"), "not an nbayes model file"),
     ],
 )

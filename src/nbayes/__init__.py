@@ -7,50 +7,51 @@ Naive Bayes training produces additive sufficient statistics; every model here i
 
 from typing import TYPE_CHECKING
 
-from nbayes._lazy import lazy_exports
+from nbayes.core.lazy import lazy_exports
 
-#: Public name -> the module that defines it; imported on first use (``nbayes._lazy``).
+#: Public name -> the module that defines it; imported on first use (``nbayes.core.lazy``).
 _EXPORTS = {
-    "AODE": "nbayes.aode",
-    "TAN": "nbayes.aode",
-    "CalibratedNB": "nbayes.calibration",
-    "expected_calibration_error": "nbayes.calibration",
-    "reliability_table": "nbayes.calibration",
-    "CategoricalNB": "nbayes.categorical_nb",
-    "BinnedNB": "nbayes.continuous",
-    "ExponentialNB": "nbayes.continuous",
-    "KernelDensityNB": "nbayes.continuous",
-    "PoissonNB": "nbayes.continuous",
-    "BernoulliNB": "nbayes.estimators",
-    "ComplementNB": "nbayes.estimators",
-    "MultinomialNB": "nbayes.estimators",
-    "UnknownCategoryError": "nbayes.events.categorical",
-    "GaussianNB": "nbayes.gaussian_nb",
-    "ModelFileError": "nbayes.io",
+    "AODE": "nbayes.models.aode",
+    "TAN": "nbayes.models.aode",
+    "CalibratedNB": "nbayes.meta.calibration",
+    "expected_calibration_error": "nbayes.meta.calibration",
+    "reliability_table": "nbayes.meta.calibration",
+    "CategoricalNB": "nbayes.models.categorical",
+    "BinnedNB": "nbayes.models.continuous",
+    "ExponentialNB": "nbayes.models.continuous",
+    "KernelDensityNB": "nbayes.models.continuous",
+    "PoissonNB": "nbayes.models.continuous",
+    "BernoulliNB": "nbayes.models.discrete",
+    "ComplementNB": "nbayes.models.discrete",
+    "MultinomialNB": "nbayes.models.discrete",
+    "NotSupportedError": "nbayes.errors",
+    "UnknownCategoryError": "nbayes.errors",
+    "GaussianNB": "nbayes.models.gaussian",
+    "ModelFileError": "nbayes.errors",
     "load": "nbayes.io",
     "save": "nbayes.io",
     "merge": "nbayes.merge",
-    "NaiveBayes": "nbayes.mixed",
-    "SemiSupervisedNB": "nbayes.semi_supervised",
+    "NaiveBayes": "nbayes.mixed.naive_bayes",
+    "SemiSupervisedNB": "nbayes.meta.semi_supervised",
 }
 lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # what static tools see; at run time the names load on first use
-    from nbayes.aode import AODE, TAN
-    from nbayes.calibration import (
+    from nbayes.errors import ModelFileError, NotSupportedError, UnknownCategoryError
+    from nbayes.io import load, save
+    from nbayes.merge import merge
+    from nbayes.meta.calibration import (
         CalibratedNB,
         expected_calibration_error,
         reliability_table,
     )
-    from nbayes.categorical_nb import CategoricalNB
-    from nbayes.continuous import BinnedNB, ExponentialNB, KernelDensityNB, PoissonNB
-    from nbayes.estimators import BernoulliNB, ComplementNB, MultinomialNB
-    from nbayes.events.categorical import UnknownCategoryError
-    from nbayes.gaussian_nb import GaussianNB
-    from nbayes.io import ModelFileError, load, save
-    from nbayes.merge import merge
-    from nbayes.mixed import NaiveBayes
-    from nbayes.semi_supervised import SemiSupervisedNB
+    from nbayes.meta.semi_supervised import SemiSupervisedNB
+    from nbayes.mixed.naive_bayes import NaiveBayes
+    from nbayes.models.aode import AODE, TAN
+    from nbayes.models.categorical import CategoricalNB
+    from nbayes.models.continuous import BinnedNB, ExponentialNB, KernelDensityNB, PoissonNB
+    from nbayes.models.discrete import BernoulliNB, ComplementNB, MultinomialNB
+    from nbayes.models.gaussian import GaussianNB
 
 __all__ = [
     "AODE",
@@ -66,6 +67,7 @@ __all__ = [
     "ModelFileError",
     "MultinomialNB",
     "NaiveBayes",
+    "NotSupportedError",
     "PoissonNB",
     "SemiSupervisedNB",
     "UnknownCategoryError",

@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from nbayes._base import BaseNB, _LazyFit
+from nbayes.core.base import BaseNB
 
 
 def merge(*models: BaseNB) -> BaseNB:
@@ -40,20 +40,12 @@ def merge(*models: BaseNB) -> BaseNB:
         if getattr(model, "_layout", None) != getattr(first, "_layout", None):
             raise ValueError("Cannot merge models whose columns have different kinds.")
     classes = np.unique(np.concatenate([model.classes_ for model in models]))
-    merged = clone(first)
-    stats = first._zero_stats(len(classes), first.n_features_in_)
+    state = first._fitted_state()
+    stats = first._event.zero(len(classes), first.n_features_in_)
     for model in models:
         index = np.searchsorted(classes, model.classes_)
         stats = stats + model._stats.take_classes(index, len(classes))
-    merged.classes_ = classes
-    merged.n_features_in_ = first.n_features_in_
-    for name in ("feature_names_in_", "_fit_dtype", "_layout", "_resolved"):
-        if hasattr(first, name):
-            setattr(merged, name, getattr(first, name))
-    merged._stats = stats
-    merged._check_prior_settings()
-    merged._lazy = _LazyFit(merged._estimation_settings())
-    return merged
+    return clone(first)._restore({**state, "classes_": classes, "statistics": stats})
 
 
 def _same_params(a: dict, b: dict) -> bool:

@@ -21,8 +21,8 @@ from sklearn.model_selection import train_test_split
 
 import nbayes
 from nbayes.cli._tables import CLIError
-from nbayes.evaluation import Evaluation, cross_validate, top_features_by_class
 from nbayes.examples import person_example, weather_data, weather_example
+from nbayes.inspection.evaluation import Evaluation, cross_validate, top_features_by_class
 
 MODELS = ["GaussianNB", "MultinomialNB", "BernoulliNB", "ComplementNB", "CategoricalNB"]
 
@@ -184,7 +184,7 @@ def demo(report: str, folds: int) -> None:
         evaluations.append(bbc)
 
     from nbayes import plot
-    from nbayes.report import write_report
+    from nbayes.inspection.report import write_report
 
     cancer = load_breast_cancer()
     gaussian = nbayes.GaussianNB().fit(cancer.data, cancer.target_names[cancer.target])

@@ -1,6 +1,6 @@
 """``nbayes evaluate``: stratified K-fold cross-validation of a model on a table,
-with an optional self-contained HTML report (:mod:`nbayes.evaluation`,
-:mod:`nbayes.report`)."""
+with an optional self-contained HTML report (:mod:`nbayes.inspection.evaluation`,
+:mod:`nbayes.inspection.report`)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from sklearn.base import clone
 
 from nbayes.cli._tables import CLIError
 from nbayes.cli.train import prepare, table_options
-from nbayes.evaluation import cross_validate, top_features_by_class
+from nbayes.inspection.evaluation import cross_validate, top_features_by_class
 
 
 @click.command()
@@ -63,7 +63,7 @@ def evaluate(
                         f"  {label!s:>12} : {versus!s:<12} {feature} = {value}   {ratio:.2f} : 1"
                     )
     if report is not None:
-        from nbayes.report import write_report
+        from nbayes.inspection.report import write_report
 
         path = write_report(report, [evaluation], title=f"nbayes evaluate {Path(data).name}")
         click.echo(f"wrote report {path}", err=as_json)

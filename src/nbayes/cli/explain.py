@@ -8,7 +8,7 @@ import click
 
 from nbayes.cli._encoding import load_cli_model
 from nbayes.cli._tables import CLIError, chunks, pandas
-from nbayes.explain import explain as explain_row
+from nbayes.inspection.explain import explain as explain_row
 
 
 def parse_row(text: str):

@@ -8,9 +8,10 @@ import click
 import numpy as np
 
 from nbayes.cli._encoding import CLIError, load_cli_model
-from nbayes.diagnostics import report_from_stats
+from nbayes.errors import NotSupportedError
 from nbayes.events.pairwise import PairStats
-from nbayes.explain import most_informative_features
+from nbayes.inspection.diagnostics import report_from_stats
+from nbayes.inspection.explain import most_informative_features
 
 
 def describe(model, encoder, target, top: int) -> dict:
@@ -29,7 +30,7 @@ def describe(model, encoder, target, top: int) -> dict:
     informative = {str(label): [] for label in classes}
     try:
         ranked = most_informative_features(model, n=10**9, feature_names=encoder.features)
-    except TypeError:
+    except NotSupportedError:
         ranked = []
     for item in ranked:
         entries = informative[str(item.top)]

@@ -1,4 +1,6 @@
-"""The Gaussian event model's block kernels, for :func:`nbayes.events.gaussian.add_into`:
+"""Accumulating weighted moments (:class:`nbayes.events.moments.GaussianStats`) from
+rows of data: :func:`summarize` and :func:`add_into`, over cache-sized row blocks, and
+their block kernels:
 per-class and overall weighted moments of one block of rows (two passes), and the
 one-pass update of running moments by a later batch (:func:`shifted_update`).
 
@@ -9,19 +11,20 @@ The block kernels return the fields of ``GaussianStats`` in order: ``class_count
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from nbayes import _compiled, _compiled_shifted
-from nbayes._parallel import SCRATCH, Scratch, map_blocks
-from nbayes._validate import ClassWeights
+from nbayes._kernels import gaussian as gaussian_kernels
+from nbayes.core.parallel import SCRATCH, Scratch, map_blocks
+from nbayes.core.validation import ClassWeights, row_blocks
+from nbayes.events.moments import GaussianStats, chan_merge
 
-if TYPE_CHECKING:
-    from nbayes.events.gaussian import GaussianStats
+#: Bytes of X per block of ``add_into`` (each read twice, the second time from cache);
+#: 4 MiB measured best (bench/NOTES.md): fewer blocks, fewer per-block costs.
+FIT_BLOCK_BYTES = 1 << 22
 
 Moments = tuple[NDArray, NDArray, NDArray, NDArray, NDArray, NDArray, NDArray]
 Sums = tuple[NDArray, NDArray, NDArray]  # (n, S1, S2) of shifted_update
@@ -89,10 +92,10 @@ def hard_block_moments(
     ``sum_i w_i v_i`` as one sparse product ``S @ v`` (``S`` the (n_classes, n_rows)
     transpose of W: each row added once into its class) and the (n_rows, n_features)
     temporaries in two reused ``scratch`` buffers; or, where numba is installed, the
-    same passes compiled (:func:`nbayes._compiled.class_moments`: same rounding)."""
+    same passes compiled (:func:`nbayes._kernels.gaussian.class_moments`: same rounding)."""
     class_count = np.bincount(labels, weights, minlength=n_classes)
     count = np.repeat(class_count[:, None], X.shape[1], axis=1)
-    compiled = _compiled.class_moments(X, labels, weights, class_count)
+    compiled = gaussian_kernels.class_moments(X, labels, weights, class_count)
     if compiled is not None:  # the same passes, row by row: no temporaries
         reference, offset, m2 = compiled
         with np.errstate(over="ignore"):
@@ -150,7 +153,7 @@ def shifted_update(
     value and ``M2 = 0`` (every ``x - m`` is 0). The overall moments are then
     :func:`pooled_totals` of the new class moments.
 
-    Where numba is installed, :func:`nbayes._compiled_shifted.shifted_update` makes
+    Where numba is installed, :func:`nbayes._kernels.gaussian.shifted_update` makes
     the same operations in the same order (bitwise the same); here ``S1`` and ``S2``
     are sparse products ``S @ v``, as in :func:`hard_block_moments`.
     """
@@ -158,7 +161,7 @@ def shifted_update(
     if len(blocks) == 1:  # the whole batch in one compiled call (where numba is installed)
         sums = (np.zeros(n_classes), np.zeros(stats.mean.shape), np.zeros(stats.mean.shape))
         args = (X, labels, weights, stats, sums, SHIFTED_SQUARES_MOST)
-        done = _compiled_shifted.shifted_update(*args, commit=True)
+        done = gaussian_kernels.shifted_update(*args, commit=True)
         if done is not None:
             return done
     if not stats.class_count.any():  # no running moments (fit, a first batch)
@@ -176,7 +179,7 @@ def shifted_update(
         s1 += part[1]
         s2 += part[2]
     no_rows = (X[:0], labels[:0], weights[:0], stats, (new_weight, s1, s2), SHIFTED_SQUARES_MOST)
-    done = _compiled_shifted.shifted_update(*no_rows, commit=True)
+    done = gaussian_kernels.shifted_update(*no_rows, commit=True)
     return _shifted_commit(new_weight, s1, s2, stats) if done is None else done
 
 
@@ -191,7 +194,7 @@ def _shifted_sums(
     n_classes = stats.mean.shape[0]
     sums = (np.zeros(n_classes), np.zeros(stats.mean.shape), np.zeros(stats.mean.shape))
     args = (X, labels, weights, stats, sums, SHIFTED_SQUARES_MOST)
-    compiled = _compiled_shifted.shifted_update(*args, commit=False)
+    compiled = gaussian_kernels.shifted_update(*args, commit=False)
     if compiled is not None:
         return sums if compiled else None
     if not np.all(weights > 0):  # rows of zero weight are left out
@@ -247,7 +250,7 @@ def pooled_totals(count: NDArray, mean: NDArray, m2: NDArray) -> tuple[NDArray, 
     class that observed the feature (so a feature with the same mean in every class
     keeps it exactly, and ``M2`` gains exactly 0). The sums over classes are added in
     order of the classes (``np.sum`` may add them pairwise), as the compiled
-    :func:`nbayes._compiled_shifted.shifted_update` does."""
+    :func:`nbayes._kernels.gaussian.shifted_update` does."""
     total = _sum_over_classes(count)
     seen = count > 0
     has = seen.any(axis=0)
@@ -292,3 +295,109 @@ def _reference_values(X: NDArray, W: ClassWeights, usable: NDArray[np.bool_]) ->
         has = rows.any(axis=0)
         reference[c, has] = X[np.argmax(rows, axis=0)[has], np.flatnonzero(has)]
     return reference
+
+
+def weighted_moments(
+    weights: NDArray, X: NDArray, usable: NDArray[np.bool_] | None = None
+) -> tuple[NDArray, NDArray, NDArray]:
+    """Weighted (count, mean, M2) of each feature over the usable entries of X, each of
+    shape (n_features,); values are shifted by a usable one first (see ``summarize``)."""
+    if usable is None:
+        usable = (weights > 0)[:, None]
+    usable = np.broadcast_to(usable, X.shape)
+    count = weights @ usable
+    has = usable.any(axis=0)
+    reference = np.zeros(X.shape[1])
+    reference[has] = X[np.argmax(usable, axis=0)[has], np.flatnonzero(has)]
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        shifted = np.where(usable, X - reference, 0.0)
+        offset = np.where(count > 0, (weights @ shifted) / count, 0.0)
+        deviation = np.where(usable, shifted - offset, 0.0)
+        return count, reference + offset, weights @ (deviation * deviation)
+
+
+def summarize(
+    X: NDArray[np.float64],
+    W: ClassWeights,
+    observed: NDArray[np.bool_] | None = None,
+    on_non_finite: Callable[[], None] | None = None,
+) -> GaussianStats:
+    """Per-class and overall weighted moments of X (n_samples, n_features):
+    :func:`add_into` zero statistics."""
+    return add_into(GaussianStats.zero(W.n_classes, X.shape[1]), X, W, observed, on_non_finite)
+
+
+def add_into(
+    stats: GaussianStats,
+    X: NDArray[np.float64],
+    W: ClassWeights,
+    observed: NDArray[np.bool_] | None = None,
+    on_non_finite: Callable[[], None] | None = None,
+) -> GaussianStats:
+    """``stats`` pooled with the moments of X (n_samples, n_features) under W, in place
+    (the caller must own ``stats``: nobody else may hold its arrays); returns ``stats``.
+
+    The moments of cache-sized row blocks (:func:`summarize_block`, spread over
+    threads) are pooled into ``stats`` one by one with :func:`chan_merge`, so X is read
+    from memory once, the temporaries stay small and pooling stays exact: a feature
+    constant within a class keeps its value as mean and ``M2 = 0`` (every block gives
+    that value and ``M2 = 0``; pooling adds ``delta = 0``). Moments that overflow
+    float64 raise ValueError (see ``GaussianStats.check_representable``). A later
+    batch of hard labels goes in one pass where it can (``shifted_update``).
+
+    ``on_non_finite``, if given, is called before anything is pooled when some block's
+    moments are not finite: a NaN or infinity in a counted row of X always makes them
+    so, which lets the caller check X's finiteness here, on the moments, instead of in
+    a pass of its own (it raises its input error; if it returns, the moments overflow).
+    """
+    blocks = row_blocks(X.shape[0], X.shape[1], FIT_BLOCK_BYTES)
+    hard = W.labels is not None and observed is None
+    if hard and shifted_update(stats, X, W.labels, W.values, blocks):
+        return stats
+
+    def block_stats(rows: slice) -> GaussianStats:
+        if hard:
+            labels, weights = W.labels[rows], W.values[rows]
+            return GaussianStats(
+                *hard_block_moments(X[rows], labels, weights, W.n_classes, SCRATCH)
+            )
+        part = None if observed is None else observed[rows]
+        return summarize_block(X[rows], W.rows(rows), part)
+
+    parts = list(map_blocks(block_stats, blocks))
+    if on_non_finite is not None and not all(part.finite_features().all() for part in parts):
+        on_non_finite()
+    for part in parts:
+        _pool_into(stats, part)
+    stats.check_representable()
+    return stats
+
+
+def _pool_into(stats: GaussianStats, part: GaussianStats) -> None:
+    """``stats`` pooled with ``part`` (Chan et al.), written into ``stats``'s arrays."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        pooled = chan_merge(stats.count, stats.mean, stats.m2, part.count, part.mean, part.m2)
+        for target, value in zip((stats.count, stats.mean, stats.m2), pooled, strict=True):
+            target[...] = value
+        pooled = chan_merge(
+            stats.total_count,
+            stats.total_mean,
+            stats.total_m2,
+            part.total_count,
+            part.total_mean,
+            part.total_m2,
+        )
+        for target, value in zip(
+            (stats.total_count, stats.total_mean, stats.total_m2), pooled, strict=True
+        ):
+            target[...] = value
+    stats.class_count[...] += part.class_count
+
+
+def summarize_block(
+    X: NDArray[np.float64], W: ClassWeights, observed: NDArray[np.bool_] | None = None
+) -> GaussianStats:
+    """Per-class and overall weighted moments of X (n_samples, n_features), in one
+    block (:func:`nbayes.events._gaussian_fit.block_moments`, which states the maths);
+    overflow is not checked here (``add_into`` does)."""
+    return GaussianStats(*block_moments(X, W, observed))

@@ -1,37 +1,71 @@
 """Multivariate Bernoulli event model: each feature is present (1) or absent (0).
 
 ``P(x | c) = prod_j p_cj ** x_j (1 - p_cj) ** (1 - x_j)`` with
-``p_cj = (N_cj + alpha) / (N_c + 2 alpha)``, where ``N_cj`` counts the (weighted)
-rows of class ``c`` in which feature ``j`` is present (Manning et al., IIR 13.3).
+``p_cj = (N_cj + alpha) / (n_cj + 2 alpha)``, where ``N_cj`` counts the (weighted)
+rows of class ``c`` in which feature ``j`` is present and ``n_cj`` those in which it
+was observed (``N_c`` less the rows where it is missing) (Manning et al., IIR 13.3).
 Unlike the multinomial, absent features count as evidence.
+
+Example
+-------
+>>> import numpy as np
+>>> from nbayes.core.validation import hard_class_weights
+>>> model = Bernoulli(alpha=1.0)
+>>> X = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+>>> W = hard_class_weights(np.array([0, 0, 1]), 2, None)
+>>> np.exp(model.estimate(model.summarize(X, W)).feature_log_prob)
+array([[0.75      , 0.5       ],
+       [0.33333333, 0.66666667]])
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any, ClassVar
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.utils.extmath import safe_sparse_dot
 
+from nbayes.core.validation import ClassWeights
+from nbayes.events import _domain
+from nbayes.events._contract import EventModel, lidstone_alpha, skip_missing_setting
+from nbayes.events._missing import by_missing_pattern
+from nbayes.events._stats import CLASS, FEATURE, stat
 from nbayes.events.counts import (
     CountStats,
     LinearScorer,
+    add_into,
     dense_rows,
+    dirichlet_log_density,
     dot_with_infinities,
-    summarize,
     weighted_terms,
 )
 
-__all__ = [
-    "BernoulliParams",
-    "CountStats",
-    "estimate",
-    "log_likelihood",
-    "log_likelihood_terms",
-    "summarize",
-]
+__all__ = ["Bernoulli", "BernoulliParams", "BernoulliStats"]
+
+
+@dataclass(frozen=True)
+class BernoulliStats(CountStats):
+    """Presence counts ``N_cj`` (``feature_count``), class counts ``N_c``, and
+    ``missing_count``: the weighted number of rows of class ``c`` where feature ``j``
+    is missing (all zero without missing values), shape (n_classes, n_features)."""
+
+    missing_count: NDArray[np.float64] = stat(CLASS, FEATURE, nonnegative=True)
+
+    @classmethod
+    def zero(cls, n_classes: int, n_features: int) -> BernoulliStats:
+        return cls(
+            np.zeros(n_classes),
+            np.zeros((n_classes, n_features)),
+            np.zeros((n_classes, n_features)),
+        )
+
+    def observed_count(self) -> NDArray[np.float64]:
+        """``n_cj``: rows of class ``c`` where feature ``j`` was observed."""
+        return self.class_count[:, None] - self.missing_count
 
 
 @dataclass(frozen=True)
@@ -51,37 +85,109 @@ class BernoulliParams:
             return None
         return LinearScorer.of(self.feature_log_prob - absent, absent.sum(axis=1))
 
-
-def estimate(
-    stats: CountStats, alpha: float | NDArray, observed: NDArray | None = None
-) -> BernoulliParams:
-    """Lidstone-smoothed presence probabilities; ``alpha`` scalar or (n_features,).
-
-    ``observed`` (n_classes, n_features), if given, replaces ``N_c`` by the weighted
-    count of rows of class ``c`` in which feature ``j`` was observed (not missing):
-    ``p_cj = (N_cj + alpha) / (observed_cj + 2 alpha)``.
-    """
-    present = stats.feature_count + alpha
-    seen = stats.class_count[:, None] if observed is None else observed
-    total = np.broadcast_to(seen + 2 * np.asarray(alpha), present.shape)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_prob = np.log(present) - np.log(total)
-        absent = np.log1p(-np.exp(log_prob))
-    return BernoulliParams(log_prob, absent)
+    def columns(self, keep: NDArray[np.bool_]) -> BernoulliParams:
+        """The parameters of the features ``keep`` only."""
+        return BernoulliParams(self.feature_log_prob[:, keep], self.absent_log_prob[:, keep])
 
 
-def linear_terms(params: BernoulliParams) -> tuple[NDArray, NDArray]:
-    """``log P(x | c) = x @ (log p - log(1-p))[c] + sum_j log(1 - p_cj)``.
+def _missing_mask(X) -> NDArray[np.bool_] | None:
+    """Where X is NaN, or None if nowhere (sparse X: NaN among the stored values)."""
+    if sp.issparse(X):
+        if not np.isnan(X.data).any():
+            return None
+        return np.isnan(dense_rows(X))
+    missing = np.isnan(X)
+    return missing if missing.any() else None
 
-    Infinite entries arise only with unsmoothed (``alpha = 0``) estimates.
-    """
-    with np.errstate(invalid="ignore"):
-        coef = params.feature_log_prob - params.absent_log_prob
-    return coef, params.absent_log_prob.sum(axis=1)
+
+@dataclass(frozen=True)
+class Bernoulli(EventModel[BernoulliStats, BernoulliParams]):
+    """The Bernoulli event model (binary features; absent features count)."""
+
+    name: ClassVar[str] = "bernoulli"
+    adds_in_place: ClassVar[bool] = True
+
+    alpha: Any = lidstone_alpha()
+    skip_missing: bool = skip_missing_setting()
+
+    def check(self, X):
+        return _domain.binary(X, "binary values (0 or 1; set binarize to threshold other data)")
+
+    def zero(self, n_classes: int, n_features: int) -> BernoulliStats:
+        return BernoulliStats.zero(n_classes, n_features)
+
+    def add_into(self, stats: BernoulliStats, X, W: ClassWeights) -> BernoulliStats:
+        missing = _missing_mask(X) if self.skip_missing else None
+        if missing is None:
+            return add_into(stats, X, W)
+        add_into(stats, np.where(missing, 0.0, dense_rows(X)), W)
+        W.add_transpose_dot(missing.astype(np.float64), stats.missing_count)
+        return stats
+
+    def estimate(self, stats: BernoulliStats) -> BernoulliParams:
+        """Lidstone-smoothed presence probabilities; ``alpha`` scalar or (n_features,)."""
+        present = stats.feature_count + self.alpha
+        if stats.missing_count.any():
+            seen = stats.observed_count()
+        else:
+            seen = stats.class_count[:, None]
+        total = np.broadcast_to(seen + 2 * np.asarray(self.alpha), present.shape)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_prob = np.log(present) - np.log(total)
+            absent = np.log1p(-np.exp(log_prob))
+        return BernoulliParams(log_prob, absent)
+
+    def log_parameter_prior(self, params: BernoulliParams) -> float:
+        """A Beta(``alpha + 1``, ``alpha + 1``) prior on each ``p_cj``."""
+        return dirichlet_log_density(self.alpha, params.feature_log_prob) + dirichlet_log_density(
+            self.alpha, params.absent_log_prob
+        )
+
+    def linear_terms(self, params: BernoulliParams) -> tuple[NDArray, NDArray]:
+        """``log P(x | c) = x @ (log p - log(1-p))[c] + sum_j log(1 - p_cj)``.
+
+        Infinite entries arise only with unsmoothed (``alpha = 0``) estimates.
+        """
+        with np.errstate(invalid="ignore"):
+            coef = params.feature_log_prob - params.absent_log_prob
+        return coef, params.absent_log_prob.sum(axis=1)
+
+    def log_likelihood(self, params: BernoulliParams, X) -> NDArray[np.float64]:
+        """``log P(x | c)`` for binary X (n_samples, n_features) → (n_samples, n_classes),
+        summed over the observed features."""
+        missing = _missing_mask(X) if self.skip_missing else None
+        if missing is None:
+            return _log_likelihood(params, X)
+        data = dense_rows(X)
+
+        def on_columns(rows, keep):
+            return _log_likelihood(params.columns(keep), data[np.ix_(rows, keep)])
+
+        return by_missing_pattern(missing, params.feature_log_prob.shape[0], on_columns)
+
+    def log_likelihood_terms(self, params: BernoulliParams, X) -> NDArray[np.float64]:
+        """``x_j log p_cj + (1 - x_j) log(1 - p_cj)`` per feature, with ``0 * inf = 0``
+        and 0 where x_j is missing: shape (n_samples, n_classes, n_features)."""
+        X = dense_rows(X)
+        missing = np.isnan(X)
+        X = np.where(missing, 0.0, X)
+        terms = weighted_terms(X, params.feature_log_prob) + weighted_terms(
+            1.0 - X, params.absent_log_prob
+        )
+        return np.where(missing[:, None, :], 0.0, terms)
+
+    def sample(self, params, stats, class_index, rng) -> NDArray[np.float64]:
+        """Binary rows, feature j present with probability ``p_cj``: (n, n_features)."""
+        present = np.exp(params.feature_log_prob[class_index])
+        return (rng.random(present.shape) < present).astype(np.float64)
+
+    def value_grid(self, params, stats, j, class_prior) -> list:
+        """Present, then absent."""
+        return [1, 0]
 
 
-def log_likelihood(params: BernoulliParams, X) -> NDArray[np.float64]:
-    """``log P(x | c)`` for binary X (n_samples, n_features) → (n_samples, n_classes).
+def _log_likelihood(params: BernoulliParams, X) -> NDArray[np.float64]:
+    """``log P(x | c)`` for binary X with no missing value.
 
     Computed as ``X @ log p + (1 - X) @ log(1 - p)``, so that an unsmoothed
     ``p = 0`` or ``p = 1`` gives ``-inf`` exactly where the event it forbids occurs
@@ -100,22 +206,3 @@ def log_likelihood(params: BernoulliParams, X) -> NDArray[np.float64]:
         absent_hits = n_forbidden - safe_sparse_dot(X, impossible_when_absent.T.astype(float))
         ll[absent_hits > 0] = -np.inf
     return ll
-
-
-def log_likelihood_terms(params: BernoulliParams, X) -> NDArray[np.float64]:
-    """``x_j log p_cj + (1 - x_j) log(1 - p_cj)`` per feature, with ``0 * inf = 0``:
-    shape (n_samples, n_classes, n_features). Summed over features it is
-    :func:`log_likelihood`.
-    """
-    X = dense_rows(X)
-    return weighted_terms(X, params.feature_log_prob) + weighted_terms(
-        1.0 - X, params.absent_log_prob
-    )
-
-
-def sample(
-    params: BernoulliParams, class_index: NDArray[np.intp], rng: np.random.Generator
-) -> NDArray[np.float64]:
-    """Binary rows, feature j present with probability ``p_cj``: (n, n_features)."""
-    present = np.exp(params.feature_log_prob[class_index])
-    return (rng.random(present.shape) < present).astype(np.float64)

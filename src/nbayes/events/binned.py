@@ -33,14 +33,19 @@ model. Missing values (NaN) add nothing and leave their term out.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
+from sklearn.utils._param_validation import Interval, StrOptions
 
+from nbayes.core.validation import ClassWeights
 from nbayes.events import categorical
+from nbayes.events._contract import EventModel, setting
 from nbayes.events.grid import GridStats, summarize
 
-__all__ = ["BinnedParams", "GridStats", "estimate", "log_likelihood", "mdl_cuts", "summarize"]
+__all__ = ["Binned", "BinnedParams", "GridStats", "mdl_cuts"]
 
 STRATEGIES = ("uniform", "quantile", "mdl")
 
@@ -132,9 +137,7 @@ def choose_gaps(
     raise ValueError(f"Unknown strategy {strategy!r}; expected one of {STRATEGIES}.")
 
 
-def estimate(
-    stats: GridStats, strategy: str = "mdl", n_bins: int = 5, alpha: float = 1.0
-) -> BinnedParams:
+def _estimate(stats: GridStats, strategy: str, n_bins: int, alpha: float) -> BinnedParams:
     """Cut points from the summed grid, then the Lidstone categorical model of the
     interval codes."""
     n_classes, n_features = stats.counts.shape[:2]
@@ -153,7 +156,7 @@ def estimate(
     n_categories = np.array([len(c) + 1 for c in cuts], dtype=np.intp)
     flat = np.hstack(blocks) if blocks else np.zeros((n_classes, 0))
     interval_stats = categorical.CategoricalStats(stats.class_count, n_categories, flat)
-    return BinnedParams(cuts, categorical.estimate(interval_stats, alpha))
+    return BinnedParams(cuts, categorical.Categorical(alpha=alpha).estimate(interval_stats))
 
 
 def codes(cuts: list[NDArray[np.float64]], X: NDArray[np.float64]) -> NDArray[np.intp]:
@@ -166,19 +169,13 @@ def codes(cuts: list[NDArray[np.float64]], X: NDArray[np.float64]) -> NDArray[np
     return out
 
 
-def log_likelihood(params: BinnedParams, X: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``sum_j log P(code(x_j) | c)`` for X (n_samples, n_features), NaN = missing →
-    (n_samples, n_classes)."""
-    return categorical.log_likelihood(params.categorical, codes(params.cuts, X), "ignore")
-
-
-def sample(
+def _sample(
     params: BinnedParams, class_index: NDArray[np.intp], rng: np.random.Generator
 ) -> NDArray[np.float64]:
     """Draw each feature's interval from the categorical model and return the
     interval's midpoint; an open end interval is given the width of its neighbour
     (the model has no density within an interval): (n, n_features)."""
-    interval = categorical.sample(params.categorical, class_index, rng)
+    interval = _INTERVALS.sample(params.categorical, None, class_index, rng)
     out = np.empty(interval.shape)
     for j, cuts in enumerate(params.cuts):
         if cuts.size == 0:
@@ -188,3 +185,56 @@ def sample(
         edges = np.concatenate(([cuts[0] - width], cuts, [cuts[-1] + width]))
         out[:, j] = (edges[interval[:, j]] + edges[interval[:, j] + 1]) / 2
     return out
+
+
+#: The interval codes' model: unknown codes (missing values) left out.
+_INTERVALS = categorical.Categorical(handle_unknown="ignore")
+
+
+@dataclass(frozen=True)
+class Binned(EventModel[GridStats, BinnedParams]):
+    """The binned event model: continuous features cut into intervals (equal width,
+    equal frequency, or Fayyad & Irani's MDL as Weka's ``-D``), categorical per class
+    over the intervals, with Lidstone ``alpha``."""
+
+    name: ClassVar[str] = "binned"
+
+    strategy: str = setting("mdl", StrOptions(set(STRATEGIES)))
+    n_bins: int = setting(5, Interval(Integral, 2, None, closed="left"))
+    alpha: float = setting(1.0, Interval(Real, 0, None, closed="left"), shared="alpha")
+    max_bins: int = setting(1024, Interval(Integral, 2, None, closed="left"))
+
+    def zero(self, n_classes: int, n_features: int) -> GridStats:
+        return GridStats.zero(n_classes, n_features, self.max_bins)
+
+    def summarize(self, X, W: ClassWeights) -> GridStats:
+        return summarize(X, W, self.max_bins)
+
+    def estimate(self, stats: GridStats) -> BinnedParams:
+        """Cut points from the summed grid, then the Lidstone categorical model of the
+        interval codes."""
+        return _estimate(stats, self.strategy, self.n_bins, self.alpha)
+
+    def log_parameter_prior(self, params: BinnedParams) -> float:
+        return categorical.Categorical(alpha=self.alpha).log_parameter_prior(params.categorical)
+
+    def log_likelihood(self, params: BinnedParams, X) -> NDArray[np.float64]:
+        """``sum_j log P(code(x_j) | c)`` for X (n_samples, n_features), NaN = missing →
+        (n_samples, n_classes)."""
+        return _INTERVALS.log_likelihood(params.categorical, codes(params.cuts, X))
+
+    def log_likelihood_terms(self, params: BinnedParams, X) -> NDArray[np.float64]:
+        return _INTERVALS.log_likelihood_terms(params.categorical, codes(params.cuts, X))
+
+    def sample(self, params, stats, class_index, rng) -> NDArray[np.float64]:
+        return _sample(params, class_index, rng)
+
+    def value_grid(self, params, stats, j, class_prior) -> list:
+        """One value per interval: its midpoint (an open end interval gets the width of
+        its neighbour)."""
+        cuts = params.cuts[j]
+        if cuts.size == 0:
+            return [0.0]
+        width = float(np.diff(cuts).mean()) if cuts.size > 1 else 1.0
+        edges = np.concatenate(([cuts[0] - width], cuts, [cuts[-1] + width]))
+        return ((edges[:-1] + edges[1:]) / 2).tolist()

@@ -8,28 +8,50 @@
 Layout: every (feature, category) pair has one column in a flat block of
 ``sum_j K_j`` columns, feature ``j`` starting at ``offset_j``; counting is one
 ``bincount`` over that block and prediction one sparse one-hot product.
+
+A negative code is a missing value: it adds nothing (so ``N_cj.`` counts only the
+observed values) and its term is left out. A code ``>= K_j`` at predict time was never
+seen in training: by ``handle_unknown`` an :class:`~nbayes.errors.UnknownCategoryError`
+(``"error"``), left out of the row's likelihood (``"ignore"``), or given the mass of one
+extra, empty category, so ``K_j + 1`` categories share the pseudocounts (``"smooth"``).
+
+Example
+-------
+>>> import numpy as np
+>>> from nbayes.core.validation import hard_class_weights
+>>> model = Categorical(alpha=1.0)
+>>> X = np.array([[0, 2], [1, 2], [0, 0]])
+>>> stats = model.summarize(X, hard_class_weights(np.array([0, 0, 1]), 2, None))
+>>> stats.n_categories
+array([2, 3])
+>>> np.exp(model.estimate(stats).per_feature()[0])
+array([[0.5       , 0.5       ],
+       [0.66666667, 0.33333333]])
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from numbers import Integral, Real
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
+from sklearn.utils._param_validation import Interval, StrOptions
 
-from nbayes import _compiled, _validate
-from nbayes._parallel import Scratch
-from nbayes._validate import ClassWeights
-from nbayes.events.counts import dot_with_infinities
+from nbayes._kernels import categorical as categorical_kernels
+from nbayes.core import validation as _validate
+from nbayes.core.parallel import Scratch
+from nbayes.core.validation import ClassWeights
+from nbayes.errors import UnknownCategoryError
+from nbayes.events import _domain
+from nbayes.events._contract import EventModel, setting
+from nbayes.events._stats import CLASS, FEATURE, Statistics, StatisticsError, stat
+from nbayes.events.counts import dirichlet_log_density, dot_with_infinities
 
-
-class UnknownCategoryError(ValueError, IndexError):
-    """A category at predict time that training never saw (``handle_unknown='error'``).
-
-    Subclasses ``IndexError`` too, the error scikit-learn's CategoricalNB raises.
-    """
+__all__ = ["Categorical", "CategoricalParams", "CategoricalStats", "UnknownCategoryError"]
 
 
 _BLOCK_BYTES = 1 << 19  # cell indices of a block of rows: 512 KiB
@@ -42,7 +64,7 @@ def offsets_of(n_categories: NDArray[np.intp]) -> NDArray[np.intp]:
 
 
 @dataclass(frozen=True)
-class CategoricalStats:
+class CategoricalStats(Statistics):
     """Additive statistics of the categorical model.
 
     Attributes
@@ -54,9 +76,9 @@ class CategoricalStats:
         ``N_cjt`` in the flat layout.
     """
 
-    class_count: NDArray[np.float64]
-    n_categories: NDArray[np.intp]
-    counts: NDArray[np.float64]
+    class_count: NDArray[np.float64] = stat(CLASS, nonnegative=True)
+    n_categories: NDArray[np.intp] = stat(FEATURE, nonnegative=True)
+    counts: NDArray[np.float64] = stat(CLASS, None, nonnegative=True)
 
     @classmethod
     def zero(cls, n_classes: int, n_features: int) -> CategoricalStats:
@@ -81,33 +103,21 @@ class CategoricalStats:
             self.widened(n_categories) + other.widened(n_categories),
         )
 
-    def take_classes(self, index: NDArray[np.intp], n_classes: int) -> CategoricalStats:
-        """These statistics with class ``c`` moved to ``index[c]`` of ``n_classes``."""
-        class_count = np.zeros(n_classes)
-        class_count[index] = self.class_count
-        counts = np.zeros((n_classes, self.counts.shape[1]))
-        counts[index] = self.counts
-        return CategoricalStats(class_count, self.n_categories.copy(), counts)
+    def _validate_more(self, n_classes: int, n_features: int) -> None:
+        if self.n_categories.dtype.kind not in "iu":
+            raise StatisticsError("CategoricalStats.n_categories is not an integer array.")
+        if self.counts.shape[1] != int(self.n_categories.sum()):
+            raise StatisticsError(
+                f"CategoricalStats.counts has {self.counts.shape[1]} columns, but "
+                f"n_categories sums to {int(self.n_categories.sum())}."
+            )
 
     def per_feature(self) -> list[NDArray[np.float64]]:
         """``counts`` split into one (n_classes, K_j) array per feature."""
         return np.split(self.counts, np.cumsum(self.n_categories)[:-1], axis=1)
 
 
-def summarize(
-    X: NDArray[np.intp], W: ClassWeights, n_categories: NDArray[np.intp]
-) -> CategoricalStats:
-    """Count ``N_cjt`` for integer codes X (n_samples, n_features), ``0 <= x_ij < K_j``:
-    :func:`add_into` zero statistics laid out for ``n_categories`` (K_j), which must
-    cover every code in X."""
-    n_categories = np.asarray(n_categories, dtype=np.intp)
-    zero = CategoricalStats(
-        np.zeros(W.n_classes), n_categories, np.zeros((W.n_classes, int(n_categories.sum())))
-    )
-    return add_into(zero, X, W, n_categories)
-
-
-def add_into(
+def add_codes(
     stats: CategoricalStats, X: NDArray[np.intp], W: ClassWeights, n_categories: NDArray[np.intp]
 ) -> CategoricalStats:
     """``stats`` plus the counts ``N_cjt`` of integer codes X (n_samples, n_features).
@@ -173,19 +183,21 @@ class CategoricalParams:
 
     @cached_property
     def gather_table(self) -> NDArray[np.float64] | None:
-        """``log_prob`` as the compiled gather's table (:func:`nbayes._compiled.gather_table`):
+        """``log_prob`` as the compiled gather's table
+        (:func:`nbayes._kernels.categorical.gather_table`):
         one row of class values per (feature, category). NaN (0/0 of an unsmoothed,
         unseen feature) counts 0, as in the one-hot product. None if ``+inf`` occurs."""
         if np.isposinf(self.log_prob).any():
             return None
-        return _compiled.gather_table(np.where(np.isnan(self.log_prob), 0.0, self.log_prob))
+        finite = np.where(np.isnan(self.log_prob), 0.0, self.log_prob)
+        return categorical_kernels.gather_table(finite)
 
     @cached_property
     def offsets(self) -> NDArray[np.intp]:
         return offsets_of(self.n_categories)
 
 
-def estimate(stats: CategoricalStats, alpha: float) -> CategoricalParams:
+def _estimate(stats: CategoricalStats, alpha: float) -> CategoricalParams:
     """Lidstone-smoothed category log-probabilities, feature by feature."""
     smoothed = stats.counts + alpha
     starts = offsets_of(stats.n_categories)
@@ -223,12 +235,7 @@ def one_hot(
     return sp.csr_matrix((data, columns, indptr), shape=(n_samples, int(n_categories.sum())))
 
 
-def linear_terms(params: CategoricalParams) -> tuple[NDArray, NDArray]:
-    """``log P(x | c) = one_hot(x) @ coef[c] + intercept[c]``."""
-    return params.log_prob, np.zeros(params.log_prob.shape[0])
-
-
-def log_likelihood(
+def _log_likelihood(
     params: CategoricalParams, X: NDArray[np.intp], handle_unknown: str = "error"
 ) -> NDArray[np.float64]:
     """``sum_j log P(x_j | c)`` for codes X (n_samples, n_features).
@@ -236,10 +243,10 @@ def log_likelihood(
     A compiled gather from :attr:`CategoricalParams.gather_table` where numba is
     installed, else the one-hot product; the same sums in the same order.
     """
-    if _compiled.available() and params.gather_table is not None and X.shape[1]:
+    if categorical_kernels.available() and params.gather_table is not None and X.shape[1]:
         n_categories = params.n_categories.astype(np.intp, copy=False)
         n_classes = params.log_prob.shape[0]
-        gathered = _compiled.gather_sum(
+        gathered = categorical_kernels.gather_sum(
             X, params.offsets, n_categories, params.gather_table, n_classes
         )
         if gathered is not None:
@@ -250,13 +257,13 @@ def log_likelihood(
     return dot_with_infinities(one_hot(X, params.n_categories, handle_unknown), params.log_prob)
 
 
-def log_likelihood_terms(
+def _log_likelihood_terms(
     params: CategoricalParams, X: NDArray[np.intp], handle_unknown: str = "error"
 ) -> NDArray[np.float64]:
     """``log P(x_j | c)`` per feature: shape (n_samples, n_classes, n_features).
 
     An unseen code raises (``handle_unknown='error'``) or gives the term 0, its
-    feature left out (``'ignore'``). Summed over features it is :func:`log_likelihood`.
+    feature left out (``'ignore'``). Summed over features it is :func:`_log_likelihood`.
     """
     X = np.asarray(X)
     one_hot(X, params.n_categories, handle_unknown)  # the same check for unseen codes
@@ -268,7 +275,7 @@ def log_likelihood_terms(
     return out
 
 
-def sample(
+def _sample(
     params: CategoricalParams, class_index: NDArray[np.intp], rng: np.random.Generator
 ) -> NDArray[np.intp]:
     """Codes ``x_j ~ Categorical(P(x_j | c))`` feature by feature: (n, n_features)."""
@@ -280,3 +287,88 @@ def sample(
         codes = (cdf[class_index] <= draws[:, None]).sum(axis=1)
         columns.append(np.minimum(codes, log_prob.shape[1] - 1))
     return np.stack(columns, axis=1) if columns else np.empty((class_index.shape[0], 0), np.intp)
+
+
+@dataclass(frozen=True)
+class Categorical(EventModel[CategoricalStats, CategoricalParams]):
+    """The categorical event model: integer codes ``0 .. K_j - 1`` per feature, ``K_j``
+    growing with the codes seen (at least ``min_categories``)."""
+
+    name: ClassVar[str] = "categorical"
+    reads: ClassVar[str] = "codes"
+    adds_in_place: ClassVar[bool] = True
+
+    alpha: float = setting(1.0, Interval(Real, 0, None, closed="left"), shared="alpha")
+    handle_unknown: str = setting(
+        "error", StrOptions({"error", "ignore", "smooth"}), shared="handle_unknown"
+    )
+    min_categories: Any = setting(
+        None, None, "array-like", Interval(Integral, 1, None, closed="left")
+    )
+
+    def check(self, X):
+        return _domain.nonnegative(X, "non-negative integer category codes")
+
+    def zero(self, n_classes: int, n_features: int) -> CategoricalStats:
+        return CategoricalStats.zero(n_classes, n_features)
+
+    def n_categories(self, X: NDArray[np.intp]) -> NDArray[np.intp]:
+        """``K_j`` the codes of X need: their largest plus one, at least
+        ``min_categories``: shape (n_features,)."""
+        seen = X.max(axis=0) + 1 if X.shape[0] else np.zeros(X.shape[1], np.intp)
+        if self.min_categories is None:
+            return np.maximum(seen, 0)
+        minimum = np.array(self.min_categories)
+        if not np.issubdtype(minimum.dtype, np.signedinteger):
+            raise ValueError(
+                f"'min_categories' should have integral type. Got {minimum.dtype} instead."
+            )
+        n_categories = np.maximum(seen, minimum, dtype=np.int64)
+        if n_categories.shape != seen.shape:
+            raise ValueError(
+                f"'min_categories' should have shape ({X.shape[1]},"
+                f") when an array-like is provided. Got {minimum.shape} instead."
+            )
+        return n_categories
+
+    def add_into(self, stats: CategoricalStats, X, W: ClassWeights) -> CategoricalStats:
+        return add_codes(stats, X, W, self.n_categories(X))
+
+    def estimate(self, stats: CategoricalStats) -> CategoricalParams:
+        """Lidstone-smoothed category log-probabilities; under ``"smooth"`` each feature
+        has one more, empty category for the values never seen."""
+        if self.handle_unknown == "smooth":
+            slots = stats.n_categories + 1
+            stats = CategoricalStats(stats.class_count, slots, stats.widened(slots))
+        return _estimate(stats, self.alpha)
+
+    def log_parameter_prior(self, params: CategoricalParams) -> float:
+        """Lidstone's ``alpha`` is the mode of a Dirichlet(``alpha + 1``) prior."""
+        return dirichlet_log_density(self.alpha, params.log_prob)
+
+    def _known(self, params: CategoricalParams, X: NDArray[np.intp]) -> tuple:
+        """Codes and the handling of unseen ones: under ``"smooth"`` an unseen code is
+        the extra category (the last of each feature)."""
+        if self.handle_unknown == "smooth":
+            return np.minimum(X, params.n_categories - 1), "error"
+        return X, self.handle_unknown
+
+    def linear_terms(self, params: CategoricalParams) -> tuple[NDArray, NDArray]:
+        """``log P(x | c) = one_hot(x) @ coef[c] + intercept[c]``, the one-hot columns
+        being the (feature, category) pairs in order."""
+        return params.log_prob, np.zeros(params.log_prob.shape[0])
+
+    def log_likelihood(self, params: CategoricalParams, X) -> NDArray[np.float64]:
+        return _log_likelihood(params, *self._known(params, X))
+
+    def log_likelihood_terms(self, params: CategoricalParams, X) -> NDArray[np.float64]:
+        return _log_likelihood_terms(params, *self._known(params, np.asarray(X)))
+
+    def sample(self, params, stats, class_index, rng) -> NDArray[np.intp]:
+        """Codes ``x_j ~ Categorical(P(x_j | c))`` feature by feature: (n, n_features);
+        under ``"smooth"`` the extra category (an unseen value) is ``K_j``."""
+        return _sample(params, class_index, rng)
+
+    def value_grid(self, params, stats, j, class_prior) -> list:
+        """Every category code of feature ``j``."""
+        return list(range(int(stats.n_categories[j])))

@@ -7,27 +7,36 @@ which is estimated from more data and suffers less from skewed class sizes:
 ``N~_cj = sum_{c' != c} N_c'j``, weights ``w_cj = -log theta~_cj`` (or, with
 ``norm=True``, ``w_cj = log theta~_cj / sum_j log theta~_cj``, Rennie's step 7),
 and the score ``sum_j x_j w_cj``; the class with the largest score wins (the
-complement that explains x worst). The statistics are the multinomial counts.
+complement that explains x worst). The statistics are the multinomial counts. The
+score is not a normalised log-likelihood and leaves the class prior out, as in Rennie
+et al. and scikit-learn.
+
+Example
+-------
+>>> import numpy as np
+>>> from nbayes.core.validation import hard_class_weights
+>>> model = Complement(alpha=1.0)
+>>> X = np.array([[2.0, 0.0], [0.0, 3.0]])
+>>> params = model.estimate(model.summarize(X, hard_class_weights(np.array([0, 1]), 2, None)))
+>>> params.feature_log_prob.round(3)
+array([[1.609, 0.223],
+       [0.288, 1.386]])
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes.events.counts import CountStats, LinearScorer, summarize, weighted_terms
+from nbayes.events._contract import setting
+from nbayes.events.counts import CountStats, LinearScorer
+from nbayes.events.multinomial import Multinomial, document_lengths, sample_counts
 
-__all__ = [
-    "ComplementParams",
-    "CountStats",
-    "estimate",
-    "log_likelihood",
-    "log_likelihood_terms",
-    "summarize",
-]
+__all__ = ["Complement", "ComplementParams", "CountStats"]
 
 
 @dataclass(frozen=True)
@@ -42,36 +51,38 @@ class ComplementParams:
         return LinearScorer.of(self.feature_log_prob)
 
 
-def estimate(stats: CountStats, alpha: float | NDArray, norm: bool) -> ComplementParams:
-    """Complement weights from the class-by-feature counts."""
-    complement = stats.feature_count.sum(axis=0) + alpha - stats.feature_count
-    with np.errstate(divide="ignore", invalid="ignore"):
-        logged = np.log(complement / complement.sum(axis=1, keepdims=True))
-        if norm:
-            weights = logged / logged.sum(axis=1, keepdims=True)
-        else:
-            weights = -logged
-    return ComplementParams(weights)
+@dataclass(frozen=True)
+class Complement(Multinomial):
+    """The complement event model (Rennie et al.): multinomial counts, each class scored
+    by the weights of its complement; ``norm`` is Rennie's weight normalisation. The
+    statistics, input check and the linear score are the multinomial model's; the
+    estimate and the sampling differ."""
 
+    name: ClassVar[str] = "complement"
+    factor_kind: ClassVar[str] = "weight"
+    uses_prior: ClassVar[bool] = False
+    column_kind: ClassVar[bool] = False
 
-def linear_terms(params: ComplementParams) -> tuple[NDArray, NDArray]:
-    """``score(x, c) = x @ coef[c] + intercept[c]``."""
-    weights = params.feature_log_prob
-    return weights, np.zeros(weights.shape[0])
+    norm: bool = setting(False, "boolean")
 
+    def estimate(self, stats: CountStats) -> ComplementParams:
+        """Complement weights from the class-by-feature counts."""
+        complement = stats.feature_count.sum(axis=0) + self.alpha - stats.feature_count
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logged = np.log(complement / complement.sum(axis=1, keepdims=True))
+            if self.norm:
+                weights = logged / logged.sum(axis=1, keepdims=True)
+            else:
+                weights = -logged
+        return ComplementParams(weights)
 
-def log_likelihood(params: ComplementParams, X) -> NDArray[np.float64]:
-    """The complement score ``sum_j x_j w_cj``, shape (n_samples, n_classes).
+    def log_parameter_prior(self, params: ComplementParams) -> float:
+        """The complement weights are not the mode of a prior (not a generative model)."""
+        return 0.0
 
-    Not a normalised log-likelihood: it plays that role in the posterior, as in
-    Rennie et al. and scikit-learn.
-    """
-    return params.scorer(X)
-
-
-def log_likelihood_terms(params: ComplementParams, X) -> NDArray[np.float64]:
-    """``x_j w_cj`` per feature: shape (n_samples, n_classes, n_features).
-
-    Summed over features it is :func:`log_likelihood`.
-    """
-    return weighted_terms(X, params.feature_log_prob)
+    def sample(self, params, stats, class_index, rng, length=None) -> NDArray[np.float64]:
+        """Counts from each class's own smoothed multinomial (the complement weights are
+        not a distribution of the class itself), estimated from the same counts."""
+        own = Multinomial(alpha=self.alpha).estimate(stats)
+        lengths = document_lengths(stats, class_index, rng, length)
+        return sample_counts(own.feature_log_prob, class_index, rng, lengths)

@@ -10,11 +10,12 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.utils.extmath import safe_sparse_dot
 
-from nbayes._validate import ClassWeights
+from nbayes.core.validation import ClassWeights
+from nbayes.events._stats import CLASS, FEATURE, Statistics, stat
 
 
 @dataclass(frozen=True)
-class CountStats:
+class CountStats(Statistics):
     """Additive statistics of a count-based event model.
 
     Attributes
@@ -25,18 +26,15 @@ class CountStats:
         ``N_cj = sum_i W[i, c] x_ij``.
     """
 
-    class_count: NDArray[np.float64]
-    feature_count: NDArray[np.float64]
+    class_count: NDArray[np.float64] = stat(CLASS, nonnegative=True)
+    feature_count: NDArray[np.float64] = stat(CLASS, FEATURE, nonnegative=True)
 
     @classmethod
     def zero(cls, n_classes: int, n_features: int) -> CountStats:
         return cls(np.zeros(n_classes), np.zeros((n_classes, n_features)))
 
     def __add__(self, other: CountStats) -> CountStats:
-        total = CountStats(
-            self.class_count + other.class_count,
-            self.feature_count + other.feature_count,
-        )
+        total = super().__add__(other)
         total.check_representable()
         return total
 
@@ -66,13 +64,6 @@ class CountStats:
                 f"The weighted counts of {where} cannot be represented in float64: their "
                 "total overflows. Rescale X or sample_weight."
             )
-
-    def take_classes(self, index: NDArray[np.intp], n_classes: int) -> CountStats:
-        """These statistics with class ``c`` moved to ``index[c]`` of ``n_classes``."""
-        out = CountStats.zero(n_classes, self.feature_count.shape[1])
-        out.class_count[index] = self.class_count
-        out.feature_count[index] = self.feature_count
-        return out
 
 
 def summarize(X, W: ClassWeights) -> CountStats:
@@ -228,3 +219,11 @@ def weighted_terms(X, weights: NDArray[np.float64]) -> NDArray[np.float64]:
     X = dense_rows(X)[:, None, :]
     with np.errstate(invalid="ignore"):
         return np.where(X != 0, X * weights[None, :, :], 0.0)
+
+
+def dirichlet_log_density(alpha, log_prob: NDArray[np.float64]) -> float:
+    """``sum alpha * log theta``: the log density of a Dirichlet(alpha + 1) prior, up to
+    its constant, with ``0 * log 0`` taken as 0 (Lidstone's estimate is its mode)."""
+    alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), log_prob.shape)
+    used = alpha > 0
+    return float(np.sum(alpha[used] * log_prob[used]))

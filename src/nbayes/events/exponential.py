@@ -22,18 +22,40 @@ out (``lambda = 0``, ``log lambda = 0``).
 
 Missing values: NaN entries of X add nothing to the statistics and leave their term
 out of ``log_likelihood`` (see :mod:`nbayes.events.sums`).
+
+Example
+-------
+>>> import numpy as np
+>>> from nbayes.core.validation import hard_class_weights
+>>> model = Exponential()
+>>> X = np.array([[1.0], [3.0], [10.0], [30.0]])
+>>> W = hard_class_weights(np.array([0, 0, 1, 1]), 2, None)
+>>> model.estimate(model.summarize(X, W)).rate
+array([[0.5 ],
+       [0.05]])
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes.events.sums import SumStats, observed, summarize
+from nbayes.core.validation import ClassWeights
+from nbayes.events import _domain
+from nbayes.events._contract import EventModel
+from nbayes.events.poisson import gamma_prior
+from nbayes.events.sums import (
+    GRID_PROBABILITIES,
+    SumStats,
+    mixture_quantiles,
+    observed,
+    summarize,
+)
 
-__all__ = ["ExponentialParams", "SumStats", "estimate", "log_likelihood", "summarize"]
+__all__ = ["Exponential", "ExponentialParams", "SumStats"]
 
 
 @dataclass(frozen=True)
@@ -44,45 +66,104 @@ class ExponentialParams:
     log_rate: NDArray[np.float64]
 
 
-def estimate(stats: SumStats, alpha: float = 1.0, beta: float = 0.0) -> ExponentialParams:
-    """MLE (``alpha=1, beta=0``) or Gamma-MAP rates; see module doc."""
-    numerator = np.maximum(stats.count + alpha - 1.0, 0.0)
-    denominator = stats.total + beta
-    defined = (numerator > 0) | (denominator > 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rate = np.where(defined, numerator / denominator, 0.0)
-        log_rate = np.where(defined, np.log(rate), 0.0)
-    return ExponentialParams(rate, log_rate)
+_ALPHA, _BETA = gamma_prior(1.0, 0.0)
 
 
-def log_likelihood(params: ExponentialParams, X: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``log P(x | c)`` for non-negative X (n_samples, n_features), NaN = missing →
-    (n_samples, n_classes).
+@dataclass(frozen=True)
+class Exponential(EventModel[SumStats, ExponentialParams]):
+    """The exponential event model (non-negative values): MLE rates by default, or
+    Gamma(``alpha``, ``beta``)-MAP rates."""
 
-    Fast path ``observed @ log(lambda).T - X @ lambda.T``; where a rate is infinite
-    or zero, the terms are summed one by one with ``lambda x = 0`` at ``x = 0``.
-    """
-    mask, filled = observed(X)
-    rate, log_rate = params.rate, params.log_rate
-    if np.all(np.isfinite(log_rate)):
-        return mask.astype(np.float64) @ log_rate.T - filled @ rate.T
-    out = np.empty((X.shape[0], rate.shape[0]))
-    for c in range(rate.shape[0]):
-        positive = filled > 0
-        with np.errstate(invalid="ignore"):
-            term = log_rate[c] - np.where(positive, filled * rate[c], 0.0)
-        term[positive & np.isposinf(rate[c])] = -np.inf  # a point mass at 0
-        term = np.where(mask, term, 0.0)
-        with np.errstate(invalid="ignore"):
-            out[:, c] = term.sum(axis=1)
-        out[np.isneginf(term).any(axis=1), c] = -np.inf  # impossible beats a point mass
-    return out
+    name: ClassVar[str] = "exponential"
+    factor_kind: ClassVar[str] = "density"
+
+    alpha: float = _ALPHA
+    beta: float = _BETA
+
+    def check(self, X):
+        return _domain.nonnegative(X, "non-negative values")
+
+    def zero(self, n_classes: int, n_features: int) -> SumStats:
+        return SumStats.zero(n_classes, n_features)
+
+    def summarize(self, X, W: ClassWeights) -> SumStats:
+        return summarize(X, W)
+
+    def estimate(self, stats: SumStats) -> ExponentialParams:
+        """MLE (``alpha=1, beta=0``) or Gamma-MAP rates; see module doc."""
+        numerator = np.maximum(stats.count + self.alpha - 1.0, 0.0)
+        denominator = stats.total + self.beta
+        defined = (numerator > 0) | (denominator > 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rate = np.where(defined, numerator / denominator, 0.0)
+            log_rate = np.where(defined, np.log(rate), 0.0)
+        return ExponentialParams(rate, log_rate)
+
+    def log_parameter_prior(self, params: ExponentialParams) -> float:
+        """``sum (alpha - 1) log lambda - beta lambda`` over finite positive rates."""
+        usable = np.isfinite(params.rate) & (params.rate > 0)
+        terms = (self.alpha - 1.0) * params.log_rate - self.beta * params.rate
+        return float(np.sum(terms[usable]))
+
+    def log_likelihood(self, params: ExponentialParams, X) -> NDArray[np.float64]:
+        """``log P(x | c)`` for non-negative X (n_samples, n_features), NaN = missing →
+        (n_samples, n_classes).
+
+        Fast path ``observed @ log(lambda).T - X @ lambda.T``; where a rate is infinite
+        or zero, the terms are summed one by one with ``lambda x = 0`` at ``x = 0``.
+        """
+        mask, filled = observed(X)
+        rate, log_rate = params.rate, params.log_rate
+        if np.all(np.isfinite(log_rate)):
+            return mask.astype(np.float64) @ log_rate.T - filled @ rate.T
+        out = np.empty((X.shape[0], rate.shape[0]))
+        for c in range(rate.shape[0]):
+            term = _terms_of_class(rate[c], log_rate[c], mask, filled)
+            with np.errstate(invalid="ignore"):
+                out[:, c] = term.sum(axis=1)
+            out[np.isneginf(term).any(axis=1), c] = -np.inf  # impossible beats a point mass
+        return out
+
+    def log_likelihood_terms(self, params: ExponentialParams, X) -> NDArray[np.float64]:
+        """``log lambda_cj - lambda_cj x_j`` per feature, 0 where missing:
+        (n_samples, n_classes, n_features)."""
+        mask, filled = observed(X)
+        return np.stack(
+            [
+                _terms_of_class(params.rate[c], params.log_rate[c], mask, filled)
+                for c in range(params.rate.shape[0])
+            ],
+            axis=1,
+        )
+
+    def sample(self, params, stats, class_index, rng) -> NDArray[np.float64]:
+        """Values ``x_j ~ Exponential(rate_cj)`` (an infinite rate gives 0): (n, n_features)."""
+        with np.errstate(divide="ignore"):
+            scale = 1.0 / params.rate[class_index]
+        return rng.exponential(scale)
+
+    def value_grid(self, params, stats, j, class_prior) -> list:
+        """Quantiles 5, 25, 50, 75 and 95 % of the class mixture."""
+        rates = params.rate[:, j]
+        used = (class_prior > 0) & (rates > 0) & np.isfinite(rates)
+        if not used.any():
+            return [0.0]
+        weights, rates = class_prior[used] / class_prior[used].sum(), rates[used]
+
+        def cdf(x):
+            return (weights[None, :] * -np.expm1(-np.outer(x, rates))).sum(axis=1)
+
+        high = float(np.max(-np.log(0.01) / rates)) * 10
+        return mixture_quantiles(cdf, GRID_PROBABILITIES, 0.0, high).tolist()
 
 
-def sample(
-    params: ExponentialParams, class_index: NDArray[np.intp], rng: np.random.Generator
+def _terms_of_class(
+    rate: NDArray, log_rate: NDArray, mask: NDArray[np.bool_], filled: NDArray
 ) -> NDArray[np.float64]:
-    """Values ``x_j ~ Exponential(rate_cj)`` (an infinite rate gives 0): (n, n_features)."""
-    with np.errstate(divide="ignore"):
-        scale = 1.0 / params.rate[class_index]
-    return rng.exponential(scale)
+    """``log lambda_j - lambda_j x_j`` for one class's rates, ``lambda x = 0`` at
+    ``x = 0``, a point mass at 0 (infinite rate) impossible above 0, 0 where missing."""
+    positive = filled > 0
+    with np.errstate(invalid="ignore"):
+        term = log_rate - np.where(positive, filled * rate, 0.0)
+    term[positive & np.isposinf(rate)] = -np.inf
+    return np.where(mask, term, 0.0)

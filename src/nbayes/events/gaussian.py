@@ -8,263 +8,73 @@ with the pairwise formula of Chan, Golub & LeVeque, 1979), plus the same three o
 all rows, which set the variance floor. The variance is ``M2_cj / (N_cj - ddof)``:
 ``ddof=0`` is the maximum-likelihood (biased) estimate, ``ddof=1`` Bessel's
 correction. Without missing values ``N_cj = N_c``, the class's weighted row count;
-with an ``observed`` mask (see :func:`summarize`) a missing value adds nothing.
+with ``skip_missing`` a NaN adds nothing, and its term (and that of a feature never
+observed at all) is left out of the likelihood.
 
 Variance floor: ``epsilon = var_smoothing * max_j Var(x_j)`` is added to every
-variance, as in scikit-learn, with ``Var`` the (weighted) variance over all rows.
-When every feature is constant that is 0 and would give a zero variance; then the
-floor is ``var_smoothing * max_j mean(x_j)^2``, and ``var_smoothing * tiny`` (the
-smallest normal float) when the data are all zero.
+variance, as in scikit-learn, with ``Var`` the (weighted) variance over all rows
+(``floor="largest"``). When every feature is constant that is 0 and would give a zero
+variance; then the floor is ``var_smoothing * max_j mean(x_j)^2``, and
+``var_smoothing * tiny`` (the smallest normal float) when the data are all zero. With
+``floor="per_feature"`` each feature's floor is ``var_smoothing`` times its own
+overall variance (the columns of a table have unrelated scales: adult's fnlwgt varies
+~1e10, education-num ~7, and a floor set by one column would swamp another).
+
+Example
+-------
+>>> import numpy as np
+>>> from nbayes.core.validation import hard_class_weights
+>>> model = Gaussian(var_smoothing=0.0, ddof=1)
+>>> X = np.array([[6.0], [5.92], [5.58], [5.92], [5.0], [5.5], [5.42], [5.75]])
+>>> W = hard_class_weights(np.array([0, 0, 0, 0, 1, 1, 1, 1]), 2, None)
+>>> params = model.estimate(model.summarize(X, W))
+>>> params.theta.round(4), params.var.round(6)
+(array([[5.855 ],
+       [5.4175]]), array([[0.035033],
+       [0.097225]]))
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from numbers import Real
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
+from sklearn.utils._param_validation import Interval, StrOptions
 
-from nbayes import _compiled
-from nbayes._parallel import SCRATCH, map_blocks
-from nbayes._validate import ClassWeights, row_blocks
-from nbayes.events._gaussian_fit import block_moments, hard_block_moments, shifted_update
+from nbayes._kernels import gaussian as gaussian_kernels
+from nbayes.core.validation import ClassWeights
+from nbayes.events._contract import EventModel, setting, skip_missing_setting
+from nbayes.events._gaussian_fit import add_into
+from nbayes.events._missing import by_missing_pattern
+from nbayes.events.moments import GaussianStats
 
-#: Bytes of X per block of ``add_into`` (each read twice, the second time from cache);
-#: 4 MiB measured best (bench/NOTES.md): fewer blocks, fewer per-block costs.
-FIT_BLOCK_BYTES = 1 << 22
+__all__ = ["Gaussian", "GaussianParams", "GaussianStats"]
 
-
-def chan_merge(
-    count_a: NDArray,
-    mean_a: NDArray,
-    m2_a: NDArray,
-    count_b: NDArray,
-    mean_b: NDArray,
-    m2_b: NDArray,
-) -> tuple[NDArray, NDArray, NDArray]:
-    """Pool two (count, mean, M2) summaries; counts broadcast against the means.
-
-    ``mean = mean_a + delta N_b / N`` and
-    ``M2 = M2_a + M2_b + delta^2 N_a N_b / N`` with ``delta = mean_b - mean_a``.
-    """
-    count = np.add(count_a, count_b)
-    share_b = np.divide(count_b, count, out=np.zeros(np.shape(count)), where=count > 0)
-    with np.errstate(over="ignore", invalid="ignore"):
-        delta = mean_b - mean_a
-        mean = mean_a + delta * share_b
-        # delta * (delta * N_a N_b / N): exactly 0 when one side is empty, however
-        # large delta is, and no intermediate overflow where the result fits.
-        m2 = m2_a + m2_b + delta * (delta * (count_a * share_b))
-    return count, mean, m2
-
-
-@dataclass(frozen=True)
-class GaussianStats:
-    """Additive statistics of the Gaussian model.
-
-    Attributes
-    ----------
-    class_count : ndarray of shape (n_classes,)
-        Weighted row count per class (the class prior's statistic).
-    count, mean, m2 : ndarray of shape (n_classes, n_features)
-        Per-class weighted count of observed values, mean and sum of squared
-        deviations.
-    total_count, total_mean, total_m2 : ndarray of shape (n_features,)
-        The same over all rows (each weighted by its total class weight).
-    """
-
-    class_count: NDArray[np.float64]
-    count: NDArray[np.float64]
-    mean: NDArray[np.float64]
-    m2: NDArray[np.float64]
-    total_count: NDArray[np.float64]
-    total_mean: NDArray[np.float64]
-    total_m2: NDArray[np.float64]
-
-    @classmethod
-    def zero(cls, n_classes: int, n_features: int) -> GaussianStats:
-        return cls(
-            np.zeros(n_classes),
-            np.zeros((n_classes, n_features)),
-            np.zeros((n_classes, n_features)),
-            np.zeros((n_classes, n_features)),
-            np.zeros(n_features),
-            np.zeros(n_features),
-            np.zeros(n_features),
-        )
-
-    def __add__(self, other: GaussianStats) -> GaussianStats:
-        count, mean, m2 = chan_merge(
-            self.count,
-            self.mean,
-            self.m2,
-            other.count,
-            other.mean,
-            other.m2,
-        )
-        total, total_mean, total_m2 = chan_merge(
-            self.total_count,
-            self.total_mean,
-            self.total_m2,
-            other.total_count,
-            other.total_mean,
-            other.total_m2,
-        )
-        class_count = self.class_count + other.class_count
-        merged = GaussianStats(class_count, count, mean, m2, total, total_mean, total_m2)
-        merged.check_representable()
-        return merged
-
-    def finite_features(self) -> NDArray[np.bool_]:
-        """Whether each feature's class and overall means and M2 are all finite,
-        shape (n_features,)."""
-        finite = np.isfinite(self.mean).all(axis=0) & np.isfinite(self.m2).all(axis=0)
-        finite &= np.isfinite(self.total_mean) & np.isfinite(self.total_m2)
-        return finite
-
-    def check_representable(self) -> None:
-        """Raise ValueError naming the features whose moments overflow float64."""
-        finite = self.finite_features()
-        if not finite.all():
-            raise ValueError(
-                f"The variance of feature(s) {np.flatnonzero(~finite).tolist()} cannot be "
-                "represented in float64: the values are too far apart (their squared "
-                "deviations overflow). Rescale X, e.g. with sklearn.preprocessing.StandardScaler."
-            )
-
-    def take_classes(self, index: NDArray[np.intp], n_classes: int) -> GaussianStats:
-        """These statistics with class ``c`` moved to ``index[c]`` of ``n_classes``."""
-        out = GaussianStats.zero(n_classes, self.mean.shape[1])
-        out.class_count[index] = self.class_count
-        out.count[index] = self.count
-        out.mean[index] = self.mean
-        out.m2[index] = self.m2
-        return GaussianStats(
-            out.class_count,
-            out.count,
-            out.mean,
-            out.m2,
-            self.total_count,
-            self.total_mean,
-            self.total_m2,
-        )
-
-
-def _weighted_moments(
-    weights: NDArray, X: NDArray, usable: NDArray[np.bool_] | None = None
-) -> tuple[NDArray, NDArray, NDArray]:
-    """Weighted (count, mean, M2) of each feature over the usable entries of X, each of
-    shape (n_features,); values are shifted by a usable one first (see ``summarize``)."""
-    if usable is None:
-        usable = (weights > 0)[:, None]
-    usable = np.broadcast_to(usable, X.shape)
-    count = weights @ usable
-    has = usable.any(axis=0)
-    reference = np.zeros(X.shape[1])
-    reference[has] = X[np.argmax(usable, axis=0)[has], np.flatnonzero(has)]
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        shifted = np.where(usable, X - reference, 0.0)
-        offset = np.where(count > 0, (weights @ shifted) / count, 0.0)
-        deviation = np.where(usable, shifted - offset, 0.0)
-        return count, reference + offset, weights @ (deviation * deviation)
-
-
-def summarize(
-    X: NDArray[np.float64],
-    W: ClassWeights,
-    observed: NDArray[np.bool_] | None = None,
-    on_non_finite: Callable[[], None] | None = None,
-) -> GaussianStats:
-    """Per-class and overall weighted moments of X (n_samples, n_features):
-    :func:`add_into` zero statistics."""
-    return add_into(GaussianStats.zero(W.n_classes, X.shape[1]), X, W, observed, on_non_finite)
-
-
-def add_into(
-    stats: GaussianStats,
-    X: NDArray[np.float64],
-    W: ClassWeights,
-    observed: NDArray[np.bool_] | None = None,
-    on_non_finite: Callable[[], None] | None = None,
-) -> GaussianStats:
-    """``stats`` pooled with the moments of X (n_samples, n_features) under W, in place
-    (the caller must own ``stats``: nobody else may hold its arrays); returns ``stats``.
-
-    The moments of cache-sized row blocks (:func:`summarize_block`, spread over
-    threads) are pooled into ``stats`` one by one with :func:`chan_merge`, so X is read
-    from memory once, the temporaries stay small and pooling stays exact: a feature
-    constant within a class keeps its value as mean and ``M2 = 0`` (every block gives
-    that value and ``M2 = 0``; pooling adds ``delta = 0``). Moments that overflow
-    float64 raise ValueError (see ``GaussianStats.check_representable``). A later
-    batch of hard labels goes in one pass where it can (``shifted_update``).
-
-    ``on_non_finite``, if given, is called before anything is pooled when some block's
-    moments are not finite: a NaN or infinity in a counted row of X always makes them
-    so, which lets the caller check X's finiteness here, on the moments, instead of in
-    a pass of its own (it raises its input error; if it returns, the moments overflow).
-    """
-    blocks = row_blocks(X.shape[0], X.shape[1], FIT_BLOCK_BYTES)
-    hard = W.labels is not None and observed is None
-    if hard and shifted_update(stats, X, W.labels, W.values, blocks):
-        return stats
-
-    def block_stats(rows: slice) -> GaussianStats:
-        if hard:
-            labels, weights = W.labels[rows], W.values[rows]
-            return GaussianStats(
-                *hard_block_moments(X[rows], labels, weights, W.n_classes, SCRATCH)
-            )
-        part = None if observed is None else observed[rows]
-        return summarize_block(X[rows], W.rows(rows), part)
-
-    parts = list(map_blocks(block_stats, blocks))
-    if on_non_finite is not None and not all(part.finite_features().all() for part in parts):
-        on_non_finite()
-    for part in parts:
-        _pool_into(stats, part)
-    stats.check_representable()
-    return stats
-
-
-def _pool_into(stats: GaussianStats, part: GaussianStats) -> None:
-    """``stats`` pooled with ``part`` (Chan et al.), written into ``stats``'s arrays."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        pooled = chan_merge(stats.count, stats.mean, stats.m2, part.count, part.mean, part.m2)
-        for target, value in zip((stats.count, stats.mean, stats.m2), pooled, strict=True):
-            target[...] = value
-        pooled = chan_merge(
-            stats.total_count,
-            stats.total_mean,
-            stats.total_m2,
-            part.total_count,
-            part.total_mean,
-            part.total_m2,
-        )
-        for target, value in zip(
-            (stats.total_count, stats.total_mean, stats.total_m2), pooled, strict=True
-        ):
-            target[...] = value
-    stats.class_count[...] += part.class_count
-
-
-def summarize_block(
-    X: NDArray[np.float64], W: ClassWeights, observed: NDArray[np.bool_] | None = None
-) -> GaussianStats:
-    """Per-class and overall weighted moments of X (n_samples, n_features), in one
-    block (:func:`nbayes.events._gaussian_fit.block_moments`, which states the maths);
-    overflow is not checked here (``add_into`` does)."""
-    return GaussianStats(*block_moments(X, W, observed))
+#: The standard normal quantiles of a continuous feature's value grid (the class
+#: mixture's mean, plus or minus 1 and 1.645 standard deviations).
+GRID_Z = (-1.645, -1.0, 0.0, 1.0, 1.645)
 
 
 @dataclass(frozen=True)
 class GaussianParams:
     """Per-class means ``theta`` and variances ``var`` (n_classes, n_features);
-    ``epsilon`` the variance floor already added to ``var``."""
+    ``epsilon`` the variance floor already added to ``var`` (a float, or one per
+    feature); ``seen`` which features training ever observed (n_features,), or None
+    for all."""
 
     theta: NDArray[np.float64]
     var: NDArray[np.float64]
-    epsilon: float
+    epsilon: Any
+    seen: NDArray[np.bool_] | None = None
+
+    def columns(self, keep: NDArray[np.bool_]) -> GaussianParams:
+        """The parameters of the features ``keep`` only."""
+        epsilon = self.epsilon[keep] if np.ndim(self.epsilon) else self.epsilon
+        return GaussianParams(self.theta[:, keep], self.var[:, keep], epsilon)
 
 
 def variance_floor(stats: GaussianStats, var_smoothing: float) -> float:
@@ -282,7 +92,7 @@ def variance_floor(stats: GaussianStats, var_smoothing: float) -> float:
     return var_smoothing * min(scale, np.finfo(np.float64).max)
 
 
-def estimate(stats: GaussianStats, var_smoothing: float, ddof: float) -> GaussianParams:
+def _estimate(stats: GaussianStats, epsilon: Any, ddof: float) -> GaussianParams:
     """``var_cj = M2_cj / (N_cj - ddof) + epsilon`` (``M2 / N_cj`` where ``N_cj <= ddof``).
 
     A class with rows but no observed value of feature ``j`` (possible only with
@@ -300,11 +110,10 @@ def estimate(stats: GaussianStats, var_smoothing: float, ddof: float) -> Gaussia
             total_var = np.where(stats.total_count > 0, stats.total_m2 / stats.total_count, 0.0)
         theta = np.where(unobserved, stats.total_mean, theta)
         var = np.where(unobserved, total_var, var)
-    epsilon = variance_floor(stats, var_smoothing)
     return GaussianParams(theta, var + epsilon, epsilon)
 
 
-def log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np.float64]:
+def _log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np.float64]:
     """``log P(x | c)`` for X (n_samples, n_features) → (n_samples, n_classes).
 
     Fast path: the quadratic form expanded into matrix products,
@@ -336,7 +145,7 @@ def log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np
         del centred
         means = (centred_theta * centred_theta * precision).sum(axis=1)  # C
         tolerances = (RELATIVE_TOLERANCE / unit, ABSOLUTE_TOLERANCE / unit, POSTERIOR_RANGE)
-        finished = _compiled.gaussian_terms(cross, quadratic, means, log_norm, *tolerances)
+        finished = gaussian_kernels.gaussian_terms(cross, quadratic, means, log_norm, *tolerances)
         if finished is None:
             finished = _terms(cross, quadratic, means, log_norm, *tolerances)
         out, inexact = finished
@@ -351,7 +160,7 @@ def _terms(
     cross: NDArray, quadratic: NDArray, means: NDArray, log_norm: NDArray, *tolerances: float
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """``-1/2 (A - 2B + C + log_norm)`` and the mask of entries to recompute, in NumPy
-    passes over the inputs (overwritten); see :func:`nbayes._compiled.gaussian_terms`,
+    passes over the inputs (overwritten); see :func:`nbayes._kernels.gaussian.gaussian_terms`,
     the same in one compiled pass, for the arguments."""
     relative, absolute, window = tolerances
     bound = np.abs(cross)
@@ -401,11 +210,11 @@ def _quadratic_direct(
     return out
 
 
-def log_likelihood_terms(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np.float64]:
+def _log_likelihood_terms(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np.float64]:
     """``log N(x_j; theta_cj, var_cj) = -1/2 [log(2 pi var_cj) + (x_j - theta_cj)^2 / var_cj]``
     per feature, computed directly: shape (n_samples, n_classes, n_features).
 
-    Summed over features it is :func:`log_likelihood` (to its rounding error).
+    Summed over features it is :func:`_log_likelihood` (to its rounding error).
     """
     X = np.asarray(X, dtype=np.float64)[:, None, :]
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
@@ -413,9 +222,96 @@ def log_likelihood_terms(params: GaussianParams, X: NDArray[np.float64]) -> NDAr
         return -0.5 * (np.log(2.0 * np.pi * params.var) + deviation * deviation / params.var)
 
 
-def sample(
-    params: GaussianParams, class_index: NDArray[np.intp], rng: np.random.Generator
-) -> NDArray[np.float64]:
-    """Rows ``x ~ N(theta_c, diag(var_c))`` for each class index: (n, n_features)."""
-    theta, var = params.theta[class_index], params.var[class_index]
-    return rng.normal(theta, np.sqrt(var))
+@dataclass(frozen=True)
+class Gaussian(EventModel[GaussianStats, GaussianParams]):
+    """The Gaussian event model (continuous features, normal within each class)."""
+
+    name: ClassVar[str] = "gaussian"
+    factor_kind: ClassVar[str] = "density"
+    adds_in_place: ClassVar[bool] = True
+
+    var_smoothing: float = setting(
+        1e-9, Interval(Real, 0, None, closed="left"), shared="var_smoothing"
+    )
+    ddof: float = setting(0.0, Interval(Real, 0, None, closed="left"), shared="ddof")
+    floor: str = setting("largest", StrOptions({"largest", "per_feature"}))
+    skip_missing: bool = skip_missing_setting()
+
+    def zero(self, n_classes: int, n_features: int) -> GaussianStats:
+        return GaussianStats.zero(n_classes, n_features)
+
+    def add_into(
+        self,
+        stats: GaussianStats,
+        X,
+        W: ClassWeights,
+        on_non_finite: Callable[[], None] | None = None,
+    ) -> GaussianStats:
+        """``stats`` pooled with the moments of X (see
+        :func:`nbayes.events._gaussian_fit.add_into`; ``on_non_finite`` is its check of
+        X's finiteness, deferred to the moments)."""
+        observed = None
+        if self.skip_missing:
+            observed = ~np.isnan(X)
+            if observed.all():
+                observed = None
+            else:
+                X = np.where(observed, X, 0.0)
+        return add_into(stats, X, W, observed, on_non_finite)
+
+    def variance_floor(self, stats: GaussianStats) -> Any:
+        """``epsilon``: one floor for all features (``"largest"``) or one per feature."""
+        if self.floor == "largest":
+            return variance_floor(stats, self.var_smoothing)
+        return np.array(
+            [
+                variance_floor(stats.column(j), self.var_smoothing)
+                for j in range(stats.mean.shape[1])
+            ]
+        )
+
+    def estimate(self, stats: GaussianStats) -> GaussianParams:
+        params = _estimate(stats, self.variance_floor(stats), self.ddof)
+        if self.skip_missing:
+            seen = stats.total_count > 0
+            return GaussianParams(params.theta, params.var, params.epsilon, seen)
+        return params
+
+    def _unknown(self, params: GaussianParams, X) -> NDArray[np.bool_] | None:
+        """What the likelihood leaves out: missing values and features never seen."""
+        if not self.skip_missing:
+            return None
+        unknown = np.isnan(X)
+        if params.seen is not None and not params.seen.all():
+            unknown |= ~params.seen
+        return unknown if unknown.any() else None
+
+    def log_likelihood(self, params: GaussianParams, X) -> NDArray[np.float64]:
+        unknown = self._unknown(params, X)
+        if unknown is None:
+            return _log_likelihood(params, X)
+
+        def on_columns(rows, keep):
+            return _log_likelihood(params.columns(keep), X[np.ix_(rows, keep)])
+
+        return by_missing_pattern(unknown, params.theta.shape[0], on_columns)
+
+    def log_likelihood_terms(self, params: GaussianParams, X) -> NDArray[np.float64]:
+        X = np.asarray(X, dtype=np.float64)
+        terms = _log_likelihood_terms(params, X)
+        unknown = np.isnan(X)
+        if params.seen is not None:
+            unknown |= ~params.seen
+        return np.where(unknown[:, None, :], 0.0, terms) if unknown.any() else terms
+
+    def sample(self, params, stats, class_index, rng) -> NDArray[np.float64]:
+        """Rows ``x ~ N(theta_c, diag(var_c))`` for each class index: (n, n_features)."""
+        theta, var = params.theta[class_index], params.var[class_index]
+        return rng.normal(theta, np.sqrt(var))
+
+    def value_grid(self, params, stats, j, class_prior) -> list:
+        """The class mixture's mean, plus or minus 1 and 1.645 standard deviations."""
+        mean = float(class_prior @ params.theta[:, j])
+        second = float(class_prior @ (params.var[:, j] + params.theta[:, j] ** 2))
+        sd = np.sqrt(max(second - mean**2, 0.0))
+        return (mean + sd * np.array(GRID_Z)).tolist()

@@ -26,11 +26,13 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes._validate import ClassWeights
+from nbayes.core.validation import ClassWeights
+from nbayes.errors import StatisticsError
+from nbayes.events._stats import CLASS, FEATURE, Statistics, stat
 
 
 @dataclass(frozen=True)
-class GridStats:
+class GridStats(Statistics):
     """Additive per-class histograms, one grid per feature.
 
     Attributes
@@ -47,13 +49,13 @@ class GridStats:
         Smallest and largest value in each bin (``+inf``/``-inf`` where empty).
     """
 
-    class_count: NDArray[np.float64]
-    exponent: NDArray[np.int64]
-    offset: NDArray[np.int64]
-    counts: NDArray[np.float64]
-    sums: NDArray[np.float64]
-    low: NDArray[np.float64]
-    high: NDArray[np.float64]
+    class_count: NDArray[np.float64] = stat(CLASS, nonnegative=True)
+    exponent: NDArray[np.int64] = stat(FEATURE)
+    offset: NDArray[np.int64] = stat(FEATURE)
+    counts: NDArray[np.float64] = stat(CLASS, FEATURE, None, nonnegative=True)
+    sums: NDArray[np.float64] = stat(CLASS, FEATURE, None)
+    low: NDArray[np.float64] = stat(FEATURE, None, finite=False)
+    high: NDArray[np.float64] = stat(FEATURE, None, finite=False)
 
     @classmethod
     def zero(cls, n_classes: int, n_features: int, max_bins: int = 1024) -> GridStats:
@@ -122,23 +124,17 @@ class GridStats:
         np.minimum.at(out.low[j], target, self.low[j, bins])
         np.maximum.at(out.high[j], target, self.high[j, bins])
 
-    def take_classes(self, index: NDArray[np.intp], n_classes: int) -> GridStats:
-        """These statistics with class ``c`` moved to ``index[c]`` of ``n_classes``."""
-        class_count = np.zeros(n_classes)
-        class_count[index] = self.class_count
-        counts = np.zeros((n_classes, *self.counts.shape[1:]))
-        counts[index] = self.counts
-        sums = np.zeros_like(counts)
-        sums[index] = self.sums
-        return GridStats(
-            class_count,
-            self.exponent.copy(),
-            self.offset.copy(),
-            counts,
-            sums,
-            self.low.copy(),
-            self.high.copy(),
-        )
+    def _validate_more(self, n_classes: int, n_features: int) -> None:
+        bins = {self.counts.shape[2], self.sums.shape[2], self.low.shape[1], self.high.shape[1]}
+        if len(bins) != 1:
+            raise StatisticsError(f"GridStats fields disagree on the number of bins: {bins}.")
+        if self.exponent.dtype.kind != "i" or self.offset.dtype.kind != "i":
+            raise StatisticsError("GridStats.exponent and offset must be integer arrays.")
+        if np.any(np.abs(self.exponent) > 1100):
+            raise StatisticsError("GridStats.exponent is outside float64's range.")
+        occupied = self.low <= self.high
+        if not (np.isfinite(self.low[occupied]).all() and np.isfinite(self.high[occupied]).all()):
+            raise StatisticsError("GridStats.low/high of an occupied bin are not finite.")
 
 
 def _bin_index(x, exponent: int):

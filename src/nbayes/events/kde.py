@@ -41,15 +41,24 @@ Where ``n_cj = 0`` there is no density and the term is left out too.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 from scipy.interpolate import CubicSpline
 from scipy.special import logsumexp
+from sklearn.utils._param_validation import Interval, StrOptions
 
-from nbayes._validate import ClassWeights
-from nbayes.events import grid, moments
+from nbayes.core.validation import ClassWeights
+from nbayes.errors import StatisticsError
+from nbayes.events import _gaussian_fit, grid, moments
+from nbayes.events._contract import EventModel, setting
+from nbayes.events._stats import Statistics
+from nbayes.events.sums import GRID_PROBABILITIES, mixture_quantiles, observed
+
+__all__ = ["KDEParams", "KDEStats", "KernelDensity"]
 
 _CELLS_PER_CHUNK = 1 << 20  # bounds the (rows x kernel centres) array in log_likelihood
 _HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
@@ -67,7 +76,7 @@ class ConstantColumnError(ValueError):
 
 
 @dataclass(frozen=True)
-class KDEStats:
+class KDEStats(Statistics):
     """Moments (for the bandwidth) plus either the rows or their grid histogram.
 
     Attributes
@@ -125,6 +134,22 @@ class KDEStats:
         binned = self._as_grid() + other._as_grid()
         return KDEStats(total, None, None, binned, self.max_exact, self.max_bins)
 
+    def _validate_more(self, n_classes: int, n_features: int) -> None:
+        self.moments.validate(n_classes, n_features)
+        if self.grid is not None:
+            self.grid.validate(n_classes, n_features)
+            return
+        values, weights = self.values, self.weights
+        if not isinstance(values, np.ndarray) or values.ndim != 2 or values.dtype.kind != "f":
+            raise StatisticsError("KDEStats.values is not a 2-D float array.")
+        if values.shape[1] != n_features or np.isinf(values).any():
+            raise StatisticsError("KDEStats.values has the wrong width or infinite values.")
+        if not sp.issparse(weights) or weights.shape != (values.shape[0], n_classes):
+            raise StatisticsError("KDEStats.weights do not match the rows and classes.")
+        data = weights.data
+        if data.size and not (np.isfinite(data).all() and data.min() >= 0):
+            raise StatisticsError("KDEStats.weights hold negative or non-finite weights.")
+
     def take_classes(self, index: NDArray[np.intp], n_classes: int) -> KDEStats:
         """These statistics with class ``c`` moved to ``index[c]`` of ``n_classes``."""
         total = self.moments.take_classes(index, n_classes)
@@ -150,11 +175,17 @@ def _from_rows(X, W: ClassWeights, total, max_exact, max_bins) -> KDEStats:
     return KDEStats(total, None, None, grid.summarize(X, W, max_bins), max_exact, max_bins)
 
 
-def summarize(
-    X: NDArray[np.float64], W: ClassWeights, max_exact: int | None = None, max_bins: int = 512
+def _moments(X: NDArray[np.float64], W: ClassWeights) -> moments.MomentStats:
+    """Weighted moments of X (n_samples, n_features), NaN = missing."""
+    mask, filled = observed(X)
+    return _gaussian_fit.summarize(filled, W, None if mask.all() else mask)
+
+
+def _summarize(
+    X: NDArray[np.float64], W: ClassWeights, max_exact: int | None, max_bins: int
 ) -> KDEStats:
     """One batch's statistics: moments, and the rows or their grid (see module doc)."""
-    return _from_rows(np.asarray(X, np.float64), W, moments.summarize(X, W), max_exact, max_bins)
+    return _from_rows(np.asarray(X, np.float64), W, _moments(X, W), max_exact, max_bins)
 
 
 @dataclass(frozen=True)
@@ -192,7 +223,7 @@ def bandwidth(stats: moments.MomentStats, rule: str | float | NDArray) -> NDArra
     return sigma * factor
 
 
-def estimate(stats: KDEStats, bandwidth_rule: str | float | NDArray = "scott") -> KDEParams:
+def _estimate(stats: KDEStats, bandwidth_rule: str | float | NDArray) -> KDEParams:
     """Bandwidths (see module doc) and kernel centres: the rows or bin centres."""
     h = bandwidth(stats.moments, bandwidth_rule)
     n_classes, n_features = h.shape
@@ -263,11 +294,11 @@ def log_density(x: NDArray, points: NDArray, log_weights: NDArray, h: float) -> 
     return out
 
 
-def log_likelihood(params: KDEParams, X: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``sum_j log P(x_j | c)`` for X (n_samples, n_features), NaN = missing →
-    (n_samples, n_classes)."""
+def _log_likelihood_terms(params: KDEParams, X: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``log P(x_j | c)`` for X (n_samples, n_features), 0 where missing:
+    (n_samples, n_classes, n_features)."""
     n_classes = params.bandwidth.shape[0]
-    out = np.zeros((X.shape[0], n_classes))
+    out = np.zeros((X.shape[0], n_classes, X.shape[1]))
     for j, per_class in enumerate(params.centres):
         column = X[:, j]
         keep = ~np.isnan(column)
@@ -287,11 +318,11 @@ def log_likelihood(params: KDEParams, X: NDArray[np.float64]) -> NDArray[np.floa
                 density[~inside] = log_density(
                     x[~inside], points, log_weights, params.bandwidth[c, j]
                 )
-            out[keep, c] += density + params.log_norm[c, j]
+            out[keep, c, j] = density + params.log_norm[c, j]
     return out
 
 
-def sample(
+def _sample(
     params: KDEParams, class_index: NDArray[np.intp], rng: np.random.Generator
 ) -> NDArray[np.float64]:
     """Draw from each class's kernel density: pick a kernel centre by its weight, then
@@ -306,3 +337,97 @@ def sample(
             chosen = rng.choice(points.shape[0], size=rows.size, p=weights / weights.sum())
             out[rows, j] = rng.normal(points[chosen], params.bandwidth[c, j])
     return out
+
+
+@dataclass(frozen=True)
+class KernelDensity(EventModel[KDEStats, KDEParams]):
+    """The kernel density event model (John & Langley, 1995), exact or binned."""
+
+    name: ClassVar[str] = "kde"
+    factor_kind: ClassVar[str] = "density"
+
+    bandwidth: Any = setting(
+        "scott",
+        StrOptions({"scott", "silverman"}),
+        Interval(Real, 0, None, closed="neither"),
+        "array-like",
+    )
+    algorithm: str = setting("auto", StrOptions({"auto", "exact", "binned"}))
+    max_exact_samples: int = setting(10_000, Interval(Integral, 0, None, closed="left"))
+    max_bins: int = setting(512, Interval(Integral, 2, None, closed="left"))
+
+    @property
+    def max_exact(self) -> int | None:
+        """Rows kept exactly before switching to the grid (None: never switch)."""
+        return {"exact": None, "binned": 0}.get(self.algorithm, self.max_exact_samples)
+
+    def bandwidth_rule(self, n_features: int) -> str | NDArray[np.float64]:
+        """The bandwidth rule, or the bandwidths checked: one number, or one per feature."""
+        rule = self.bandwidth
+        if isinstance(rule, str):
+            return rule
+        rule = np.asarray(rule, dtype=np.float64)
+        if rule.ndim > 1 or (rule.ndim == 1 and rule.shape[0] != n_features):
+            raise ValueError(
+                f"bandwidth must be a number or one per feature ({n_features}); "
+                f"got shape {rule.shape}."
+            )
+        if not np.all(rule > 0) or not np.all(np.isfinite(rule)):
+            raise ValueError("bandwidth values must be positive and finite.")
+        return rule
+
+    def zero(self, n_classes: int, n_features: int) -> KDEStats:
+        return KDEStats.zero(n_classes, n_features, self.max_exact, self.max_bins)
+
+    def summarize(self, X, W: ClassWeights) -> KDEStats:
+        return _summarize(X, W, self.max_exact, self.max_bins)
+
+    def estimate(self, stats: KDEStats) -> KDEParams:
+        """Bandwidths and kernel centres; a feature constant over all rows under a
+        bandwidth rule raises :class:`ConstantColumnError`."""
+        return _estimate(stats, self.bandwidth_rule(stats.moments.mean.shape[1]))
+
+    def check_bandwidths(self, stats: KDEStats) -> None:
+        """Raise :class:`ConstantColumnError` now for a feature no rule can bandwidth."""
+        bandwidth(stats.moments, self.bandwidth_rule(stats.moments.mean.shape[1]))
+
+    def log_likelihood(self, params: KDEParams, X) -> NDArray[np.float64]:
+        """``sum_j log P(x_j | c)`` over the observed features: (n_samples, n_classes),
+        added feature by feature."""
+        terms = _log_likelihood_terms(params, np.asarray(X, dtype=np.float64))
+        out = np.zeros(terms.shape[:2])
+        for j in range(terms.shape[2]):
+            out += terms[:, :, j]
+        return out
+
+    def log_likelihood_terms(self, params: KDEParams, X) -> NDArray[np.float64]:
+        return _log_likelihood_terms(params, np.asarray(X, dtype=np.float64))
+
+    def sample(self, params, stats, class_index, rng) -> NDArray[np.float64]:
+        return _sample(params, class_index, rng)
+
+    def value_grid(self, params, stats, j, class_prior) -> list:
+        """Quantiles 5, 25, 50, 75 and 95 % of the class mixture of kernel densities."""
+        pieces = [
+            (weight, points, log_weights, params.bandwidth[c, j])
+            for c, (weight, (points, log_weights)) in enumerate(
+                zip(class_prior, params.centres[j], strict=True)
+            )
+            if weight > 0 and points.shape[0]
+        ]
+        if not pieces:
+            return [0.0]
+        from scipy.special import ndtr
+
+        low = min(p.min() - 8 * h for _, p, _, h in pieces)
+        high = max(p.max() + 8 * h for _, p, _, h in pieces)
+        total = sum(w for w, *_ in pieces)
+
+        def cdf(x):
+            out = np.zeros(x.shape[0])
+            for weight, points, log_weights, h in pieces:
+                share = np.exp(log_weights - logsumexp(log_weights))
+                out += weight / total * (ndtr((x[:, None] - points[None, :]) / h) @ share)
+            return out
+
+        return mixture_quantiles(cdf, GRID_PROBABILITIES, low, high).tolist()

@@ -15,13 +15,21 @@ Memory: ``n_classes * V^2`` floats (50 columns of 20 values, 3 classes: 24 MB).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Real
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy.sparse.csgraph import breadth_first_order, minimum_spanning_tree
 from scipy.special import logsumexp
+from sklearn.utils._param_validation import Interval
 
-from nbayes import _vocabulary
-from nbayes._validate import ClassWeights
+from nbayes.core import vocabulary as _vocabulary
+from nbayes.core.posterior import class_log_prior
+from nbayes.core.validation import ClassWeights
+from nbayes.errors import StatisticsError
+from nbayes.events._contract import EventModel, setting
+from nbayes.events._stats import CLASS, Statistics, stat
 from nbayes.events.categorical import offsets_of
 
 _CELLS_PER_CHUNK = 1 << 22  # bounds the rows x features^2 temporaries
@@ -42,7 +50,7 @@ def check_table_size(n_classes: int, vocabularies: tuple) -> None:
 
 
 @dataclass(frozen=True)
-class PairStats:
+class PairStats(Statistics):
     """Additive pairwise statistics.
 
     Attributes
@@ -54,9 +62,9 @@ class PairStats:
         Weighted co-occurrence counts in the flat layout.
     """
 
-    class_count: NDArray[np.float64]
-    vocabularies: tuple[tuple, ...]
-    joint: NDArray[np.float64]
+    class_count: NDArray[np.float64] = stat(CLASS, nonnegative=True)
+    vocabularies: tuple[tuple, ...] = stat()
+    joint: NDArray[np.float64] = stat(CLASS, None, None, nonnegative=True)
 
     @classmethod
     def zero(cls, n_classes: int, n_features: int) -> PairStats:
@@ -87,13 +95,15 @@ class PairStats:
         joint[:, theirs[:, None], theirs[None, :]] += other.joint
         return PairStats(self.class_count + other.class_count, tuple(vocabularies), joint)
 
-    def take_classes(self, index: NDArray[np.intp], n_classes: int) -> PairStats:
-        """These statistics with class ``c`` moved to ``index[c]`` of ``n_classes``."""
-        class_count = np.zeros(n_classes)
-        class_count[index] = self.class_count
-        joint = np.zeros((n_classes, *self.joint.shape[1:]))
-        joint[index] = self.joint
-        return PairStats(class_count, self.vocabularies, joint)
+    def _validate_more(self, n_classes: int, n_features: int) -> None:
+        if not isinstance(self.vocabularies, tuple) or len(self.vocabularies) != n_features:
+            raise StatisticsError(f"PairStats.vocabularies must hold {n_features} tuples.")
+        width = int(self.n_categories.sum())
+        if self.joint.shape[1:] != (width, width):
+            raise StatisticsError(
+                f"PairStats.joint is {self.joint.shape[1:]} per class; the vocabularies "
+                f"need ({width}, {width})."
+            )
 
 
 def summarize(codes: NDArray[np.intp], W: ClassWeights, vocabularies: tuple) -> PairStats:
@@ -164,7 +174,7 @@ def _per_feature_sums(counts: NDArray, n_categories: NDArray[np.intp]) -> NDArra
     return np.repeat(sums, n_categories, axis=-1)
 
 
-def estimate(stats: PairStats, alpha: float) -> PairParams:
+def _estimate(stats: PairStats, alpha: float) -> PairParams:
     """Lidstone estimates (Webb, Boughton & Wang, 2005, with pseudocount alpha):
 
     ``P(y, x_i) = (F(y, x_i) + alpha) / (F_i + k K_i alpha)``,
@@ -291,3 +301,276 @@ def conditional_entropy(stats: PairStats) -> NDArray[np.float64]:
         nonzero = p > 0
         out[j] = -float((p[nonzero] * np.log((p / np.where(p_y > 0, p_y, 1))[nonzero])).sum())
     return out
+
+
+# ---------------------------------------------------------------- the event models
+def _draw(log_weights: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.intp]:
+    """One index per row from unnormalised log-weights (n, K): inverse-CDF sampling."""
+    weights = np.exp(log_weights - log_weights.max(axis=1, keepdims=True))
+    cdf = np.cumsum(weights, axis=1)
+    draws = rng.random(weights.shape[0]) * cdf[:, -1]
+    return np.minimum((cdf <= draws[:, None]).sum(axis=1), weights.shape[1] - 1)
+
+
+def _block(params: PairParams, j: int) -> slice:
+    start = int(offsets_of(params.n_categories)[j])
+    return slice(start, start + int(params.n_categories[j]))
+
+
+def _decode(stats: PairStats, codes: NDArray[np.intp]) -> NDArray:
+    """Values (object array) of integer codes, column by column."""
+    out = np.empty(codes.shape, dtype=object)
+    for j, vocabulary in enumerate(stats.vocabularies):
+        out[:, j] = np.asarray(vocabulary, dtype=object)[codes[:, j]]
+    return out
+
+
+def _check_categorical(X: NDArray) -> NDArray:
+    """X as an object array; a non-integer float is a continuous value: an error."""
+    X = np.asarray(X, dtype=object)
+    for j in range(X.shape[1]):
+        column = X[:, j]
+        floats = np.array(
+            [isinstance(v, float | np.floating) and not _vocabulary.is_missing(v) for v in column],
+            dtype=bool,
+        )
+        if floats.any() and np.any(np.mod(column[floats].astype(float), 1) != 0):
+            raise ValueError(
+                f"Column {j} holds continuous values (non-integer floats); the pairwise "
+                "models take categorical data: bin the column first "
+                "(e.g. sklearn.preprocessing.KBinsDiscretizer)."
+            )
+    return X
+
+
+@dataclass(frozen=True)
+class AODEParams:
+    """The pairwise estimates, ``log P(y)`` (n_classes,), with which the models' joint
+    ``log P(x, y)`` becomes the conditional ``log P(x | y)``, and the vocabularies that
+    turn values into codes."""
+
+    pairs: PairParams
+    log_prior: NDArray[np.float64]
+    vocabularies: tuple[tuple, ...]
+
+    def codes(self, X) -> NDArray[np.intp]:
+        """Codes of X's values (unknown values one past each vocabulary, missing -1)."""
+        codes, _ = _vocabulary.encode(np.asarray(X, dtype=object), self.vocabularies, grow=False)
+        return codes
+
+
+@dataclass(frozen=True)
+class TreeParams(AODEParams):
+    """TAN's parameters: also each feature's tree parent (-1 for the root)."""
+
+    tree_parent: NDArray[np.intp]
+
+
+@dataclass(frozen=True)
+class _Pairwise(EventModel[PairStats, AODEParams]):
+    """Shared by AODE and TAN: categorical data of any hashable values (a vocabulary
+    per feature, grown as data arrive; None/NaN missing), pairwise statistics."""
+
+    column_kind: ClassVar[bool] = False
+    factor_kind: ClassVar[str] = "conditional probability"
+    reads: ClassVar[str] = "values"
+
+    alpha: float = setting(1.0, Interval(Real, 0, None, closed="left"))
+    prior_alpha: float = setting(0.0, Interval(Real, 0, None, closed="left"))
+
+    def check(self, X):
+        return _check_categorical(X)
+
+    def missing(self, n_samples: int, n_features: int) -> NDArray:
+        return np.full((n_samples, n_features), None, dtype=object)
+
+    def zero(self, n_classes: int, n_features: int) -> PairStats:
+        return PairStats.zero(n_classes, n_features)
+
+    def add_into(self, stats: PairStats, X, W: ClassWeights) -> PairStats:
+        codes, vocabularies = _vocabulary.encode(X, stats.vocabularies, grow=True)
+        return stats + summarize(codes, W, vocabularies)
+
+    def summarize(self, X, W: ClassWeights) -> PairStats:
+        return self.add_into(PairStats.zero(W.n_classes, X.shape[1]), X, W)
+
+    def _log_prior(self, stats: PairStats) -> NDArray[np.float64]:
+        return class_log_prior(stats.class_count, pseudocount=self.prior_alpha)
+
+    def log_parameter_prior(self, params: AODEParams) -> float:
+        return 0.0
+
+    def value_grid(self, params, stats, j, class_prior) -> list:
+        """Every value of feature ``j`` seen in training."""
+        return list(stats.vocabularies[j])
+
+    def log_likelihood_terms(self, params: AODEParams, X) -> NDArray[np.float64]:
+        """The chain rule ``log P(x_j | y, x_1 .. x_{j-1})`` under the model, each from
+        the model's likelihood of the row's first features with the rest left out
+        (missing): they sum to :meth:`log_likelihood`."""
+        X = np.asarray(X, dtype=object)
+        n_samples, n_features = X.shape
+        terms = np.zeros((n_samples, params.log_prior.shape[0], n_features))
+        previous = np.zeros((n_samples, params.log_prior.shape[0]))
+        partial = self.missing(n_samples, n_features)
+        for j in range(n_features):
+            partial[:, j] = X[:, j]
+            current = self.log_likelihood(params, partial)
+            with np.errstate(invalid="ignore"):
+                terms[:, :, j] = current - previous
+            previous = current
+        return terms
+
+
+@dataclass(frozen=True)
+class OneDependence(_Pairwise):
+    """Averaged one-dependence estimators (Webb, Boughton & Wang, 2005):
+    ``P(y, x) ∝ sum_{i in P(x)} P(y, x_i) prod_{j != i} P(x_j | y, x_i)`` over the
+    super-parents ``P(x)``, the observed values seen at least ``min_parent_count``
+    times; naive Bayes where there is none."""
+
+    name: ClassVar[str] = "aode"
+
+    min_parent_count: float = setting(1, Interval(Real, 0, None, closed="left"))
+
+    def estimate(self, stats: PairStats) -> AODEParams:
+        return AODEParams(_estimate(stats, self.alpha), self._log_prior(stats), stats.vocabularies)
+
+    def log_likelihood(self, params: AODEParams, X) -> NDArray[np.float64]:
+        """``log P(x, y) - log P(y)`` under AODE (see :func:`aode_log_joint`)."""
+        codes = params.codes(X)
+        joint = aode_log_joint(params.pairs, codes, self.min_parent_count, params.log_prior)
+        return joint - params.log_prior
+
+    def sample(self, params, stats, class_index, rng) -> NDArray:
+        """Rows given the classes: the super-parent i with weight ``sum_v P(y, x_i = v)``,
+        ``x_i ~ P(x_i | y)``, then each other ``x_j ~ P(x_j | y, x_i)``."""
+        pairs = params.pairs
+        d = pairs.n_categories.shape[0]
+        parent_weight = np.stack(
+            [logsumexp(pairs.log_joint_parent[:, _block(pairs, i)], axis=1) for i in range(d)],
+            axis=1,
+        )  # (k, d)
+        parent = _draw(parent_weight[class_index], rng)
+        codes = np.empty((class_index.shape[0], d), dtype=np.intp)
+        for i in range(d):
+            rows = np.flatnonzero(parent == i)
+            codes[rows, i] = _draw(pairs.log_joint_parent[class_index[rows], _block(pairs, i)], rng)
+            self._draw_children(pairs, codes, rows, class_index[rows], i, rng)
+        return _decode(stats, codes)
+
+    def sample_joint(self, params, stats, n_samples: int, rng) -> tuple[NDArray, NDArray]:
+        """``(X, class_index)`` from AODE's joint, a uniform mixture of one-dependence
+        models (``min_parent_count`` not applied): the super-parent i uniformly, then
+        ``(y, x_i) ~ P(y, x_i)``, then each other ``x_j ~ P(x_j | y, x_i)``."""
+        pairs = params.pairs
+        d = pairs.n_categories.shape[0]
+        parent = rng.integers(0, d, size=n_samples)
+        class_index = np.zeros(n_samples, dtype=np.intp)
+        codes = np.empty((n_samples, d), dtype=np.intp)
+        for i in range(d):
+            rows = np.flatnonzero(parent == i)
+            table = pairs.log_joint_parent[:, _block(pairs, i)].reshape(1, -1)
+            cell = _draw(np.repeat(table, rows.shape[0], axis=0), rng)
+            class_index[rows], codes[rows, i] = np.divmod(cell, pairs.n_categories[i])
+            self._draw_children(pairs, codes, rows, class_index[rows], i, rng)
+        return _decode(stats, codes), class_index
+
+    @staticmethod
+    def _draw_children(pairs, codes, rows, classes, i, rng) -> None:
+        offsets = offsets_of(pairs.n_categories)
+        for j in range(pairs.n_categories.shape[0]):
+            if j != i:
+                given = offsets[i] + codes[rows, i]
+                codes[rows, j] = _draw(pairs.log_child[classes, given, _block(pairs, j)], rng)
+
+
+@dataclass(frozen=True)
+class TreeAugmented(_Pairwise):
+    """Tree-augmented naive Bayes (Friedman, Geiger & Goldszmidt, 1997): each feature
+    has one feature parent besides the class, along the maximum spanning tree of the
+    conditional mutual information (rooted at feature 0); a missing or unseen parent
+    value falls back to ``P(x_j | y)``."""
+
+    name: ClassVar[str] = "tan"
+
+    def estimate(self, stats: PairStats) -> TreeParams:
+        parents = spanning_tree_parents(conditional_mutual_information(stats))
+        pairs = _estimate(stats, self.alpha)
+        return TreeParams(pairs, self._log_prior(stats), stats.vocabularies, parents)
+
+    def log_likelihood_terms(self, params: TreeParams, X) -> NDArray[np.float64]:
+        """``log P(x_j | y, x_parent(j))`` per feature (the root's ``log P(x_r | y)``),
+        0 where ``x_j`` is missing or unknown: (n_samples, n_classes, n_features)."""
+        pairs, parents = params.pairs, params.tree_parent
+        flat = _flat_codes(pairs, params.codes(X))
+        present = flat >= 0
+        safe = np.where(present, flat, 0)
+        root = int(np.flatnonzero(parents < 0)[0]) if parents.size else 0
+        terms = np.zeros((flat.shape[0], pairs.log_child.shape[0], flat.shape[1]))
+        for j in range(flat.shape[1]):
+            if j == root:
+                term = np.where(
+                    present[:, j],
+                    pairs.log_joint_parent[:, safe[:, j]],
+                    params.log_prior[:, None],
+                )
+                term = term - params.log_prior[:, None]
+            else:
+                p = parents[j]
+                with_parent = pairs.log_child[:, safe[:, p], safe[:, j]]
+                alone = pairs.log_single[:, safe[:, j]]
+                term = np.where(present[:, p], with_parent, alone)
+                term = np.where(present[:, j], term, 0.0)
+            terms[:, :, j] = term.T
+        return terms
+
+    def log_likelihood(self, params: TreeParams, X) -> NDArray[np.float64]:
+        terms = self.log_likelihood_terms(params, X)
+        out = np.zeros(terms.shape[:2])
+        for j in range(terms.shape[2]):
+            out += terms[:, :, j]
+        return out
+
+    def sample(self, params, stats, class_index, rng) -> NDArray:
+        """Ancestral sampling down the tree: the root from ``P(x_r | y)``, then each
+        feature from ``P(x_j | y, x_parent(j))``, parents first."""
+        pairs, parents = params.pairs, params.tree_parent
+        d = parents.shape[0]
+        codes = np.empty((class_index.shape[0], d), dtype=np.intp)
+        offsets = offsets_of(pairs.n_categories)
+        for j in parents_first(parents):
+            if parents[j] < 0:
+                log_weights = pairs.log_joint_parent[class_index, _block(pairs, j)]
+            else:
+                given = offsets[parents[j]] + codes[:, parents[j]]
+                log_weights = pairs.log_child[class_index, given, _block(pairs, j)]
+            codes[:, j] = _draw(log_weights, rng)
+        return _decode(stats, codes)
+
+
+def parents_first(parents: NDArray[np.intp]) -> list[int]:
+    """The features in an order where every parent precedes its children."""
+    order, placed = [], set()
+    while len(order) < parents.shape[0]:
+        for j, p in enumerate(parents):
+            if j not in placed and (p < 0 or p in placed):
+                order.append(j)
+                placed.add(j)
+    return order
+
+
+def spanning_tree_parents(weights: NDArray[np.float64]) -> NDArray[np.intp]:
+    """Parent of each node in the maximum spanning tree of ``weights``, rooted at 0."""
+    d = weights.shape[0]
+    if d == 0:
+        return np.empty(0, np.intp)
+    # Maximum tree = minimum tree of (max + 1 - w); the shift keeps every edge positive.
+    cost = np.where(~np.eye(d, dtype=bool), weights.max() + 1.0 - weights, 0.0)
+    tree = minimum_spanning_tree(cost)
+    tree = tree + tree.T
+    _, predecessors = breadth_first_order(tree, 0, directed=False)
+    parents = np.asarray(predecessors, dtype=np.intp)
+    parents[parents < 0] = -1
+    parents[0] = -1
+    return parents

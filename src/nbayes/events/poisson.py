@@ -18,20 +18,37 @@ estimate, and the rate-dependent part of the term is left out (``lambda = 0``,
 
 Missing values: NaN entries of X add nothing to the statistics and leave their term
 out of ``log_likelihood`` (see :mod:`nbayes.events.sums`).
+
+Example
+-------
+>>> import numpy as np
+>>> from nbayes.core.validation import hard_class_weights
+>>> model = Poisson()
+>>> X = np.array([[0.0], [2.0], [5.0], [7.0]])
+>>> W = hard_class_weights(np.array([0, 0, 1, 1]), 2, None)
+>>> model.estimate(model.summarize(X, W)).rate
+array([[1.        ],
+       [4.33333333]])
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Real
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy.special import gammaln
+from sklearn.utils._param_validation import Interval
 
+from nbayes.core.validation import ClassWeights
+from nbayes.events import _domain
+from nbayes.events._contract import EventModel, setting
 from nbayes.events.counts import dot_with_infinities
 from nbayes.events.sums import SumStats, observed, summarize
 
-__all__ = ["PoissonParams", "SumStats", "estimate", "log_likelihood", "summarize"]
+__all__ = ["Poisson", "PoissonParams", "SumStats"]
 
 
 @dataclass(frozen=True)
@@ -42,33 +59,86 @@ class PoissonParams:
     log_rate: NDArray[np.float64]
 
 
-def estimate(stats: SumStats, alpha: float = 2.0, beta: float = 1.0) -> PoissonParams:
-    """MAP rates under a Gamma(``alpha``, ``beta``) prior (shape, rate); see module doc."""
-    numerator = np.maximum(stats.total + alpha - 1.0, 0.0)
-    denominator = stats.count + beta
-    defined = denominator > 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rate = np.where(defined, numerator / denominator, 0.0)
-        log_rate = np.where(defined, np.log(rate), 0.0)
-    return PoissonParams(rate, log_rate)
+def gamma_prior(alpha: float, beta: float) -> tuple:
+    """The ``alpha`` (shape) and ``beta`` (rate) settings of a Gamma prior on the rates."""
+    constraint = Interval(Real, 0, None, closed="left")
+    return setting(alpha, constraint), setting(beta, constraint)
 
 
-def log_likelihood(params: PoissonParams, X: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``log P(x | c)`` for counts X (n_samples, n_features), NaN = missing →
-    (n_samples, n_classes).
-
-    Computed as ``X @ log(lambda).T - observed @ lambda.T - sum_j log x_j!``: a zero
-    rate gives ``-inf`` exactly where its count is positive, never ``0 * inf``.
-    """
-    mask, filled = observed(X)
-    ll = dot_with_infinities(filled, params.log_rate)
-    ll -= mask.astype(np.float64) @ params.rate.T
-    ll -= gammaln(filled + 1.0).sum(axis=1, keepdims=True)
-    return ll
+_ALPHA, _BETA = gamma_prior(2.0, 1.0)
 
 
-def sample(
-    params: PoissonParams, class_index: NDArray[np.intp], rng: np.random.Generator
-) -> NDArray[np.float64]:
-    """Counts ``x_j ~ Poisson(rate_cj)`` for each class index: (n, n_features)."""
-    return rng.poisson(params.rate[class_index]).astype(np.float64)
+@dataclass(frozen=True)
+class Poisson(EventModel[SumStats, PoissonParams]):
+    """The Poisson event model (counts), Gamma(``alpha``, ``beta``)-MAP rates."""
+
+    name: ClassVar[str] = "poisson"
+
+    alpha: float = _ALPHA
+    beta: float = _BETA
+
+    def check(self, X):
+        requirement = "non-negative integer counts"
+        return _domain.integral(_domain.nonnegative(X, requirement), requirement)
+
+    def zero(self, n_classes: int, n_features: int) -> SumStats:
+        return SumStats.zero(n_classes, n_features)
+
+    def summarize(self, X, W: ClassWeights) -> SumStats:
+        return summarize(X, W)
+
+    def estimate(self, stats: SumStats) -> PoissonParams:
+        """MAP rates under a Gamma(``alpha``, ``beta``) prior (shape, rate); see module doc."""
+        numerator = np.maximum(stats.total + self.alpha - 1.0, 0.0)
+        denominator = stats.count + self.beta
+        defined = denominator > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rate = np.where(defined, numerator / denominator, 0.0)
+            log_rate = np.where(defined, np.log(rate), 0.0)
+        return PoissonParams(rate, log_rate)
+
+    def log_parameter_prior(self, params: PoissonParams) -> float:
+        """``sum (alpha - 1) log lambda - beta lambda``: the Gamma prior's log density."""
+        with np.errstate(invalid="ignore"):
+            terms = (self.alpha - 1.0) * params.log_rate - self.beta * params.rate
+        return float(np.sum(np.where(params.rate > 0, terms, 0.0)))
+
+    def log_likelihood(self, params: PoissonParams, X) -> NDArray[np.float64]:
+        """``log P(x | c)`` for counts X (n_samples, n_features), NaN = missing →
+        (n_samples, n_classes).
+
+        Computed as ``X @ log(lambda).T - observed @ lambda.T - sum_j log x_j!``: a zero
+        rate gives ``-inf`` exactly where its count is positive, never ``0 * inf``.
+        """
+        mask, filled = observed(X)
+        ll = dot_with_infinities(filled, params.log_rate)
+        ll -= mask.astype(np.float64) @ params.rate.T
+        ll -= gammaln(filled + 1.0).sum(axis=1, keepdims=True)
+        return ll
+
+    def log_likelihood_terms(self, params: PoissonParams, X) -> NDArray[np.float64]:
+        """``x_j log lambda_cj - lambda_cj - log x_j!`` per feature, 0 where missing:
+        (n_samples, n_classes, n_features)."""
+        mask, filled = observed(X)
+        x = filled[:, None, :]
+        with np.errstate(invalid="ignore"):
+            count_term = np.where(x > 0, x * params.log_rate[None], 0.0)
+        terms = count_term - params.rate[None] - gammaln(x + 1.0)
+        return np.where(mask[:, None, :], terms, 0.0)
+
+    def sample(self, params, stats, class_index, rng) -> NDArray[np.float64]:
+        """Counts ``x_j ~ Poisson(rate_cj)`` for each class index: (n, n_features)."""
+        return rng.poisson(params.rate[class_index]).astype(np.float64)
+
+    def value_grid(self, params, stats, j, class_prior) -> list:
+        """The counts 0 .. the mixture's 95th percentile (at most 25 of them, evenly
+        spaced beyond that)."""
+        from scipy.stats import poisson
+
+        rates = params.rate[:, j]
+        top = 0
+        for rate, weight in zip(rates, class_prior, strict=True):
+            if weight > 0:
+                top = max(top, int(poisson.ppf(0.95, rate)) if rate > 0 else 0)
+        values = np.unique(np.linspace(0, max(top, 1), min(max(top, 1) + 1, 25)).round())
+        return [float(v) for v in values]

@@ -14,11 +14,12 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes._validate import ClassWeights
+from nbayes.core.validation import ClassWeights
+from nbayes.events._stats import CLASS, FEATURE, Statistics, stat
 
 
 @dataclass(frozen=True)
-class SumStats:
+class SumStats(Statistics):
     """Additive statistics ``(N_c, n_cj, S_cj)``.
 
     Attributes
@@ -31,9 +32,9 @@ class SumStats:
         ``S_cj = sum_i W[i, c] x_ij`` over observed entries.
     """
 
-    class_count: NDArray[np.float64]
-    count: NDArray[np.float64]
-    total: NDArray[np.float64]
+    class_count: NDArray[np.float64] = stat(CLASS, nonnegative=True)
+    count: NDArray[np.float64] = stat(CLASS, FEATURE, nonnegative=True)
+    total: NDArray[np.float64] = stat(CLASS, FEATURE, nonnegative=True)
 
     @classmethod
     def zero(cls, n_classes: int, n_features: int) -> SumStats:
@@ -42,21 +43,6 @@ class SumStats:
             np.zeros((n_classes, n_features)),
             np.zeros((n_classes, n_features)),
         )
-
-    def __add__(self, other: SumStats) -> SumStats:
-        return SumStats(
-            self.class_count + other.class_count,
-            self.count + other.count,
-            self.total + other.total,
-        )
-
-    def take_classes(self, index: NDArray[np.intp], n_classes: int) -> SumStats:
-        """These statistics with class ``c`` moved to ``index[c]`` of ``n_classes``."""
-        out = SumStats.zero(n_classes, self.count.shape[1])
-        out.class_count[index] = self.class_count
-        out.count[index] = self.count
-        out.total[index] = self.total
-        return out
 
 
 def observed(X: NDArray[np.float64]) -> tuple[NDArray[np.bool_], NDArray[np.float64]]:
@@ -77,3 +63,21 @@ def summarize(X: NDArray[np.float64], W: ClassWeights) -> SumStats:
         W.transpose_dot(mask.astype(np.float64)),
         W.transpose_dot(filled),
     )
+
+
+def mixture_quantiles(
+    cdf, probabilities: NDArray[np.float64], low: float, high: float
+) -> NDArray[np.float64]:
+    """The quantiles of a distribution on ``[low, high]`` with increasing ``cdf``
+    (vectorised over x), by bisection to float precision: shape (len(probabilities),)."""
+    lo = np.full(len(probabilities), float(low))
+    hi = np.full(len(probabilities), float(high))
+    for _ in range(80):
+        middle = 0.5 * (lo + hi)
+        below = cdf(middle) < probabilities
+        lo, hi = np.where(below, middle, lo), np.where(below, hi, middle)
+    return 0.5 * (lo + hi)
+
+
+#: The probabilities at which a continuous feature's value grid is taken.
+GRID_PROBABILITIES = np.array([0.05, 0.25, 0.5, 0.75, 0.95])

@@ -9,7 +9,7 @@ from nbayes.plot._figure import new_figure
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from nbayes.diagnostics import IndependenceReport
+    from nbayes.inspection.diagnostics import IndependenceReport
 
 
 def independence_heatmap(report: IndependenceReport, *, value: str = "strength") -> Figure:

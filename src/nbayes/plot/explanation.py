@@ -12,7 +12,7 @@ from nbayes.plot._figure import new_figure
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from nbayes.explain import Explanation
+    from nbayes.inspection.explain import Explanation
 
 _PROBABILITY_TICKS = (0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999)
 
@@ -62,12 +62,12 @@ def nomogram(
     labels=None,
 ) -> Figure:
     """Možina et al.'s (2004) nomogram of a naive Bayes model for class ``target``
-    against the rest (see :func:`nbayes.nomogram.nomogram_data` for the maths and
+    against the rest (see :func:`nbayes.inspection.nomogram.nomogram_data` for the maths and
     the options): one line per feature (the ``max_features`` of widest span, widest
     on top) with a point for each value at its log-odds contribution, and below, the
     scale that turns the prior log-odds plus the points of a row into ``P(target | x)``.
     """
-    from nbayes.nomogram import nomogram_data
+    from nbayes.inspection.nomogram import nomogram_data
 
     data = nomogram_data(model, target, feature_names=feature_names, values=values, labels=labels)
     rows = data.rows[:max_features]

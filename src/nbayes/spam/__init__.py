@@ -12,7 +12,7 @@ Typical use::
 
 from typing import TYPE_CHECKING
 
-from nbayes._lazy import lazy_exports
+from nbayes.core.lazy import lazy_exports
 
 #: Public name -> its module, imported on first use: scoring one message need not import
 #: scikit-learn (``evaluate``) or the worker pool (``train``).

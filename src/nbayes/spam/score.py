@@ -16,7 +16,7 @@ Combining the ``k`` remaining tokens of a message into its spamminess in [0, 1]:
   ``Π f / (Π f + Π (1 - f))``;
 - ``naive-bayes``: the true posterior ``P(spam | x)`` of multinomial naive Bayes on
   the message's token set (binary features; Metsis et al., 2006), computed by
-  :mod:`nbayes.events.multinomial` and :mod:`nbayes.posterior` with Laplace
+  :mod:`nbayes.events.multinomial` and :mod:`nbayes.core.posterior` with Laplace
   smoothing ``alpha`` over the store's whole vocabulary.
 
 A score ``>= spam_cutoff`` is Spam, ``<= ham_cutoff`` Ham, anything between Unsure.
@@ -313,15 +313,15 @@ def naive_bayes_score(
 
     Only the message tokens' columns are materialised; one extra column holds the
     rest of the vocabulary, with count ``N_c. - Σ n_c(w)`` and pseudocount
-    ``alpha (V - U)``, so :func:`nbayes.events.multinomial.estimate` normalises by
+    ``alpha (V - U)``, so :class:`nbayes.events.multinomial.Multinomial` normalises by
     exactly ``N_c. + V alpha``. Tokens the store has never seen are not features.
     """
     # Imported here: they bring SciPy and scikit-learn, which the default methods do not need.
     import scipy.sparse as sp
 
-    from nbayes import posterior
-    from nbayes.events import multinomial
+    from nbayes.core import posterior
     from nbayes.events.counts import CountStats
+    from nbayes.events.multinomial import Multinomial
 
     known = counts.sum(axis=1) > 0
     counts = counts[known]
@@ -332,10 +332,11 @@ def naive_bayes_score(
     pseudo = np.full(n_known + 1, alpha)
     pseudo[-1] = alpha * max(totals.vocabulary - n_known, 0)
     stats = CountStats(np.asarray(totals.messages, dtype=np.float64), feature_count)
-    params = multinomial.estimate(stats, pseudo)
+    model = Multinomial(alpha=pseudo)
+    params = model.estimate(stats)
     X = sp.hstack([X, sp.csr_matrix((X.shape[0], 1))], format="csr")
     log_prior = posterior.class_log_prior(stats.class_count, pseudocount=alpha)
-    jll = posterior.joint_log_likelihood(multinomial.log_likelihood(params, X), log_prior)
+    jll = posterior.joint_log_likelihood(model.log_likelihood(params, X), log_prior)
     log_post = posterior.log_posterior(jll, log_prior)
     if log_odds:
         return log_post[:, 1] - log_post[:, 0]

@@ -87,7 +87,7 @@ def _same_key(t_bytes, a, buf, s, length, lowercase):
     """Whether the token bytes t_bytes[a:a + length] equal buf[s:s + length], ASCII
     upper case folded first if ``lowercase``. A byte loop on purpose: comparing 8
     bytes at a time made the ASCII scan's whole pass 1.4-1.8x slower (measured, not
-    explained; bench/RESULTS_text.md round 6)."""
+    explained; bench/NOTES.md, text vectorizer round 6)."""
     for k in range(length):
         if t_bytes[a + k] != _folded(buf[s + k], lowercase):
             return False

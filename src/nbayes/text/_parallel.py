@@ -39,7 +39,7 @@ def n_threads() -> int:
     On an idle 2-core machine the second thread cuts a 20 Newsgroups fit from
     0.47-0.51 s to 0.36-0.37 s wall (BBC news 0.064-0.070 to 0.051-0.054 s) for about
     8 % more CPU time; on an oversubscribed machine, where the second thread waits for
-    a core, it can cost more than it saves (bench/RESULTS_text.md): set
+    a core, it can cost more than it saves (bench/NOTES.md): set
     ``NBAYES_TEXT_THREADS=1`` there.
     """
     value = os.environ.get("NBAYES_TEXT_THREADS")
@@ -61,7 +61,7 @@ def _available_cpus() -> int:
 def _pool():
     """The second thread: one worker kept between calls (starting a thread costs
     ~0.1-0.3 ms, as much as some of the steps it runs)."""
-    from nbayes._parallel import kept_executor
+    from nbayes.core.parallel import kept_executor
 
     return kept_executor("text", 1)
 

@@ -8,7 +8,7 @@ index is not checked, and an address outside the array is simply not loaded.
 
 The pass scans a run of tokens and prefetches each one's hash-table slot before it
 looks any of them up, so the cache misses of a run overlap instead of queueing one
-after another (bench/RESULTS_text.md, round 6).
+after another (bench/NOTES.md, text vectorizer round 6).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from nbayes._llvm import element_pointer
+from nbayes._kernels.llvm import element_pointer
 
 _READ, _KEEP_IN_ALL_LEVELS, _DATA = 0, 3, 1
 

@@ -84,6 +84,8 @@ class Tokenizer:
         Tokens to drop (compared after case folding), before n-grams are formed.
     ngram_range : (int, int), default=(1, 1)
 
+    Notes
+    -----
     A Tokenizer is callable (``str | bytes -> list[str]``), so it can be passed as
     ``tokenizer=`` to scikit-learn's vectorizers as well as to nbayes's, which run
     it compiled. Bytes are decoded as UTF-8, invalid bytes replaced.

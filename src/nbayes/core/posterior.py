@@ -1,0 +1,157 @@
+"""The posterior, written once: class prior, log-sum-exp normalisation, argmax.
+
+Every estimator hands this module its per-class log-likelihood
+``log P(x | y)`` of shape ``(n_samples, n_classes)`` and its log prior ``log P(y)``.
+
+Degenerate rows
+---------------
+A row whose joint log-likelihoods are all ``-inf`` is one the model gives zero
+probability under every class (an MLE model with unseen events, or a value far
+outside the floating-point range of every class density). Its posterior is
+undefined; we report the class prior for it instead of NaN. A row with ``+inf`` in
+some classes splits its mass evenly between those classes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import logsumexp
+
+from nbayes._kernels import posterior as posterior_kernels
+
+
+def class_log_prior(
+    class_count: NDArray[np.float64],
+    *,
+    class_prior: ArrayLike | None = None,
+    fit_prior: bool = True,
+    pseudocount: float = 0.0,
+) -> NDArray[np.float64]:
+    """``log P(y)`` of shape (n_classes,).
+
+    - ``class_prior`` given: its logarithm (already validated by the caller).
+    - ``fit_prior``: the Lidstone-smoothed relative frequency
+      ``(N_c + a) / (N + K a)`` with pseudocount ``a`` (``a = 0`` is the MLE,
+      ``a = 1`` Laplace), ``N_c`` the (weighted) count of class ``c``.
+    - otherwise the uniform prior ``1 / K``.
+    """
+    n_classes = class_count.shape[0]
+    if class_prior is not None:
+        with np.errstate(divide="ignore"):
+            return np.log(np.asarray(class_prior, dtype=np.float64))
+    if not fit_prior:
+        return np.full(n_classes, -np.log(n_classes))
+    smoothed = class_count + pseudocount
+    total = smoothed.sum()
+    if total <= 0:
+        return np.full(n_classes, -np.log(n_classes))
+    with np.errstate(divide="ignore"):
+        return np.log(smoothed) - np.log(total)
+
+
+def joint_log_likelihood(
+    log_likelihood: NDArray[np.float64], log_prior: NDArray[np.float64], out: bool = False
+) -> NDArray[np.float64]:
+    """``log P(x, y) = log P(y) + log P(x | y)``, shape (n_samples, n_classes).
+
+    ``out=True``: the caller owns ``log_likelihood`` (a fresh array), which is
+    updated in place when it is a writeable float64 array (one n x k pass saved).
+    """
+    if out and log_likelihood.dtype == np.float64 and log_likelihood.flags.writeable:
+        log_likelihood += log_prior
+        return log_likelihood
+    return log_likelihood + log_prior
+
+
+def log_posterior(jll: NDArray[np.float64], log_prior: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``log P(y | x) = jll - logsumexp(jll)`` row by row, shape (n_samples, n_classes).
+
+    Degenerate rows (see the module docstring) get the prior, or an even split
+    between their ``+inf`` classes.
+    """
+    row_max = jll.max(axis=1) if jll.shape[0] else np.empty(0)
+    regular = np.isfinite(row_max)
+    if np.all(regular):
+        return _normalise(jll, row_max)
+    out = np.empty_like(jll, dtype=np.float64)
+    out[regular] = _normalise(jll[regular], row_max[regular])
+    bad = ~regular
+    bad_rows = jll[bad]
+    infinite = np.isposinf(bad_rows)
+    with np.errstate(divide="ignore"):
+        prior = log_prior - logsumexp(log_prior)
+        split = np.log(infinite) - np.log(np.maximum(infinite.sum(axis=1), 1))[:, None]
+    out[bad] = np.where(infinite.any(axis=1)[:, None], split, prior)
+    return out
+
+
+def _normalise(jll: NDArray[np.float64], row_max: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``(jll - max) - log sum exp(jll - max)`` for rows with a finite maximum.
+
+    Shifting first keeps the differences between classes exact: ``jll -
+    logsumexp(jll)`` would round the normaliser to ``jll`` itself once ``|jll|``
+    exceeds ~1e16 (an x far from every Gaussian mean), giving each tied class
+    probability 1. The shifted maximum is 0, so the sum of exponentials lies in
+    ``[1, n_classes]`` and needs no further guard.
+    """
+    out = jll - row_max[:, None]
+    exponentials = out.copy()
+    if not posterior_kernels.exp_in_place(exponentials):
+        np.exp(exponentials, out=exponentials)
+    out -= np.log(exponentials.sum(axis=1, keepdims=True))
+    return out
+
+
+def posterior_proba(
+    jll: NDArray[np.float64], log_prior: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """``P(y | x) = exp(jll - m) / sum exp(jll - m)`` row by row, ``m`` the row maximum:
+    ``exp(log_posterior(jll))`` in one exponential pass. Shape (n_samples, n_classes)."""
+    row_max = jll.max(axis=1) if jll.shape[0] else np.empty(0)
+    if not np.all(np.isfinite(row_max)):
+        return np.exp(log_posterior(jll, log_prior))
+    out = jll - row_max[:, None]
+    np.exp(out, out=out)
+    out /= out.sum(axis=1, keepdims=True)
+    return out
+
+
+def posterior_proba_inplace(
+    jll: NDArray[np.float64], log_prior: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """:func:`posterior_proba` overwriting ``jll`` (a block the caller owns): no
+    n x k temporaries, so a block of rows is normalised while it is in cache.
+
+    Where numba is installed (and ``jll`` is a writeable float64 array), the row
+    maximum and the row sum are compiled loops (:mod:`nbayes._kernels.posterior`), one pass
+    each instead of NumPy's slow reductions over short rows, and the exponential is
+    glibc's vector one where it is available (NumPy's elsewhere); degenerate rows
+    are set aside before it and take the :func:`log_posterior` path."""
+    if jll.dtype == np.float64 and jll.flags.writeable and jll.ndim == 2 and jll.shape[1]:
+        regular = posterior_kernels.shift_by_row_max(jll)
+        if regular is not None:
+            degenerate = None if regular.all() else jll[~regular]  # untouched rows
+            if not posterior_kernels.exp_in_place(jll):
+                with np.errstate(over="ignore"):  # only in the rows set aside
+                    np.exp(jll, out=jll)
+            posterior_kernels.divide_by_row_sum(jll, regular)
+            if degenerate is not None:
+                jll[~regular] = np.exp(log_posterior(degenerate, log_prior))
+            return jll
+    row_max = jll.max(axis=1, keepdims=True) if jll.shape[0] else np.empty((0, 1))
+    if not np.all(np.isfinite(row_max)):
+        return np.exp(log_posterior(jll, log_prior))
+    jll -= row_max
+    np.exp(jll, out=jll)
+    jll /= jll.sum(axis=1, keepdims=True)
+    return jll
+
+
+def predict_index(jll: NDArray[np.float64], log_prior: NDArray[np.float64]) -> NDArray[np.intp]:
+    """The MAP class index ``argmax_y log P(x, y)``, shape (n_samples,)."""
+    index = np.argmax(jll, axis=1)
+    if jll.shape[0] and not np.all(np.isfinite(jll[np.arange(jll.shape[0]), index])):
+        bad = ~np.isfinite(jll.max(axis=1))
+        index[bad] = np.argmax(log_posterior(jll[bad], log_prior), axis=1)
+    return index

@@ -1,0 +1,313 @@
+"""Explanations: the worked computation of a posterior, as the course notes lay it out,
+and the most informative features of a discrete model (as NLTK's
+``show_most_informative_features``).
+
+For one row ``x`` with features ``x_1 .. x_d`` and classes ``y``:
+
+- the prior ``P(y)``;
+- each feature's factor ``P(x_j | y)`` (a density ``p(x_j | y)`` for Gaussian features);
+- their product, the posterior numerator ``P(y) prod_j P(x_j | y) = P(x, y)``;
+- the evidence ``P(x) = sum_y P(x, y)``;
+- the posterior ``P(y | x) = P(x, y) / P(x)``;
+- each feature's log-likelihood-ratio contribution
+  ``log P(x_j | a) - log P(x_j | b)``, sorted by size, where ``(a, b)`` is
+  ``(classes_[1], classes_[0])`` for two classes and (predicted, runner-up) otherwise;
+  the prior log-odds plus the contributions is the log-odds ``log P(a | x) / P(b | x)``.
+
+Everything is computed in log space; the products are also given as plain numbers,
+which may underflow to 0 for long rows (their logs never do). For ComplementNB the
+factors are complement weights ``exp(x_j w_cj)``, not probabilities, and the prior is
+left out, as the model does.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.special import logsumexp
+from sklearn.utils.validation import check_is_fitted
+
+from nbayes.inspection.features import (
+    factor_kind,
+    feature_names,
+    value_grids,
+    value_log_likelihoods,
+)
+
+
+class Contribution(NamedTuple):
+    """One feature's log-likelihood ratio ``log P(x_j | a) - log P(x_j | b)``."""
+
+    feature: str
+    value: Any
+    log_ratio: float
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """The worked computation of the posterior of one row.
+
+    Arrays follow ``classes``: ``log_prior`` (n_classes,), ``log_factors``
+    (n_classes, n_features), ``log_joint`` and ``posterior`` (n_classes,).
+    """
+
+    model: str
+    classes: list
+    features: list[str]
+    values: list
+    log_prior: NDArray[np.float64]
+    log_factors: NDArray[np.float64]
+    log_joint: NDArray[np.float64]
+    log_evidence: float
+    posterior: NDArray[np.float64]
+    predicted: Any
+    contrast: tuple[Any, Any] | None
+    prior_log_odds: float | None
+    contributions: list[Contribution]
+    factor_kind: str  # "probability", "density" or "weight"
+
+    @property
+    def prior(self) -> NDArray[np.float64]:
+        """``P(y)``, shape (n_classes,)."""
+        return np.exp(self.log_prior)
+
+    @property
+    def factors(self) -> NDArray[np.float64]:
+        """``P(x_j | y)``, shape (n_classes, n_features)."""
+        return np.exp(self.log_factors)
+
+    @property
+    def numerator(self) -> NDArray[np.float64]:
+        """``P(y) prod_j P(x_j | y)``, shape (n_classes,)."""
+        return np.exp(self.log_joint)
+
+    @property
+    def evidence(self) -> float:
+        """``sum_y P(y) prod_j P(x_j | y)``."""
+        return math.exp(self.log_evidence)
+
+    @property
+    def log_odds(self) -> float | None:
+        """``log P(a | x) - log P(b | x)`` for the contrasted classes ``(a, b)``."""
+        if self.contrast is None:
+            return None
+        a, b = (self.classes.index(label) for label in self.contrast)
+        return float(self.log_joint[a] - self.log_joint[b])
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict; non-finite numbers become "inf", "-inf", "nan"."""
+        rows = {
+            "prior": self.prior,
+            "log_prior": self.log_prior,
+            "numerator": self.numerator,
+            "log_numerator": self.log_joint,
+            "posterior": self.posterior,
+        }
+        return {
+            "model": self.model,
+            "classes": [_plain(c) for c in self.classes],
+            "features": [
+                {
+                    "feature": name,
+                    "value": _plain(value),
+                    "factor": _numbers(self.factors[:, j]),
+                    "log_factor": _numbers(self.log_factors[:, j]),
+                }
+                for j, (name, value) in enumerate(zip(self.features, self.values, strict=True))
+            ],
+            "factor_kind": self.factor_kind,
+            **{key: _numbers(value) for key, value in rows.items()},
+            "evidence": _number(self.evidence),
+            "log_evidence": _number(self.log_evidence),
+            "predicted": _plain(self.predicted),
+            "contrast": None if self.contrast is None else [_plain(c) for c in self.contrast],
+            "prior_log_odds": _number(self.prior_log_odds),
+            "log_odds": _number(self.log_odds),
+            "contributions": [
+                {"feature": c.feature, "value": _plain(c.value), "log_ratio": _number(c.log_ratio)}
+                for c in self.contributions
+            ],
+        }
+
+    def to_text(self) -> str:
+        """The computation laid out as the course notes do, one line per step."""
+        from nbayes.inspection.explain_text import format_explanation
+
+        return format_explanation(self)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+def explain(
+    model,
+    x,
+    *,
+    feature_names: Sequence[str] | None = None,
+    display_values: Sequence[Any] | None = None,
+) -> Explanation:
+    """Explain the posterior of one row ``x`` (n_features,) under a fitted nbayes model.
+
+    ``x`` is a sequence in feature order, or a mapping from feature name to value.
+    ``feature_names`` and ``display_values`` (what to show for each value, e.g. the
+    category names behind codes) only change how the row is labelled.
+    """
+    check_is_fitted(model)
+    names = _names(model, feature_names)
+    row = _as_row(model, x, names)
+    X = model._check_X(row)
+    fitted = model._fitted
+    log_factors = model._log_likelihood_terms(X)[0]
+    log_prior = model._jll_prior(fitted.log_prior)
+    log_joint = model.predict_joint_log_proba(row)[0]
+    posterior = model.predict_proba(row)[0]
+    classes = model.classes_.tolist()
+    predicted_index = int(np.flatnonzero(model.classes_ == model.predict(row)[0])[0])
+    values = list(display_values) if display_values is not None else _row_values(row)
+    contrast, prior_log_odds, contributions = None, None, []
+    if len(classes) >= 2:
+        if len(classes) == 2:
+            a, b = 1, 0
+        else:
+            order = [c for c in np.argsort(-posterior, kind="stable") if c != predicted_index]
+            a, b = predicted_index, int(order[0])
+        contrast = (classes[a], classes[b])
+        prior_log_odds = float(log_prior[a] - log_prior[b])
+        with np.errstate(invalid="ignore"):
+            ratios = log_factors[a] - log_factors[b]
+        contributions = sorted(
+            (
+                Contribution(name, value, float(r))
+                for name, value, r in zip(names, values, ratios, strict=True)
+            ),
+            key=lambda c: -abs(c.log_ratio) if not math.isnan(c.log_ratio) else math.inf,
+        )
+    return Explanation(
+        model=type(model).__name__,
+        classes=classes,
+        features=names,
+        values=values,
+        log_prior=log_prior,
+        log_factors=log_factors,
+        log_joint=log_joint,
+        log_evidence=float(logsumexp(log_joint)),
+        posterior=posterior,
+        predicted=classes[predicted_index],
+        contrast=contrast,
+        prior_log_odds=prior_log_odds,
+        contributions=contributions,
+        factor_kind=factor_kind(model),
+    )
+
+
+# ---------------------------------------------------------------- informative features
+class InformativeFeature(NamedTuple):
+    """A feature value whose probability differs most between two classes.
+
+    ``ratio = P(feature = value | top) / P(feature = value | bottom)``, the largest
+    over the smallest across classes.
+    """
+
+    feature: str
+    index: int
+    value: Any
+    ratio: float
+    top: Any
+    bottom: Any
+
+
+def most_informative_features(
+    model, n: int = 10, *, feature_names: Sequence[str] | None = None
+) -> list[InformativeFeature]:
+    """The ``n`` (feature, value) pairs with the largest ratio
+    ``max_y P(x_j = v | y) / min_y P(x_j = v | y)``, largest first.
+
+    Values: each feature's value grid from its event model: every category of a
+    categorical feature (or column of a table), present (1) and absent (0) for a
+    Bernoulli feature, one occurrence (1) of a count of the multinomial and complement
+    models (whose "probabilities" are then the exponentiated complement weights), each
+    interval of a binned feature, and a few representative values of a continuous one
+    (quantiles of the class mixture; a ratio of densities there).
+    """
+    check_is_fitted(model)
+    names = _names(model, feature_names)
+    grids = value_grids(model)
+    pairs = [(j, value) for j, grid in enumerate(grids) for value in grid]
+    log_p = np.concatenate(value_log_likelihoods(model, grids))  # (n_pairs, n_classes)
+    rows = np.arange(len(pairs))
+    top, bottom = log_p.argmax(axis=1), log_p.argmin(axis=1)
+    with np.errstate(invalid="ignore", over="ignore"):
+        ratios = np.exp(log_p[rows, top] - log_p[rows, bottom])
+    order = np.argsort(-np.nan_to_num(ratios, nan=-1.0), kind="stable")[:n]
+    classes = model.classes_.tolist()
+    return [
+        InformativeFeature(
+            names[pairs[r][0]],
+            pairs[r][0],
+            _plain(pairs[r][1]),
+            float(ratios[r]),
+            classes[top[r]],
+            classes[bottom[r]],
+        )
+        for r in order
+    ]
+
+
+def _names(model, names: Sequence[str] | None) -> list[str]:
+    return feature_names(model, names)
+
+
+def _as_row(model, x, names: list[str]):
+    """``x`` as a one-row input for the model: a DataFrame if it was fitted on one
+    (each value keeps its own type), else a (1, n_features) array."""
+    if hasattr(x, "iloc") and getattr(x, "ndim", 1) == 2:  # a one-row DataFrame
+        x = x.iloc[0]
+    if isinstance(x, Mapping):
+        missing = [name for name in names if name not in x]
+        if missing:
+            raise ValueError(f"The row has no value for feature(s) {missing}.")
+        x = [x[name] for name in names]
+    if hasattr(x, "to_numpy"):  # a Series
+        x = list(x.to_numpy(dtype=object))
+    values = list(np.asarray(x, dtype=object).reshape(-1)) if np.ndim(x) > 1 else list(x)
+    if len(values) != model.n_features_in_:
+        raise ValueError(f"explain() takes one row of {model.n_features_in_} values.")
+    if hasattr(model, "feature_names_in_"):
+        import pandas as pd
+
+        return pd.DataFrame([values], columns=model.feature_names_in_)
+    return (
+        np.asarray([values])
+        if not any(isinstance(v, str) for v in values)
+        else (np.asarray([values], dtype=object))
+    )
+
+
+def _row_values(row) -> list:
+    values = row.to_numpy()[0] if hasattr(row, "to_numpy") else row[0]
+    return [_plain(value) for value in values]
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-friendly Python scalar."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        return _number(value)
+    return value
+
+
+def _number(value: float | None) -> float | str | None:
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else str(value)
+
+
+def _numbers(values) -> list:
+    return [_number(v) for v in np.asarray(values, dtype=float).ravel()]

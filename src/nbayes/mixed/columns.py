@@ -1,0 +1,262 @@
+"""Tables in, columns out: the column spec of :class:`nbayes.NaiveBayes`.
+
+A *table* is a pandas or polars DataFrame, or anything NumPy makes a 2-D array of.
+This module reads one column at a time as ``(values, missing)``: a 1-D array of
+length n_samples and a boolean mask of its missing entries (NaN, None, ``pd.NA``,
+``pd.NaT`` or a polars null). It also resolves the user's ``columns`` spec, with
+the kinds of unspecified DataFrame columns inferred from their dtypes:
+
+========================================  ===============
+dtype                                     inferred kind
+========================================  ===============
+float                                     ``"gaussian"``
+integer (signed or unsigned)              ``"gaussian"``
+bool (also pandas' nullable ``boolean``)  ``"bernoulli"``
+category, string, object                  ``"categorical"``
+========================================  ===============
+
+Integers are read as numbers, not codes: ages, incomes and counts are far more
+common in tables than integer-coded categories, and a category per distinct value
+would scatter them. Say ``{"col": "categorical"}`` for integer codes (or
+``"poisson"`` for counts once that kind exists). The inference depends on the dtype
+only, never on the values, so every ``partial_fit`` batch gets the same kinds.
+
+pandas and polars are optional: they are imported only when given a table of theirs.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from sklearn.utils.validation import check_array
+
+
+def _is_pandas(X) -> bool:
+    return type(X).__module__.startswith("pandas") and hasattr(X, "iloc")
+
+
+def _is_polars(X) -> bool:
+    return type(X).__module__.startswith("polars") and hasattr(X, "to_series")
+
+
+def is_dataframe(X) -> bool:
+    """Whether X is a pandas or polars DataFrame."""
+    return _is_pandas(X) or _is_polars(X)
+
+
+def as_table(X):
+    """X as a DataFrame (unchanged) or a 2-D NumPy array of any dtype.
+
+    Arrays go through scikit-learn's ``check_array`` (2-D, at least one row, no
+    complex numbers or infinities; NaN allowed: it is a missing value).
+    """
+    if is_dataframe(X):
+        if X.shape[0] < 1:
+            raise ValueError(
+                f"Found array with 0 sample(s) (shape={X.shape}) while a minimum of 1 is required."
+            )
+        return X
+    if hasattr(X, "tocsr") or hasattr(X, "toarray"):
+        raise TypeError(
+            "NaiveBayes does not accept sparse input: pass a dense array or a DataFrame."
+        )
+    if not isinstance(X, np.ndarray):
+        array = np.asarray(X)
+        # a list mixing numbers and strings would become all strings: keep the values
+        X = np.asarray(X, dtype=object) if array.dtype.kind in "US" else array
+    return check_array(X, dtype=None, ensure_all_finite="allow-nan")
+
+
+def column_names(X) -> list[Hashable]:
+    """The column keys of a table: names for DataFrames, indices 0..d-1 for arrays."""
+    if is_dataframe(X):
+        return list(X.columns)
+    return list(range(X.shape[1]))
+
+
+def read_column(X, j: int) -> tuple[NDArray, NDArray[np.bool_]]:
+    """Column ``j`` of a table as ``(values, missing)``, both of shape (n_samples,)."""
+    if _is_pandas(X):
+        series = X.iloc[:, j]
+        missing = series.isna().to_numpy(dtype=bool)
+        if series.dtype.kind in "fiub":
+            return series.to_numpy(), missing
+        return series.to_numpy(dtype=object), missing
+    if _is_polars(X):
+        series = X.to_series(j)
+        missing = series.is_null().to_numpy()
+        if series.dtype.is_float():
+            missing = missing | series.is_nan().fill_null(True).to_numpy()
+        return series.to_numpy(), np.asarray(missing, dtype=bool)
+    values = X[:, j]
+    return values, missing_mask(values)
+
+
+def read_codes(X, j: int) -> tuple[list, NDArray[np.intp]]:
+    """Column ``j`` of a table factorized: ``(uniques, codes)``, ``codes`` (n_samples,)
+    indexing ``uniques``, -1 where the value is missing.
+
+    A pandas column is factorized by pandas itself, so string columns (Arrow-backed or
+    categorical) never become one Python object per row."""
+    if _is_pandas(X):
+        import pandas as pd
+
+        codes, uniques = pd.factorize(X.iloc[:, j], use_na_sentinel=True)
+        return list(uniques), np.asarray(codes, dtype=np.intp)
+    values, missing = read_column(X, j)
+    codes = np.full(values.shape[0], -1, dtype=np.intp)
+    uniques, codes[~missing] = factorize(values[~missing])
+    return uniques, codes
+
+
+def factorize(values: NDArray) -> tuple[list, NDArray[np.intp]]:
+    """Distinct values and each value's index among them, shape (n,).
+
+    Hash-based (``pandas.factorize``, first-appearance order) when the program has
+    imported pandas; else ``np.unique`` for non-object arrays, and a dict otherwise.
+    """
+    pandas = sys.modules.get("pandas")
+    if pandas is not None:
+        codes, uniques = pandas.factorize(values, use_na_sentinel=False)
+        return list(uniques), np.asarray(codes, dtype=np.intp)
+    if values.dtype.kind != "O":
+        uniques, inverse = np.unique(values, return_inverse=True)
+        return list(uniques), inverse.ravel().astype(np.intp)
+    index: dict = {}
+    codes = np.fromiter(
+        (index.setdefault(v, len(index)) for v in values), dtype=np.intp, count=len(values)
+    )
+    return list(index), codes
+
+
+def missing_mask(values: NDArray) -> NDArray[np.bool_]:
+    """Missing entries of a 1-D array: NaN; for object arrays also None and pandas'
+    NA/NaT (pandas is consulted only if the program has already imported it)."""
+    if values.dtype.kind == "f":
+        return np.isnan(values)
+    if values.dtype.kind != "O":
+        return np.zeros(values.shape[0], dtype=bool)
+    pandas = sys.modules.get("pandas")
+    if pandas is not None:
+        return np.asarray(pandas.isna(values), dtype=bool)
+    return np.fromiter(
+        (v is None or (isinstance(v, float) and v != v) for v in values),
+        dtype=bool,
+        count=values.shape[0],
+    )
+
+
+def infer_kind(X, j: int) -> str:
+    """The kind of DataFrame column ``j`` from its dtype (see the module table)."""
+    name = column_names(X)[j]
+    if _is_pandas(X):
+        import pandas as pd
+
+        dtype = X.dtypes.iloc[j]
+        if pd.api.types.is_bool_dtype(dtype):
+            return "bernoulli"
+        if pd.api.types.is_float_dtype(dtype) or pd.api.types.is_integer_dtype(dtype):
+            return "gaussian"
+        if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_string_dtype(dtype):
+            return "categorical"
+        if pd.api.types.is_object_dtype(dtype):
+            return "categorical"
+    else:
+        import polars as pl
+
+        dtype = X.schema[name]
+        if dtype == pl.Boolean:
+            return "bernoulli"
+        if dtype.is_float() or dtype.is_integer():
+            return "gaussian"
+        if dtype in (pl.String, pl.Categorical, pl.Object) or isinstance(dtype, pl.Enum):
+            return "categorical"
+    raise TypeError(
+        f"Cannot infer the kind of column {name!r} from its dtype {dtype}; name it in "
+        f"columns={{{name!r}: kind}}."
+    )
+
+
+#: The dtype a column inferred as each kind came from, for values drawn by ``sample``
+#: (the kinds not listed keep the dtype their model draws).
+INFERRED_FROM = {"bernoulli": bool}
+
+
+def as_inferred_dtype(values: NDArray, kind: str) -> NDArray:
+    """Drawn values of a column inferred as ``kind``, in the dtype it was inferred from."""
+    dtype = INFERRED_FROM.get(kind)
+    return values if dtype is None else np.asarray(values).astype(dtype)
+
+
+@dataclass(frozen=True)
+class ResolvedColumn:
+    """One column of the layout: its key, position, kind, and whether inferred."""
+
+    key: Hashable
+    position: int
+    kind: str
+    inferred: bool
+    group: int  # columns with the same group share one block
+
+
+def resolve_spec(spec: Any, X, known_kinds: Sequence[str]) -> list[ResolvedColumn]:
+    """The kind of every column of table X under the user's ``columns`` spec.
+
+    ``spec`` is None (infer all from DataFrame dtypes), one kind name (every column),
+    a sequence of kind names (one per column), or a mapping from column key (a name
+    for DataFrames, an index for arrays) to kind; a tuple of keys as a mapping key
+    puts those columns in one block of their own (e.g. one multinomial). Columns a
+    mapping leaves out are inferred (DataFrames) or an error (arrays).
+    """
+    keys = column_names(X)
+    given: dict[Hashable, tuple[str, int | None]] = {}
+    if isinstance(spec, str):
+        given = {key: (spec, None) for key in keys}
+    elif isinstance(spec, Mapping):
+        for group, (key, kind) in enumerate(spec.items()):
+            members = key if isinstance(key, tuple) else (key,)
+            for member in members:
+                if member not in keys:
+                    raise ValueError(
+                        f"columns names {member!r}, which is not a column of X "
+                        f"(its columns are {_shorten(keys)})."
+                    )
+                given[member] = (kind, group if isinstance(key, tuple) else None)
+    elif spec is not None:
+        kinds = list(spec)
+        if len(kinds) != len(keys):
+            raise ValueError(f"columns lists {len(kinds)} kinds but X has {len(keys)} columns.")
+        given = {key: (kind, None) for key, kind in zip(keys, kinds, strict=True)}
+    frame = is_dataframe(X)
+    missing = [key for key in keys if key not in given]
+    if missing and not frame:
+        raise ValueError(
+            f"NumPy arrays need an explicit kind for every column; columns {_shorten(missing)} "
+            "have none. Pass columns={index: kind, ...}, a list of kinds, or one kind name."
+        )
+    resolved = []
+    for position, key in enumerate(keys):
+        if key in given:
+            kind, group = given[key]
+            if not isinstance(kind, str) or kind not in known_kinds:
+                raise ValueError(
+                    f"Unknown kind {kind!r} for column {key!r}; known kinds: "
+                    f"{', '.join(sorted(known_kinds))}."
+                )
+            inferred = False
+        else:
+            kind, group, inferred = infer_kind(X, position), None, True
+        resolved.append(
+            ResolvedColumn(key, position, kind, inferred, -1 if group is None else group)
+        )
+    return resolved
+
+
+def _shorten(items: Sequence, limit: int = 10) -> str:
+    shown = ", ".join(repr(item) for item in items[:limit])
+    return f"[{shown}{', ...' if len(items) > limit else ''}]"

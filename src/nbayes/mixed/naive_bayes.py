@@ -1,0 +1,292 @@
+"""``NaiveBayes``: one estimator, one event model per column.
+
+The columns of a table are split into *blocks* (one or more columns under one event
+model, see :mod:`nbayes.mixed.blocks`); the model of the whole table is the product of
+the blocks' models (:class:`nbayes.mixed.product.ColumnModel`), so the statistics add
+and merge like every other model's, and the per-class log-likelihood is the sum of the
+blocks':
+
+``log P(x | c) = sum_b log P(x_b | c)``,
+
+each block's term counting only the columns observed in that row. The posterior is
+:mod:`nbayes.core.posterior`'s, as for every estimator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from numbers import Real
+
+import numpy as np
+from numpy.typing import NDArray
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
+
+from nbayes.core.base import BaseNB
+from nbayes.mixed.blocks import Block, check_kind_options, column_kinds
+from nbayes.mixed.columns import ResolvedColumn, as_inferred_dtype, as_table, resolve_spec
+from nbayes.mixed.product import BlockData, ColumnModel
+
+#: NaiveBayes's settings that set every block's model where it has them.
+SHARED_SETTINGS = ("alpha", "var_smoothing", "ddof", "handle_unknown")
+
+
+def make_layout(
+    resolved: list[ResolvedColumn], kind_options: dict | None = None
+) -> tuple[Block, ...]:
+    """Blocks from resolved columns: a given group of columns is one block; the other
+    columns form one block per kind, in order of first appearance. ``kind_options``
+    maps a kind name to that kind's options (see :func:`nbayes.mixed.blocks.kind_options`)."""
+    kind_options = kind_options or {}
+    kinds = column_kinds()
+    for kind in kind_options:
+        if kind not in kinds:
+            raise ValueError(
+                f"kind_options names unknown kind {kind!r}; known kinds: "
+                f"{', '.join(sorted(kinds))}."
+            )
+    checked = {kind: check_kind_options(kind, dict(o)) for kind, o in kind_options.items()}
+    groups: dict[tuple, list[ResolvedColumn]] = {}
+    for column in resolved:
+        key = ("group", column.group) if column.group >= 0 else ("kind", column.kind)
+        groups.setdefault(key, []).append(column)
+    blocks = []
+    for members in groups.values():
+        member_kinds = {m.kind for m in members}
+        if len(member_kinds) != 1:
+            raise ValueError(f"A column group must have one kind, got {sorted(member_kinds)}.")
+        kind = members[0].kind
+        keys, positions = tuple(m.key for m in members), tuple(m.position for m in members)
+        blocks.append(Block(kind, keys, positions, checked.get(kind, ())))
+    return tuple(blocks)
+
+
+class NaiveBayes(BaseNB):
+    """Naive Bayes for tables of mixed columns: one event model per column.
+
+    ``log P(y | x) ∝ log P(y) + sum_j log P(x_j | y)`` over the observed columns j
+    (missing values are skipped in training and marginalised in prediction).
+
+    Parameters
+    ----------
+    columns : None, str, sequence of str or dict, default=None
+        The kind of each column, among :func:`nbayes.mixed.blocks.column_kinds`: "gaussian",
+        "categorical", "bernoulli", "multinomial", "poisson", "exponential", "kde",
+        "binned". None infers every column of a
+        pandas or polars DataFrame from its dtype (float and integer → gaussian,
+        bool → bernoulli, category/string/object → categorical; see
+        :mod:`nbayes.mixed.columns`); a dict names some columns (by name, or by index for
+        arrays) and infers the rest; a tuple of columns as a key makes them one block
+        (e.g. ``{("w1", "w2", "w3"): "multinomial"}``); a list gives one kind per
+        column; one kind name applies to all. NumPy arrays need every column given.
+    alpha : float, default=1.0
+        Lidstone pseudocount of the discrete kinds (1 = Laplace, 0 = MLE).
+    var_smoothing : float, default=1e-9
+        Variance floor of the gaussian columns: this fraction of each column's own
+        overall variance is added to its variances (``GaussianNB`` uses the largest
+        column's: a table's columns have unrelated scales).
+    ddof : float, default=0
+        Gaussian variance denominator ``N_cj - ddof`` (1: Bessel's correction).
+    handle_unknown : {"ignore", "smooth", "error"}, default="ignore"
+        A categorical value never seen in training: left out of the row's
+        likelihood; given one extra category's pseudocount mass; or an error.
+    kind_options : dict, default=None
+        Settings of the kinds that have their own, read when the column layout is made
+        (``fit``, or the first ``partial_fit``), e.g. ``{"kde": {"bandwidth":
+        "silverman"}, "binned": {"strategy": "quantile", "n_bins": 10}, "poisson":
+        {"alpha": 1.0, "beta": 0.0}}``; defaults as in ``PoissonNB``, ``ExponentialNB``
+        (``alpha``, ``beta``: the Gamma prior), ``KernelDensityNB`` (``bandwidth``,
+        ``algorithm``, ``max_exact_samples``, ``max_bins``) and ``BinnedNB``
+        (``strategy``, ``n_bins``, ``max_bins``).
+    fit_prior : bool, default=True
+        Learn the class prior from the data; if False, uniform.
+    class_prior : array-like of shape (n_classes,), default=None
+        A fixed class prior.
+    prior_alpha : float, default=0.0
+        Pseudocount added to each class count for the fitted prior.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    class_count_ : ndarray of shape (n_classes,)
+    class_log_prior_ : ndarray of shape (n_classes,)
+    columns_ : dict
+        Column key → kind, as resolved at the first fit.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,), for DataFrames
+
+    Notes
+    -----
+    ``partial_fit`` is open-world: labels and categorical values may appear in any
+    batch without being declared; the model after any sequence of batches is the
+    model ``fit`` gives on their union (categorical codes may be numbered in another
+    order; the probabilities are the same). ``nbayes.merge`` sums fitted models.
+    """
+
+    _event_type = ColumnModel
+    _state_attributes = (*BaseNB._state_attributes, "_layout", "_resolved")
+    _parameter_constraints: dict = {
+        "columns": [None, str, dict, list, tuple],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "var_smoothing": [Interval(Real, 0, None, closed="left")],
+        "ddof": [Interval(Real, 0, None, closed="left")],
+        "handle_unknown": [StrOptions({"ignore", "smooth", "error"})],
+        "kind_options": [None, dict],
+        "fit_prior": ["boolean"],
+        "class_prior": ["array-like", None],
+        "prior_alpha": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        columns=None,
+        *,
+        alpha=1.0,
+        var_smoothing=1e-9,
+        ddof=0,
+        handle_unknown="ignore",
+        kind_options=None,
+        fit_prior=True,
+        class_prior=None,
+        prior_alpha=0.0,
+    ):
+        self.columns = columns
+        self.alpha = alpha
+        self.var_smoothing = var_smoothing
+        self.ddof = ddof
+        self.handle_unknown = handle_unknown
+        self.kind_options = kind_options
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.prior_alpha = prior_alpha
+
+    def _event_model(self) -> ColumnModel:
+        """The product of the blocks' event models under the current settings."""
+        shared = {name: getattr(self, name) for name in SHARED_SETTINGS}
+        layout = self._layout
+        return ColumnModel(
+            layout, tuple(b.event_model(shared) for b in layout), self.n_features_in_
+        )
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model; the parameters are estimated here, so a column no model
+        can be estimated on (e.g. a constant kde column) is an error now."""
+        super().fit(X, y, sample_weight)
+        self._fitted  # noqa: B018 - estimate now, raising errors that name the column
+        return self
+
+    # ------------------------------------------------------------ open-world training
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add one batch to the statistics.
+
+        ``classes`` may declare labels in advance; it is never required: a label
+        first seen in a later batch is added then, and so is a categorical value.
+        """
+        self._validate_params()
+        first_call = not hasattr(self, "classes_")
+        X, y = self._validated_X_y(X, y, reset=first_call)
+        event = self._event_model()
+        X = self._input_for(event, X)
+        check_classification_targets(y)
+        labels = np.unique(y) if classes is None else np.union1d(np.unique(y), classes)
+        if first_call:
+            self.classes_ = labels
+            self._own_stats(event.zero(len(labels), X.shape[1]))
+        else:
+            self._add_classes(labels)
+        return self._learn(event, X, y, sample_weight)
+
+    def _add_classes(self, labels: NDArray) -> None:
+        """Widen ``classes_`` and the statistics to cover ``labels``."""
+        classes = np.union1d(self.classes_, labels)
+        if len(classes) == len(self.classes_):
+            return
+        index = np.searchsorted(classes, self.classes_)
+        stats = self._stats.take_classes(index, len(classes))
+        self.classes_ = classes
+        self._replace_statistics(stats)
+
+    # ------------------------------------------------------------ input
+    def _validated_X_y(self, X, y, reset: bool):
+        if y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None."
+            )
+        table = as_table(X)
+        y = column_or_1d(check_array(y, ensure_2d=False, dtype=None, input_name="y"), warn=True)
+        if y.shape[0] != table.shape[0]:
+            raise ValueError(
+                f"X has {table.shape[0]} rows but y has {y.shape[0]} labels; they must match."
+            )
+        validate_data(self, table, skip_check_array=True, reset=reset)
+        if reset:
+            self._resolved = resolve_spec(self.columns, table, column_kinds())
+            self._layout = make_layout(self._resolved, self.kind_options)
+        return table, y
+
+    def _validate_X(self, X):
+        table = as_table(X)
+        validate_data(self, table, skip_check_array=True, reset=False)
+        return table
+
+    def _input_for(self, event: ColumnModel, table) -> BlockData:
+        """The table's blocks, each read and checked by its own event model."""
+        return event.read(table)
+
+    def _sample_features(self, params, class_index, rng):
+        """Each block draws its own columns; a DataFrame (pandas) when the model was
+        fitted on one, else an array."""
+        X = super()._sample_features(params, class_index, rng)
+        if hasattr(self, "feature_names_in_"):
+            import pandas as pd
+
+            columns = {}
+            for column, name in zip(self._resolved, self.feature_names_in_, strict=True):
+                values = X[:, column.position]
+                columns[name] = (
+                    as_inferred_dtype(values, column.kind) if column.inferred else values
+                )
+            return pd.DataFrame(columns).infer_objects()
+        return X
+
+    # ------------------------------------------------------------ fitted state
+    @property
+    def columns_(self) -> dict[Hashable, str]:
+        """Column key → kind."""
+        check_is_fitted(self)
+        return {column.key: column.kind for column in self._resolved}
+
+    @property
+    def class_log_prior_(self) -> NDArray[np.float64]:
+        """``log P(y)``, shape (n_classes,)."""
+        return self._fitted.log_prior
+
+    def describe(self, X=None) -> str:
+        """Print and return each column's kind and where it came from (given, or
+        inferred from its dtype), for the fitted model or, if given, for table X."""
+        if X is not None:
+            resolved = resolve_spec(self.columns, as_table(X), column_kinds())
+        else:
+            check_is_fitted(self)
+            resolved = self._resolved
+        layout = make_layout(resolved, self.kind_options)
+        block_of = {key: b for b, block in enumerate(layout) for key in block.keys}
+        width = max(len("column"), *(len(str(column.key)) for column in resolved))
+        lines = [f"{'column':<{width}}  {'kind':<12}  {'block':>5}  source"]
+        for column in resolved:
+            source = "inferred from dtype" if column.inferred else "given"
+            lines.append(
+                f"{column.key!s:<{width}}  {column.kind:<12}  {block_of[column.key]:>5}  {source}"
+            )
+        text = "\n".join(lines)
+        print(text)
+        return text
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.input_tags.sparse = False
+        return tags

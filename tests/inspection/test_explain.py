@@ -1,0 +1,285 @@
+"""Explanations: per-feature terms, the worked examples digit for digit, informative features."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections import Counter
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from conftest import WORKED_EXAMPLES, require_path
+
+import nbayes
+from nbayes.inspection.explain import explain, most_informative_features
+
+
+def _rows(name: str) -> list[dict[str, str]]:
+    with open(require_path(WORKED_EXAMPLES / name), newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+# ---------------------------------------------------------------- per-feature terms
+def _term_cases():
+    rng = np.random.default_rng(0)
+    counts = rng.poisson(1.0, size=(40, 6)).astype(float)
+    binary = (counts > 0).astype(float)
+    codes = rng.integers(0, 4, size=(40, 5))
+    normal = rng.normal(size=(40, 5)) * [1, 100, 0.01, 5, 1]
+    return [
+        (nbayes.GaussianNB(), normal, normal[:7] * 3),
+        (nbayes.GaussianNB(ddof=1, var_smoothing=0.0), normal, normal[:7]),
+        (nbayes.MultinomialNB(), counts, counts[:7]),
+        (nbayes.MultinomialNB(alpha=0.0), counts[:10], counts[10:20]),  # -inf terms
+        (nbayes.MultinomialNB(), counts, sp.csr_matrix(counts[:7])),
+        (nbayes.ComplementNB(norm=True), counts, counts[:7]),
+        (nbayes.BernoulliNB(), binary, binary[:7]),
+        (nbayes.BernoulliNB(alpha=0.0), binary[:8], binary[8:20]),  # p = 0 and p = 1
+        (nbayes.CategoricalNB(), codes, codes[:7]),
+        (nbayes.CategoricalNB(alpha=0.0, min_categories=4), codes[:10], codes[10:20]),
+        (nbayes.CategoricalNB(handle_unknown="ignore"), codes, np.array([[9, 0, 1, 2, 7]])),
+    ]
+
+
+@pytest.mark.parametrize(("model", "X_fit", "X"), _term_cases())
+def test_terms_sum_to_the_log_likelihood(model, X_fit, X):
+    n_fit = X_fit.shape[0]
+    y = np.resize([0, 1, 2], n_fit)
+    model.fit(X_fit, y)
+    prepared = model._check_X(X)
+    fitted = model._fitted
+    terms = fitted.event.log_likelihood_terms(fitted.params, prepared)
+    assert terms.shape == (X.shape[0], 3, X_fit.shape[1])
+    expected = fitted.event.log_likelihood(fitted.params, prepared)
+    with np.errstate(invalid="ignore"):
+        total = terms.sum(axis=2)
+    np.testing.assert_allclose(total, expected, rtol=1e-11, atol=1e-9)
+
+
+def test_unknown_category_raises_in_terms_too():
+    model = nbayes.CategoricalNB().fit([[0], [1]], [0, 1])
+    with pytest.raises(nbayes.UnknownCategoryError):
+        model.explain([5])
+
+
+# ---------------------------------------------------------------- worked examples
+def test_weather_table_digit_for_digit():
+    rows = _rows("weather.csv")
+    days = Counter(row["Play"] for row in rows)
+    sunny = Counter(row["Play"] for row in rows if row["Weather"] == "Sunny")
+    n = sum(days.values())
+    prior = {c: Fraction(days[c], n) for c in days}
+    factor = {c: Fraction(sunny[c], days[c]) for c in days}
+    numerator = {c: prior[c] * factor[c] for c in days}
+    evidence = sum(numerator.values())
+    posterior = {c: numerator[c] / evidence for c in days}
+
+    outlooks = sorted({row["Weather"] for row in rows})
+    codes = [[outlooks.index(row["Weather"])] for row in rows]
+    model = nbayes.CategoricalNB(alpha=0.0).fit(codes, [row["Play"] for row in rows])
+    e = model.explain(
+        [outlooks.index("Sunny")], feature_names=["Weather"], display_values=["Sunny"]
+    )
+    classes = e.classes
+    assert classes == ["No", "Yes"]
+    for k, c in enumerate(classes):
+        assert e.prior[k] == pytest.approx(float(prior[c]), rel=1e-14)
+        assert e.factors[k, 0] == pytest.approx(float(factor[c]), rel=1e-14)
+        assert e.numerator[k] == pytest.approx(float(numerator[c]), rel=1e-14)
+        assert e.posterior[k] == pytest.approx(float(posterior[c]), rel=1e-14)
+    assert e.evidence == pytest.approx(float(evidence), rel=1e-14)
+    # the notes' figures: P(Yes) = 9/14, P(Sunny|Yes) = 3/9, posterior 0.6 / 0.4
+    assert (prior["Yes"], factor["Yes"], posterior["Yes"]) == (
+        Fraction(9, 14),
+        Fraction(3, 9),
+        Fraction(3, 5),
+    )
+    assert f"{e.posterior[1]:.4f}" == "0.6000" and e.predicted == "Yes"
+    assert e.contrast == ("Yes", "No")
+    assert e.contributions[0].log_ratio == pytest.approx(math.log(factor["Yes"] / factor["No"]))
+
+
+def _normal_pdf(x: Fraction, values: list[Fraction]) -> float:
+    mean = sum(values) / len(values)
+    var = sum((v - mean) ** 2 for v in values) / (len(values) - 1)  # Bessel
+    return math.exp(-float((x - mean) ** 2 / (2 * var))) / math.sqrt(2 * math.pi * float(var))
+
+
+def test_person_example_digit_for_digit():
+    rows = _rows("person.csv")
+    features = ["height_ft", "weight_lb", "foot_size_in"]
+    sample = {"height_ft": Fraction(6), "weight_lb": Fraction(130), "foot_size_in": Fraction(8)}
+    expected = {}
+    for sex in ("female", "male"):
+        group = [row for row in rows if row["sex"] == sex]
+        expected[sex] = 0.5 * math.prod(
+            _normal_pdf(sample[f], [Fraction(row[f]) for row in group]) for f in features
+        )
+    frame = pd.DataFrame({f: [float(row[f]) for row in rows] for f in features})
+    model = nbayes.GaussianNB(priors=[0.5, 0.5], ddof=1, var_smoothing=0.0)
+    model.fit(frame, [row["sex"] for row in rows])
+    e = model.explain({f: float(v) for f, v in sample.items()})
+    assert e.features == features
+    for k, sex in enumerate(e.classes):
+        assert e.numerator[k] == pytest.approx(expected[sex], rel=1e-12)
+    printed = {sex: f"{e.numerator[k]:.4e}" for k, sex in enumerate(e.classes)}
+    assert printed == {sex: f"{value:.4e}" for sex, value in expected.items()}
+    assert printed == {"female": "5.3779e-04", "male": "6.1971e-09"}  # worked_examples/README
+    assert e.predicted == "female"
+    assert e.factor_kind == "density" and "p(weight_lb=130.0 | y)" in e.to_text()
+
+
+def test_bacteria_mle_scores_and_json_with_zeros():
+    rows = _rows("bacteria.csv")
+    genes = [f"gene{j}" for j in range(1, 11)]
+    X = np.array([[int(row[g]) for g in genes] for row in rows])
+    y = np.array([int(row["class"]) for row in rows])
+    x = np.array([1, 0, 0, 1, 0, 1, 1, 0, 1, 1])
+    expected = {}
+    for k in (1, 2, 3):
+        members = X[y == k]
+        p = [Fraction(int(members[:, j].sum()), len(members)) for j in range(10)]
+        score = Fraction(len(members), len(X))
+        for j in range(10):
+            score *= p[j] if x[j] else 1 - p[j]
+        expected[k] = score
+    assert expected[1] == Fraction(11413325, 3439853568)  # worked_examples/README
+    model = nbayes.BernoulliNB(alpha=0.0, force_alpha=True).fit(X, y)
+    e = model.explain(x, feature_names=genes)
+    for k, c in enumerate(e.classes):
+        assert e.numerator[k] == pytest.approx(float(expected[c]), rel=1e-12, abs=0)
+    assert e.posterior.tolist() == [1.0, 0.0, 0.0]
+    text = json.dumps(e.to_dict(), allow_nan=False)  # -inf logs become strings
+    assert '"-inf"' in text
+
+
+# ---------------------------------------------------------------- invariants
+@pytest.mark.parametrize(
+    "model",
+    [
+        nbayes.GaussianNB(),
+        nbayes.MultinomialNB(),
+        nbayes.ComplementNB(),
+        nbayes.BernoulliNB(binarize=2.0),
+        nbayes.CategoricalNB(),
+    ],
+)
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_explanation_adds_up(model, n_classes):
+    rng = np.random.default_rng(n_classes)
+    X = rng.poisson(2.0, size=(80, 5))
+    y = rng.integers(0, n_classes, size=80)
+    model.fit(X, y)
+    for x in X[:5]:
+        e = explain(model, x)
+        assert e.log_prior + e.log_factors.sum(axis=1) == pytest.approx(e.log_joint, abs=1e-9)
+        assert e.posterior.sum() == pytest.approx(1.0)
+        assert e.predicted == model.predict([x])[0]
+        a, b = (e.classes.index(c) for c in e.contrast)
+        if n_classes == 2:
+            assert (a, b) == (1, 0)
+        else:
+            assert a == int(np.argmax(e.posterior))
+            assert b == int(np.argsort(e.posterior)[-2])
+        total = e.prior_log_odds + sum(c.log_ratio for c in e.contributions)
+        assert total == pytest.approx(e.log_odds, abs=1e-9)
+        sizes = [abs(c.log_ratio) for c in e.contributions]
+        assert sizes == sorted(sizes, reverse=True)
+        json.dumps(e.to_dict(), allow_nan=False)
+
+
+def test_explain_checks_its_row():
+    model = nbayes.GaussianNB().fit(pd.DataFrame({"a": [1.0, 2, 3], "b": [0.0, 1, 1]}), [0, 1, 1])
+    with pytest.raises(ValueError, match=r"no value for feature\(s\) \['b'\]"):
+        model.explain({"a": 1.0})
+    with pytest.raises(ValueError, match="one row"):
+        model.explain(np.zeros((2, 2)))
+
+
+# ---------------------------------------------------------------- informative features
+def test_most_informative_features_categorical_by_hand():
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 3, size=(50, 3))
+    y = np.where(X[:, 0] + rng.integers(0, 2, size=50) > 2, "a", "b")
+    model = nbayes.CategoricalNB(alpha=0.5).fit(X, y)
+    expected = []
+    for j in range(3):
+        for t in range(3):
+            probs = {}
+            for c in ("a", "b"):
+                rows = X[y == c]
+                probs[c] = (np.sum(rows[:, j] == t) + 0.5) / (len(rows) + 3 * 0.5)
+            top, bottom = max(probs, key=probs.get), min(probs, key=probs.get)
+            expected.append((probs[top] / probs[bottom], j, t, top, bottom))
+    expected.sort(key=lambda item: -item[0])
+    got = most_informative_features(model, n=4)
+    assert [(f.index, f.value, f.top, f.bottom) for f in got] == [e[1:] for e in expected[:4]]
+    np.testing.assert_allclose([f.ratio for f in got], [e[0] for e in expected[:4]], rtol=1e-12)
+    assert got[0].feature == f"x{got[0].index}"
+
+
+def test_most_informative_features_bernoulli_and_multinomial():
+    X = np.array([[1, 0, 1], [1, 1, 0], [0, 1, 1], [0, 1, 0]])
+    y = np.array(["s", "s", "h", "h"])
+    bern = nbayes.BernoulliNB().fit(X, y)
+    got = most_informative_features(bern, n=10)
+    assert len(got) == 6 and {(f.index, f.value) for f in got} == {
+        (j, v) for j in range(3) for v in (0, 1)
+    }
+    # feature 0 present: P = 3/4 in s, 1/4 in h (Laplace) -> ratio 3
+    first = next(f for f in got if (f.index, f.value) == (0, 1))
+    assert first.ratio == pytest.approx(3.0) and (first.top, first.bottom) == ("s", "h")
+    multi = nbayes.MultinomialNB().fit(X, y)
+    theta = (multi.feature_count_ + 1) / (multi.feature_count_ + 1).sum(axis=1, keepdims=True)
+    best = most_informative_features(multi, n=1)[0]
+    ratios = theta.max(axis=0) / theta.min(axis=0)
+    assert best.index == int(np.argmax(ratios))
+    assert best.ratio == pytest.approx(ratios.max())
+
+
+def test_most_informative_features_of_a_continuous_model_rank_its_value_grid():
+    """A Gaussian feature's values are the class mixture's mean plus or minus 1 and
+    1.645 standard deviations; the ratio is that of the class densities there."""
+    from scipy.stats import norm
+
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1], 50)
+    X = rng.normal(size=(100, 2)) + np.c_[3 * y, 0.2 * y]
+    model = nbayes.GaussianNB().fit(X, y)
+    got = most_informative_features(model, n=10)
+    assert len(got) == 10 and got[0].index == 0  # the separated feature ranks first
+    prior = model.class_prior_
+    for item in got:
+        theta, var = model.theta_[:, item.index], model.var_[:, item.index]
+        mean = prior @ theta
+        sd = np.sqrt(prior @ (var + theta**2) - mean**2)
+        assert any(np.isclose(item.value, mean + z * sd) for z in (-1.645, -1, 0, 1, 1.645))
+        density = norm.pdf(item.value, theta, np.sqrt(var))
+        assert item.ratio == pytest.approx(density.max() / density.min(), rel=1e-9)
+
+
+def test_naive_bayes_mixed_columns_explained():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 200)
+    frame = pd.DataFrame(
+        {
+            "colour": np.where(rng.random(200) < np.where(y == 1, 0.7, 0.2), "red", "blue"),
+            "size": rng.normal(np.where(y == 1, 3.0, 1.0), 1.0),
+        }
+    )
+    model = nbayes.NaiveBayes().fit(frame, y)
+    explanation = model.explain({"colour": "red", "size": 2.5})
+    row = pd.DataFrame({"colour": ["red"], "size": [2.5]})
+    np.testing.assert_allclose(
+        explanation.prior * explanation.factors.prod(axis=1),
+        np.exp(model.predict_joint_log_proba(row)[0]),
+        rtol=1e-12,
+    )
+    np.testing.assert_allclose(explanation.posterior, model.predict_proba(row)[0], rtol=1e-12)
+    assert explanation.factor_kind == "probability or density"
+    assert {c.feature for c in explanation.contributions} == {"colour", "size"}
