@@ -222,7 +222,7 @@ def _log_poisson_upper_tail(m: float, k: int) -> float:
     n = 64
     while True:
         i = np.arange(k, k + n)
-        terms = i * math.log(m) - np.array([math.lgamma(j + 1.0) for j in i]) - m
+        terms = i * math.log(m) - _log_factorials(k + n)[k:] - m
         if terms[-1] < terms[0] - 40 or n >= _MAX_TAIL_TERMS:  # e^-40 < 1e-17
             top = terms[0]
             return float(top + math.log(np.exp(terms - top).sum()))

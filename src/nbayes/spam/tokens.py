@@ -62,12 +62,26 @@ class TokenOptions:
         if self.headers not in HEADER_MODES:
             raise ValueError(f"headers must be one of {HEADER_MODES}, got {self.headers!r}")
 
+    def text(self) -> str:
+        """``"osb=2 headers=grouped"``: the form a token store records (:meth:`parse`)."""
+        return f"osb={self.osb} headers={self.headers}"
+
+    @classmethod
+    def parse(cls, text: str) -> TokenOptions:
+        """The options :meth:`text` wrote; ValueError for anything else."""
+        fields = dict(item.partition("=")[::2] for item in text.split())
+        if set(fields) != {"osb", "headers"} or not fields["osb"].isdigit():
+            raise ValueError(f"not tokenizer options: {text!r}")
+        return cls(osb=int(fields["osb"]), headers=fields["headers"])
+
 
 MAX_OSB_WINDOW = 5
 HEADER_MODES = ("named", "grouped", "plain")
 #: Headers keeping their own prefix with ``headers="grouped"`` (as bogofilter's tags).
 NAMED_IN_GROUPS = frozenset({"subject", "from", "to", "cc", "received", "return-path"})
 DEFAULT_OPTIONS = TokenOptions()
+#: What every token store trained before tokenizer options existed was trained with.
+LEGACY_OPTIONS = TokenOptions(osb=0, headers="named")
 
 
 def tokenize(raw: bytes, options: TokenOptions = DEFAULT_OPTIONS) -> set[str]:

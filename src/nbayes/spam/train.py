@@ -28,6 +28,8 @@ from nbayes.spam.parse import MailParseError
 from nbayes.spam.score import ScoreSettings, score_tokens
 from nbayes.spam.sources import MailItem, report_to_stderr
 from nbayes.spam.store import Message, TokenStore
+from nbayes.spam.store_options import record_options, store_options
+from nbayes.spam.tokens import DEFAULT_OPTIONS, TokenOptions
 
 MODES = ("everything", "on-error", "until-mature")
 #: The thick threshold of ``until-mature`` training unless one is given.
@@ -49,11 +51,12 @@ def tokenized(
     on_error: Callable[[str, str], None] = report_to_stderr,
     report: TrainReport | None = None,
     jobs: int | None = 0,
+    options: TokenOptions = DEFAULT_OPTIONS,
 ) -> Iterator[Message]:
     """(token set, raw, label) for each parseable message, in order; the others are
     reported. ``jobs``: tokenizing worker processes (0: none; ``None``: one fewer
-    than the CPUs)."""
-    pairs = tokenize_items(labelled, jobs, raw_of=_raw_of_pair)
+    than the CPUs); ``options``: the tokenizer's."""
+    pairs = tokenize_items(labelled, jobs, raw_of=_raw_of_pair, options=options)
     for (item, label), tokens in pairs:
         if isinstance(tokens, MailParseError):
             on_error(item.name, f"skipped: {tokens}")
@@ -94,20 +97,25 @@ def train(
     on_error: Callable[[str, str], None] = report_to_stderr,
     progress: Callable[[int], None] | None = None,
     jobs: int | None = 0,
+    options: TokenOptions | None = None,
 ) -> TrainReport:
     """Train ``store`` on (message, ``"spam"|"ham"``) pairs; see the module docstring.
 
     ``progress(n)`` is called after each batch with the number of messages done;
     ``jobs`` is the number of tokenizing worker processes (0: none; ``None``: one
-    fewer than the CPUs).
+    fewer than the CPUs). Messages are tokenized with the options the store was
+    trained with (:mod:`nbayes.spam.store_options`); ``options`` chooses them for a
+    new store (:class:`StoreError` if they differ from a trained store's), and they are
+    recorded in the store with the first batch.
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
     settings = settings or ScoreSettings()
+    options = store_options(store, options)
     report = TrainReport()
-    messages = tokenized(labelled, on_error, report, jobs)
+    messages = tokenized(labelled, on_error, report, jobs, options)
     if mode == "until-mature":
         messages = list(messages)
     passes = max_passes if mode == "until-mature" else 1
@@ -120,6 +128,7 @@ def train(
         learnt_in_pass = 0
         for batch in batched(messages, batch_size):
             with store.transaction():
+                record_options(store, options)
                 if mode == "everything":
                     chosen = batch
                     store.add(chosen)

@@ -16,6 +16,7 @@ from nbayes.cli.spam.options import (
     report,
     scoring_options,
     thick_option,
+    token_options,
 )
 from nbayes.spam.evaluate import (
     cross_val_scores,
@@ -26,6 +27,7 @@ from nbayes.spam.evaluate import (
     mail_date,
 )
 from nbayes.spam.sources import MailItem, iter_mail
+from nbayes.spam.tokens import DEFAULT_OPTIONS
 from nbayes.spam.train import interleave, tokenized
 
 
@@ -50,10 +52,11 @@ from nbayes.spam.train import interleave, tokenized
 @click.option("--seed", type=int, default=0, show_default=True, help="Fold shuffling seed.")
 @exclude_option
 @jobs_option
+@token_options
 @scoring_options
 def evaluate(
     spam_sources, ham_sources, index, incremental, tone, thick, folds, seed, exclude, jobs,
-    settings,
+    tokens, settings,
 ) -> None:  # fmt: skip
     """Cross-validate the filter on labelled mail, or run it incrementally (--incremental)."""
     if index is not None and (spam_sources or ham_sources):
@@ -70,8 +73,9 @@ def evaluate(
         labelled = interleave(spam, ham)
     token_sets, labels, dates = [], [], []
     with progress_bar("reading") as bar:
-        for tokens, raw, label in tokenized(labelled, on_error=report, jobs=jobs):
-            token_sets.append(tokens)
+        options = tokens or DEFAULT_OPTIONS
+        for message, raw, label in tokenized(labelled, report, jobs=jobs, options=options):
+            token_sets.append(message)
             labels.append(label == "spam")
             dates.append(None if index is not None else mail_date(raw))
             bar.update(1)

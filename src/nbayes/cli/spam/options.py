@@ -10,6 +10,8 @@ import click
 
 from nbayes.spam.score import METHODS, ScoreSettings
 from nbayes.spam.store import StoreError, TokenStore
+from nbayes.spam.store_options import store_options
+from nbayes.spam.tokens import DEFAULT_OPTIONS, HEADER_MODES, MAX_OSB_WINDOW, TokenOptions
 
 _DEFAULTS = ScoreSettings()
 
@@ -97,6 +99,48 @@ def scoring_options(command):
     for option in reversed(options):
         wrapper = option(wrapper)
     return wrapper
+
+
+def token_options(command):
+    """Add ``--osb`` and ``--headers`` and pass them on as one ``tokens`` argument
+    (None where neither is given: the defaults, or a trained store's own)."""
+
+    @functools.wraps(command)
+    def wrapper(*args, osb, headers, **kw):
+        if osb is None and headers is None:
+            return command(*args, tokens=None, **kw)
+        try:
+            tokens = TokenOptions(
+                osb=DEFAULT_OPTIONS.osb if osb is None else osb,
+                headers=headers or DEFAULT_OPTIONS.headers,
+            )
+        except ValueError as error:
+            raise click.BadParameter(str(error)) from None
+        return command(*args, tokens=tokens, **kw)
+
+    wrapper = click.option(
+        "--headers",
+        type=click.Choice(HEADER_MODES),
+        default=None,
+        help="Header tokens: each header's words under its name, grouped as bogofilter's, "
+        f"or plain words [default: {DEFAULT_OPTIONS.headers}; a trained database's own].",
+    )(wrapper)
+    return click.option(
+        "--osb",
+        type=click.IntRange(0, MAX_OSB_WINDOW),
+        default=None,
+        help="Orthogonal sparse bigrams of the body words within this window (0: words "
+        f"only) [default: {DEFAULT_OPTIONS.osb}; a trained database's own].",
+    )(wrapper)
+
+
+def options_of(store: TokenStore, asked: TokenOptions | None = None) -> TokenOptions:
+    """The tokenizer options for ``store`` (:func:`nbayes.spam.store_options.store_options`),
+    or a click error naming the problem."""
+    try:
+        return store_options(store, asked)
+    except StoreError as error:
+        raise click.ClickException(str(error)) from None
 
 
 def open_store(path: str, create: bool = False) -> TokenStore:

@@ -12,6 +12,7 @@ from nbayes.cli.spam.options import (
     exclude_option,
     jobs_option,
     open_store,
+    options_of,
     progress_bar,
     report,
     scoring_options,
@@ -44,7 +45,8 @@ EXIT_ERROR = 3
 def score(db, exclude, batch_size, jobs, settings, sources) -> None:
     """Print path<TAB>score<TAB>Spam|Ham|Unsure for every message in SOURCES."""
     with open_store(db) as store, progress_bar("scoring", prints_lines=True) as bar:
-        parsed = _tokenized(iter_mail(sources, exclude=exclude, on_error=report), jobs)
+        mail = iter_mail(sources, exclude=exclude, on_error=report)
+        parsed = _tokenized(mail, jobs, options_of(store))
         for batch in batched(parsed, batch_size):
             scores = score_tokens(store, [tokens for _, tokens, _ in batch], settings)
             click.echo(
@@ -57,8 +59,8 @@ def score(db, exclude, batch_size, jobs, settings, sources) -> None:
             bar.update(len(batch))
 
 
-def _tokenized(items, jobs):
-    for item, tokens in tokenize_items(items, jobs):
+def _tokenized(items, jobs, options):
+    for item, tokens in tokenize_items(items, jobs, options=options):
         if isinstance(tokens, MailParseError):
             report(item.name, f"skipped: {tokens}")
         else:
@@ -113,8 +115,8 @@ def classify(db, passthrough, exit_zero, settings) -> None:
 
 
 def _score_one(db: str, raw: bytes, settings: ScoreSettings) -> float:
-    tokens = tokenize(raw)
     with open_store(db) as store:
+        tokens = tokenize(raw, options_of(store))
         return float(score_tokens(store, [tokens], settings)[0])
 
 

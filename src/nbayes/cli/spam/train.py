@@ -9,10 +9,12 @@ from nbayes.cli.spam.options import (
     exclude_option,
     jobs_option,
     open_store,
+    options_of,
     progress_bar,
     report,
     scoring_options,
     thick_option,
+    token_options,
 )
 from nbayes.spam.sources import iter_mail
 from nbayes.spam.store import StoreError
@@ -68,9 +70,10 @@ def _with_sources(command):
     help="Messages per transaction.",
 )
 @jobs_option
+@token_options
 @scoring_options
 def train(
-    db, spam_sources, ham_sources, exclude, mode, tone, thick, batch_size, jobs, settings
+    db, spam_sources, ham_sources, exclude, mode, tone, thick, batch_size, jobs, tokens, settings
 ) -> None:
     """Learn spam and ham messages into the token database DB."""
     if not spam_sources and not ham_sources:
@@ -82,6 +85,7 @@ def train(
     if thick is not None and mode == "everything":
         raise click.UsageError("--thick applies to --tone (--mode on-error) and until-mature")
     with open_store(db, create=True) as store:
+        options = options_of(store, tokens)
         spam = iter_mail(spam_sources, exclude=exclude, on_error=report)
         ham = iter_mail(ham_sources, exclude=exclude, on_error=report)
         with progress_bar("training") as bar:
@@ -95,6 +99,7 @@ def train(
                 on_error=report,
                 progress=bar.update,
                 jobs=jobs,
+                options=options,
             )
     click.echo(
         f"learnt {result.learnt['spam']} spam and {result.learnt['ham']} ham "
@@ -113,7 +118,8 @@ def unlearn(db, spam_sources, ham_sources, exclude) -> None:
     with open_store(db) as store:
         spam = iter_mail(spam_sources, exclude=exclude, on_error=report)
         ham = iter_mail(ham_sources, exclude=exclude, on_error=report)
-        messages = list(tokenized(interleave(spam, ham), on_error=report))
+        options = options_of(store)
+        messages = list(tokenized(interleave(spam, ham), on_error=report, options=options))
         try:
             with store.transaction():
                 for batch in batched(messages, 1000):
