@@ -12,22 +12,31 @@ messages (the same files) in the same protocol:
   train-on-or-near-error (TONE).
 
 nbayes runs in memory (:func:`nbayes.spam.evaluate.cross_val_scores_matrix` and
-:func:`~nbayes.spam.evaluate.incremental_scores`: the store's counts without the
-database, the same scoring function); bogofilter (``bogofilter -d DIR``, default
-settings, a fresh database per fold and per run) prints its spamicity with 17 decimals
-(``-T`` prints 6, which ties many scores at 0 and 1). Reports 1-ROCA % and the spam
-caught at 0.1 % false positives.
+:func:`~nbayes.spam.evaluate.incremental_scores_matrix`: the store's counts without the
+database, the same scoring function), ranking messages by the exact log-odds of their
+scores; bogofilter (``bogofilter -d DIR``, default settings, a fresh database per fold
+and per run) prints its spamicity with 17 decimals (``-T`` prints 6, which ties many
+scores at 0 and 1). Reports 1-ROCA % and the spam caught at 0.1 % false positives.
 
-``--variant NAME`` (repeatable) picks nbayes configurations of :data:`VARIANTS` (the
-ablation); ``--write`` puts the tables into ``bench/RESULTS_spam.md`` between this
-script's markers. Run: ``nice .venv/bin/python bench/spam_accuracy.py --write``
-(about half an hour with bogofilter's incremental runs; ``--no-bogofilter`` for the
-nbayes rows alone).
+Without ``--ablation``: nbayes's defaults (full training, and TONE in the incremental
+run), its defaults before this work, and bogofilter, per corpus. With ``--ablation``:
+the nbayes variants of :data:`ABLATION`, each changing one choice of the defaults,
+compared with bogofilter's rows of ``--bogofilter-cache`` (which the per-corpus run
+writes). ``--write`` puts each into its own section of ``bench/RESULTS_spam.md``,
+between this script's markers. Run::
+
+    nice .venv/bin/python bench/spam_accuracy.py --bogofilter-cache /tmp/bogo.json --write
+    nice .venv/bin/python bench/spam_accuracy.py --ablation --bogofilter-cache /tmp/bogo.json \\
+        --write
+
+(with ``--index NAME=PATH`` for each further corpus; about an hour each on 2 CPUs,
+bogofilter's incremental runs, one process pair a message, the longest part).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -37,10 +46,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
+import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -50,7 +61,7 @@ from nbayes.spam.evaluate import (
     cross_val_scores_matrix,
     evaluate_scores,
     fold_indices,
-    incremental_scores,
+    incremental_scores_matrix,
 )
 from nbayes.spam.parse import MailParseError
 from nbayes.spam.score import ScoreSettings, score_matrix, token_matrix
@@ -58,22 +69,53 @@ from nbayes.spam.store import Totals
 from nbayes.spam.tokens import TokenOptions, tokenize
 
 RESULTS = Path(__file__).parent / "RESULTS_spam.md"
-BEGIN, END = "<!-- spam_accuracy.py: begin -->", "<!-- spam_accuracy.py: end -->"
 FOLDS = 10
 BOGOFILTER_FORMAT = ["-t", "--terse-format=%1.1c %p", "--spamicity-formats=%.17f,%.17f,%.17f"]
 
 
 @dataclass(frozen=True)
 class Variant:
-    """One nbayes configuration: tokenizer options and scoring settings."""
+    """One nbayes configuration: tokenizer options, scoring settings, the incremental
+    run's training (TONE, thick threshold), and whether mail without a blank line
+    after its headers is read as such (``separatorless``; False: as the ``email``
+    package reads it, every header-like line a header)."""
 
     tokens: TokenOptions = field(default_factory=TokenOptions)
     settings: ScoreSettings = field(default_factory=ScoreSettings)
+    tone: bool = False
     thick: float = 0.0
+    separatorless: bool = True
 
 
-VARIANTS: dict[str, Variant] = {
+EARLIER = Variant(
+    TokenOptions(osb=0, headers="named"),
+    replace(ScoreSettings(), min_dev=0.45),
+    separatorless=False,
+)
+#: The per-corpus table: the defaults, TONE, and the defaults before this work.
+MAIN = {
+    "nbayes": Variant(),
+    "nbayes, TONE": Variant(tone=True),
+    "nbayes before": EARLIER,
+}
+_S = ScoreSettings()
+#: The ablation: each choice of the defaults changed alone.
+ABLATION = {
     "default": Variant(),
+    "words only (osb 0)": Variant(TokenOptions(osb=0)),
+    "osb 3": Variant(TokenOptions(osb=3)),
+    "osb 5": Variant(TokenOptions(osb=5)),
+    "headers named": Variant(TokenOptions(headers="named")),
+    "headers plain": Variant(TokenOptions(headers="plain")),
+    "no separator-less reading": Variant(separatorless=False),
+    "TONE": Variant(tone=True),
+    "TONE, thick 0.1": Variant(tone=True, thick=0.1),
+    "s 0.0178 (bogofilter's)": Variant(settings=replace(_S, strength=0.0178)),
+    "s 0.45": Variant(settings=replace(_S, strength=0.45)),
+    "x 0.5": Variant(settings=replace(_S, background=0.5)),
+    "min_dev 0.3": Variant(settings=replace(_S, min_dev=0.3)),
+    "min_dev 0.45 (before)": Variant(settings=replace(_S, min_dev=0.45)),
+    "before (osb 0, named, min_dev 0.45)": EARLIER,
 }
 
 
@@ -86,43 +128,43 @@ class Row:
     caught: float
 
 
-def token_sets(corpus: Corpus, options: TokenOptions) -> list[frozenset[str]]:
-    out = []
-    for path in corpus.files:
-        try:
-            out.append(frozenset(tokenize(path.read_bytes(), options)))
-        except MailParseError:
-            out.append(frozenset())
-    return out
+def token_matrix_of(corpus: Corpus, variant: Variant, cache: dict) -> sp.csr_matrix:
+    """The corpus's binary token matrix under the variant's tokenizer (cached per tokenizer)."""
+    key = (variant.tokens, variant.separatorless)
+    if key not in cache:
+        reading = contextlib.nullcontext()
+        if not variant.separatorless:
+            reading = mock.patch("nbayes.spam.parse.with_separator", lambda raw: raw)
+        sets = []
+        with reading:
+            for path in corpus.files:
+                try:
+                    sets.append(tokenize(path.read_bytes(), variant.tokens))
+                except MailParseError:
+                    sets.append(set())
+        cache[key] = token_matrix(sets)[0]
+    return cache[key]
 
 
 def nbayes_rows(corpus: Corpus, name: str, variant: Variant, cache: dict) -> list[Row]:
-    key = variant.tokens
-    if key not in cache:
-        cache[key] = token_sets(corpus, variant.tokens)
-    sets = cache[key]
+    X = token_matrix_of(corpus, variant, cache)
     y, settings = corpus.y, variant.settings
+    if corpus.test is not None:  # a split; incremental runs are on the whole corpus
+        if variant.tone:
+            return []
+        scores = _split_scores(X, y, corpus.test, settings)
+        return [_row(corpus, name, "split", y[corpus.test], scores)]
     rows = []
-    X, _ = token_matrix(sets)
-    if corpus.test is None:
-        scores = cross_val_scores_matrix(
-            X, y, settings, fold_indices(y, FOLDS, seed=0), log_odds=True
-        )
+    if not variant.tone:  # folds train on everything
+        folds = fold_indices(y, FOLDS, seed=0)
+        scores = cross_val_scores_matrix(X, y, settings, folds, log_odds=True)
         rows.append(_row(corpus, name, "folds", y, scores))
-    else:
-        rows.append(
-            _row(corpus, name, "split", y[corpus.test], _split_scores(X, y, corpus.test, settings))
-        )
-    if corpus.test is not None:  # the same messages as the whole corpus: incremental there
-        return rows
-    ordered = [sets[i] for i in corpus.order]
     y_ordered = y[corpus.order]
-    for tone in (False, True):
-        scores, _ = incremental_scores(
-            ordered, y_ordered, settings, tone=tone, thick=variant.thick, log_odds=True
-        )
-        label = f"{name}, TONE" if tone else name
-        rows.append(_row(corpus, label, "incremental", y_ordered, scores))
+    scores, _ = incremental_scores_matrix(
+        X[corpus.order], y_ordered, settings, tone=variant.tone, thick=variant.thick,
+        log_odds=True,
+    )  # fmt: skip
+    rows.append(_row(corpus, name, "incremental", y_ordered, scores))
     return rows
 
 
@@ -202,37 +244,77 @@ def bogofilter_rows(corpus: Corpus, tmp: Path) -> list[Row]:
 
 
 # ---------------------------------------------------------------- tables
-def table(rows: list[Row], protocol: str) -> list[str]:
+PROTOCOLS = (
+    ("folds", "10 stratified folds, pooled"),
+    (
+        "split",
+        "learnt on earlier mail (spam, easy_ham), tested on later (spam_2, easy_ham_2, hard_ham)",
+    ),
+    ("incremental", "incremental, in arrival order (TREC): each message scored, then learnt"),
+)
+
+
+def table(rows: list[Row], protocol: str, caught: bool = True) -> list[str]:
+    """Corpora as rows, filters as columns: 1-ROCA % (and spam caught at 0.1 % FPR)."""
     filters = list(dict.fromkeys(r.filter for r in rows if r.protocol == protocol))
     corpora = list(dict.fromkeys(r.corpus for r in rows if r.protocol == protocol))
     by = {(r.corpus, r.filter): r for r in rows if r.protocol == protocol}
-    head = "| corpus | " + " | ".join(filters) + " |"
-    lines = [head, "|---|" + "---:|" * len(filters)]
+    lines = ["| corpus | " + " | ".join(filters) + " |", "|---|" + "---:|" * len(filters)]
     for corpus in corpora:
         cells = []
         for f in filters:
             r = by.get((corpus, f))
-            cells.append("" if r is None else f"{r.one_minus_roca:.4f} ({r.caught:.1f})")
+            cell = "" if r is None else f"{r.one_minus_roca:.4f}"
+            if r is not None and caught:
+                cell += f" ({r.caught:.1f})"
+            cells.append(cell)
         lines.append(f"| {corpus} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def against_bogofilter(rows: list[Row], protocols=("folds", "split", "incremental")) -> list[str]:
+    """Per filter: on how many corpora its 1-ROCA is at or below bogofilter's (per
+    protocol), and the geometric mean of its 1-ROCA over bogofilter's."""
+    bogo = {(r.corpus, r.protocol): r.one_minus_roca for r in rows if r.filter == "bogofilter"}
+    filters = [f for f in dict.fromkeys(r.filter for r in rows) if f != "bogofilter"]
+    head = " | ".join(
+        f"{p}: at or below bogofilter | {p}: ratio (geometric mean)" for p in protocols
+    )
+    lines = [f"| nbayes | {head} |", "|---|" + "---:|---:|" * len(protocols)]
+    for f in filters:
+        cells = []
+        for p in protocols:
+            pairs = [(r.one_minus_roca, bogo[(r.corpus, p)]) for r in rows
+                     if r.filter == f and r.protocol == p and (r.corpus, p) in bogo]  # fmt: skip
+            if not pairs:
+                cells += ["", ""]
+                continue
+            wins = sum(ours <= theirs for ours, theirs in pairs)
+            ratio = np.exp(np.mean([np.log(ours / theirs) for ours, theirs in pairs]))
+            cells += [f"{wins} of {len(pairs)}", f"{ratio:.2f}"]
+        lines.append(f"| {f} | " + " | ".join(cells) + " |")
     return lines
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--index", action="append", default=[], metavar="NAME=PATH")
-    parser.add_argument("--variant", action="append", choices=list(VARIANTS))
+    parser.add_argument(
+        "--ablation", action="store_true", help="the ablation's nbayes variants (no bogofilter "
+        "run: its rows from --bogofilter-cache where given, for the comparison)",
+    )  # fmt: skip
     parser.add_argument("--only", action="append", help="corpus names to run (substring)")
     parser.add_argument("--no-bogofilter", action="store_true")
     parser.add_argument("--write", action="store_true", help="write bench/RESULTS_spam.md")
     parser.add_argument(
         "--bogofilter-cache",
         type=Path,
-        help="JSON file of bogofilter's rows: read where it has the corpus, else written "
-        "(for trying nbayes variants; a --write run should start without one)",
+        help="JSON file of bogofilter's rows: read where it has the corpus, else written",
     )
     args = parser.parse_args()
-    variants = args.variant or ["default"]
+    variants = ABLATION if args.ablation else MAIN
     started = time.strftime("%Y-%m-%d %H:%M")
+    load = os.getloadavg()[0]
     rows: list[Row] = []
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
@@ -244,30 +326,66 @@ def main() -> None:
             corpora = [c for c in corpora if any(o in c.name for o in args.only)]
         for corpus in corpora:
             cache: dict = {}
-            for name in variants:
-                new = nbayes_rows(corpus, name, VARIANTS[name], cache)
+            for name, variant in variants.items():
+                new = nbayes_rows(corpus, name, variant, cache)
                 _print(new)
                 rows += new
-            if not args.no_bogofilter:
+            if args.ablation and args.bogofilter_cache is not None:
+                known = json.loads(args.bogofilter_cache.read_text())
+                rows += [Row(**r) for r in known.get(corpus.name, [])]
+            elif not args.no_bogofilter and not args.ablation:
                 new = _cached_bogofilter_rows(corpus, tmp, args.bogofilter_cache)
                 _print(new)
                 rows += new
+    command = " ".join(["nice .venv/bin/python bench/spam_accuracy.py", *sys.argv[1:]])
     lines = [
-        f"`bench/spam_accuracy.py`, {started}, Python {platform.python_version()}, "
-        f"{_bogofilter_version()}; cells: 1-ROCA % (spam caught at 0.1 % FPR, %).",
+        f"`{_anonymous(command)}`: {started}, Python {platform.python_version()}, "
+        f"{_bogofilter_version()}, load average {load:.1f} at the start.",
         "",
     ]
-    for protocol, title in (
-        ("folds", "10 stratified folds, pooled"),
-        ("split", "trained on earlier mail, tested on later mail"),
-        ("incremental", "incremental, in order (TREC)"),
-    ):
-        if any(r.protocol == protocol for r in rows):
-            lines += [f"**{title}**", "", *table(rows, protocol), ""]
+    if args.ablation:
+        intro = "Each row changes one choice of the defaults; 1-ROCA % against bogofilter's"
+        lines += [f"{intro} (its rows of the per-corpus run):", "", *against_bogofilter(rows), ""]
+        shown = [r for r in rows if r.filter != "bogofilter"]
+        for protocol, title in PROTOCOLS:
+            if any(r.protocol == protocol for r in shown):
+                lines += [f"**{title}**, 1-ROCA %", "", *_transposed(shown, protocol), ""]
+    else:
+        lines += ["Cells: 1-ROCA % (spam caught at 0.1 % false positives, %).", ""]
+        for protocol, title in PROTOCOLS:
+            if any(r.protocol == protocol for r in rows):
+                lines += [f"**{title}**", "", *table(rows, protocol), ""]
+        lines += ["At or below bogofilter's 1-ROCA:", "", *against_bogofilter(rows), ""]
     text = "\n".join(lines)
     print(text)
     if args.write:
-        write_section(text)
+        write_section(text, "ablation" if args.ablation else "corpora")
+
+
+def _anonymous(command: str) -> str:
+    """The command with the local paths of --index corpora left out (NAME=PATH -> NAME=...)."""
+    return re.sub(r"(--index \S+?)=\S+", r"\1=...", command)
+
+
+def _transposed(rows: list[Row], protocol: str) -> list[str]:
+    """Variants as rows, corpora as columns (short names), 1-ROCA % only."""
+    corpora = list(dict.fromkeys(r.corpus for r in rows if r.protocol == protocol))
+    filters = list(dict.fromkeys(r.filter for r in rows if r.protocol == protocol))
+    by = {(r.corpus, r.filter): r.one_minus_roca for r in rows if r.protocol == protocol}
+    short = [SHORT.get(c, c) for c in corpora]
+    lines = ["| variant | " + " | ".join(short) + " |", "|---|" + "---:|" * len(corpora)]
+    for f in filters:
+        cells = [f"{by[(c, f)]:.4f}" if (c, f) in by else "" for c in corpora]
+        lines.append(f"| {f} | " + " | ".join(cells) + " |")
+    return lines
+
+
+SHORT = {
+    "SpamAssassin": "SA",
+    "SpamAssassin, later mail": "SA later",
+    "SpamAssassin, preprocessed": "SA prep.",
+    "SpamAssassin, body only": "SA body",
+}
 
 
 def _cached_bogofilter_rows(corpus: Corpus, tmp: Path, cache: Path | None) -> list[Row]:
@@ -296,13 +414,18 @@ def _bogofilter_version() -> str:
         return "no bogofilter"
 
 
-def write_section(text: str) -> None:
-    """Replace the text between this script's markers in RESULTS_spam.md."""
+def write_section(text: str, part: str) -> None:
+    """Replace the text between this script's markers for ``part`` in RESULTS_spam.md
+    (appended at the end the first time); the rest of the file is left as it is."""
+    begin, end = (
+        f"<!-- spam_accuracy.py {part}: begin -->",
+        f"<!-- spam_accuracy.py {part}: end -->",
+    )
     results = RESULTS.read_text()
-    block = f"{BEGIN}\n{text}\n{END}"
-    if BEGIN in results:
-        results = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: block, results,
-                         flags=re.S)  # fmt: skip
+    block = f"{begin}\n{text}\n{end}"
+    if begin in results:
+        pattern = re.escape(begin) + ".*?" + re.escape(end)
+        results = re.sub(pattern, lambda _: block, results, flags=re.S)
     else:
         results = results.rstrip("\n") + "\n\n" + block + "\n"
     RESULTS.write_text(results)

@@ -28,12 +28,13 @@ def test_osb_of_repeated_words_and_long_words():
 
 def test_tokenize_adds_the_body_pairs_to_the_unigrams():
     raw = b"Subject: Cheap Meds\n\nBuy cheap pills now\n"
-    plain = tokenize(raw)
+    plain = tokenize(raw, TokenOptions(osb=0))
     osb = tokenize(raw, TokenOptions(osb=3))
     assert osb - plain == {
         "buy cheap", "cheap pills", "pills now", "buy _ pills", "cheap _ now",
     }  # fmt: skip
-    assert plain == tokenize(raw, TokenOptions(osb=1)) == tokenize(raw, TokenOptions(osb=0))
+    assert plain == tokenize(raw, TokenOptions(osb=1))
+    assert tokenize(raw) - plain == {"buy cheap", "cheap pills", "pills now"}  # the default: 2
 
 
 def test_osb_pairs_stay_within_one_text_part():
@@ -54,9 +55,9 @@ def test_bad_options_are_refused(bad):
 
 def test_header_modes():
     raw = b"Subject: Hello World\nX-Mailer: Mutt\nFrom: a@b.example\n\nbody\n"
-    named = tokenize(raw)
+    named = tokenize(raw, TokenOptions(headers="named"))
     assert {"subject:hello", "x-mailer:mutt", "hdr:x-mailer", "from:a@b.example"} <= named
-    grouped = tokenize(raw, TokenOptions(headers="grouped"))
+    grouped = tokenize(raw)  # the default
     assert {"subject:hello", "head:mutt", "hdr:x-mailer", "from:a@b.example"} <= grouped
     assert "x-mailer:mutt" not in grouped
     plain = tokenize(raw, TokenOptions(headers="plain"))

@@ -7,11 +7,15 @@ Robinson's filters):
   case-folded; longer runs become ``skip:<first char>:<length rounded to 10>``;
   URLs give ``url:<host>``, ``url:<parent domains>`` and ``url:<path words>``;
   e-mail addresses ``email:<address>`` and ``email:<domain>``;
-- headers: ``<name>:<word>`` for each word of each header value (``subject:free``,
-  ``received:mail.example.com``, ``from:joe@example.com``; words cut at
-  ``2 * MAX_WORD``), and ``hdr:<name>`` for each header present; headers another
-  filter added (``X-Spam-*``, ``X-Bogosity``, ``X-Nbayes-Spam``) and ``Date``
-  are left out;
+- body word pairs (:class:`TokenOptions` ``osb``, default 2: adjacent words,
+  ``"cheap pills"``; wider windows add pairs across skipped words, ``"cheap _ now"``);
+- headers: ``<prefix>:<word>`` for each word of each header value (words cut at
+  ``2 * MAX_WORD``), and ``hdr:<name>`` for each header present. The prefix (option
+  ``headers``, default ``"grouped"``): the header's name for Subject, From, To, Cc,
+  Received and Return-Path (``subject:free``, ``received:mail.example.com``), ``head``
+  for any other; ``"named"``: every header's own name; ``"plain"``: no prefix, no
+  ``hdr:``. Headers another filter added (``X-Spam-*``, ``X-Bogosity``,
+  ``X-Nbayes-Spam``) and ``Date`` are left out;
 - MIME: ``ctype:<type>``, ``charset:<charset>``, ``cte:<encoding>``, ``attach:type:<t>``,
   ``attach:name:<file name>``, ``attach:ext:<extension>``, ``htmltag:<tag>``,
   ``defect:<parse defect>``.
@@ -53,8 +57,8 @@ class TokenOptions:
         every other header share ``head:``; ``"plain"``: header words as body words.
     """
 
-    osb: int = 0
-    headers: str = "named"
+    osb: int = 2
+    headers: str = "grouped"
 
     def __post_init__(self) -> None:
         if not 0 <= self.osb <= MAX_OSB_WINDOW:
