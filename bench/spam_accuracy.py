@@ -416,7 +416,7 @@ def _bogofilter_version() -> str:
 
 def write_section(text: str, part: str) -> None:
     """Replace the text between this script's markers for ``part`` in RESULTS_spam.md
-    (appended at the end the first time); the rest of the file is left as it is."""
+    (put before the first "Earlier run" the first time); the rest is left as it is."""
     begin, end = (
         f"<!-- spam_accuracy.py {part}: begin -->",
         f"<!-- spam_accuracy.py {part}: end -->",
@@ -426,6 +426,9 @@ def write_section(text: str, part: str) -> None:
     if begin in results:
         pattern = re.escape(begin) + ".*?" + re.escape(end)
         results = re.sub(pattern, lambda _: block, results, flags=re.S)
+    elif "\n## Earlier run\n" in results:  # above the earlier speed tables
+        head, _, rest = results.partition("\n## Earlier run\n")
+        results = f"{head}\n{block}\n\n## Earlier run\n{rest}"
     else:
         results = results.rstrip("\n") + "\n\n" + block + "\n"
     RESULTS.write_text(results)
