@@ -517,3 +517,19 @@ def test_tampered_vocabularies_are_refused(tmp_path, corpus):
     ]:
         with pytest.raises(nbayes.ModelFileError, match=message):
             nbayes.load(rewrite(path, edit, tmp_path / "bad.nbm"))
+
+
+def test_a_file_asking_for_thousands_of_workers_is_refused(composite_file, tmp_path):
+    """``ColumnTransformer(n_jobs=...)`` from a stranger's file must not start thousands
+    of processes: beyond a few per CPU it is refused, naming the parameter."""
+    path, _ = composite_file
+
+    def many_workers(meta, arrays):
+        (columns,) = [
+            node for node in nodes(meta, "estimator") if node["estimator"].endswith("Transformer")
+        ]
+        columns["params"]["dict"]["n_jobs"] = {"int": 100_000}
+
+    tampered = rewrite(path, many_workers, tmp_path / "workers.nbm")
+    with pytest.raises(nbayes.ModelFileError, match="n_jobs=100000"):
+        nbayes.load(tampered)

@@ -20,6 +20,7 @@ counts, which scikit-learn does not keep).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -74,6 +75,7 @@ class Codec:
         if reason is not None:
             raise ValueError(reason)
         obj._validate_params()
+        _check_n_jobs(obj)
 
     def fitted_state(self, obj: Any) -> dict[str, Any] | None:
         """The fitted attributes as a file holds them; None if ``obj`` is not fitted."""
@@ -89,6 +91,22 @@ class Codec:
         names = getattr(obj, "feature_names_in_", None)
         if names is not None and (n_features is None or len(names) != n_features):
             raise ValueError("feature_names_in_ does not match n_features_in_.")
+
+
+#: The most parallel workers a file may ask for, as a multiple of this machine's CPUs: a
+#: stranger's file must not make loading or prediction start thousands of processes.
+N_JOBS_PER_CPU = 4
+
+
+def _check_n_jobs(obj: Any) -> None:
+    """ValueError for an ``n_jobs`` parameter far beyond this machine's CPUs."""
+    n_jobs = obj.get_params(deep=False).get("n_jobs")
+    most = N_JOBS_PER_CPU * (os.cpu_count() or 1)
+    if n_jobs is not None and not (isinstance(n_jobs, int) and -most <= n_jobs <= most):
+        raise ValueError(
+            f"n_jobs={n_jobs!r:.20} asks for more workers than {most} (this machine's CPUs "
+            f"times {N_JOBS_PER_CPU}); set n_jobs=None before saving."
+        )
 
 
 # ---------------------------------------------------------------- shared pieces

@@ -30,13 +30,12 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-from numpy.typing import NDArray
-
+from nbayes.spam._numpy import np  # imported on first use (nbayes.spam._numpy)
 from nbayes.spam.store import TokenStore, Totals
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
+    from numpy.typing import NDArray
 
 METHODS = ("fisher", "graham", "naive-bayes")
 
@@ -278,16 +277,16 @@ def _sf_terms(m: NDArray, k: NDArray) -> tuple[NDArray, NDArray]:
     return top, np.add.reduceat(np.exp(terms - np.repeat(top, k)), starts)
 
 
-_LOG_FACTORIALS = np.zeros(1)
+_LOG_FACTORIALS: list = [None]  # the table, made on first use (NumPy imported lazily)
 
 
 def _log_factorials(n: int) -> NDArray[np.float64]:
     """``ln j!`` for j = 0 .. n - 1 (a table kept between calls, grown as needed)."""
-    global _LOG_FACTORIALS
-    if len(_LOG_FACTORIALS) < n:
-        size = max(n, 2 * len(_LOG_FACTORIALS))
-        _LOG_FACTORIALS = np.array([math.lgamma(j + 1.0) for j in range(size)])
-    return _LOG_FACTORIALS[:n]
+    table = _LOG_FACTORIALS[0]
+    if table is None or len(table) < n:
+        size = max(n, 2 * (0 if table is None else len(table)), 64)
+        table = _LOG_FACTORIALS[0] = np.array([math.lgamma(j + 1.0) for j in range(size)])
+    return table[:n]
 
 
 def _graham(

@@ -2,14 +2,14 @@
 
 A store is only meaningful with the tokenizer that trained it: scoring a message with
 other tokens (pairs of words the store never saw, header words under other names)
-would quietly lose most of the evidence. So the first training of a store records its
+would quietly lose most of the evidence. So a store records its
 :class:`~nbayes.spam.tokens.TokenOptions` in a table of its own,
-``settings(name TEXT PRIMARY KEY, value TEXT)``, row ``tokenizer``; every later
-training, scoring and unlearning reads them from there. Stores trained before the
-table existed hold messages and no such row: they were trained with
-:data:`~nbayes.spam.tokens.LEGACY_OPTIONS`, and keep being read and trained with them
-(the row is added at their next training). A store with neither (new, never trained)
-takes the options asked for, or the defaults. The table is optional, so the schema
+``settings(name TEXT PRIMARY KEY, value TEXT)``, row ``tokenizer``: the defaults when
+it is created, or the options of its first training (while it holds no message, a
+training may choose others); every later training, scoring and unlearning reads them
+from there. Stores made before the table existed have no such row: they were trained
+with :data:`~nbayes.spam.tokens.LEGACY_OPTIONS`, and keep being read and trained with
+them (the row is added at their next training). The table is optional, so the schema
 version is unchanged: an older nbayes still opens a store that has one.
 """
 
@@ -41,15 +41,15 @@ def recorded_options(store: TokenStore) -> TokenOptions | None:
 
 
 def store_options(store: TokenStore, asked: TokenOptions | None = None) -> TokenOptions:
-    """The options to tokenize with for this store: those it recorded, else
-    :data:`LEGACY_OPTIONS` if it holds trained messages, else ``asked`` or the defaults.
-    :class:`StoreError` if ``asked`` differs from the options the store was trained with.
-    """
+    """The options to tokenize with for this store: those it recorded, or
+    :data:`LEGACY_OPTIONS` for a store that predates the record; a store holding no
+    message takes ``asked`` where given. :class:`StoreError` if ``asked`` differs from
+    the options a store holding messages was trained with."""
     recorded = recorded_options(store)
-    if recorded is None and sum(store.totals().messages) > 0:
-        recorded = LEGACY_OPTIONS
+    if sum(store.totals(vocabulary=False).messages) == 0:
+        return asked or recorded or DEFAULT_OPTIONS
     if recorded is None:
-        return asked or DEFAULT_OPTIONS
+        recorded = LEGACY_OPTIONS
     if asked is not None and asked != recorded:
         raise StoreError(
             f"{store.path} was trained with tokenizer options {recorded.text()}, not "
@@ -58,10 +58,12 @@ def store_options(store: TokenStore, asked: TokenOptions | None = None) -> Token
     return recorded
 
 
-def record_options(store: TokenStore, options: TokenOptions) -> None:
-    """Record ``options`` as the store's, inside the caller's write transaction, unless it
-    recorded some already."""
+def record_options(store: TokenStore, options: TokenOptions = DEFAULT_OPTIONS) -> None:
+    """Record ``options`` as the store's, inside the caller's write transaction: in place
+    of any record while the store holds no message, else only where it has none."""
     store.db.execute(
         "CREATE TABLE IF NOT EXISTS settings(name TEXT PRIMARY KEY, value TEXT NOT NULL)"
     )
-    store.db.execute("INSERT OR IGNORE INTO settings VALUES (?, ?)", (_NAME, options.text()))
+    empty = sum(store.totals(vocabulary=False).messages) == 0
+    verb = "INSERT OR REPLACE" if empty else "INSERT OR IGNORE"
+    store.db.execute(f"{verb} INTO settings VALUES (?, ?)", (_NAME, options.text()))

@@ -4,16 +4,21 @@ the URL / e-mail / host / number compounds of ``Tokenizer(rich=True)``."""
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
+
+from nbayes._kernels import helper
 
 # char class bits, as in nbayes.text._unicode
 _WORD, _DIGIT, _LETTER, _SPACE = 1, 2, 4, 8
 
 KIND_WORD, KIND_NUMBER, KIND_URL, KIND_EMAIL, KIND_HOST = 0, 1, 2, 3, 4
+#: A compound longer than this (code points) is not kept whole. A rejected compound
+#: yields its first word run and is scanned again from its second run on, so without a
+#: bound hostile text (``a.`` * n) took time quadratic in n.
+MAX_COMPOUND = 256
 
 
-@nb.njit(cache=True, inline="always")
+@helper
 def decode(buf, start, end, cps, lower, lowercase):
     """Code points of buf[start:end] (valid UTF-8) into cps, lower-cased if asked."""
     k = 0
@@ -41,7 +46,7 @@ def decode(buf, start, end, cps, lower, lowercase):
     return k
 
 
-@nb.njit(cache=True, inline="always")
+@helper
 def decode_latin1(buf, start, end, cps, lower, lowercase):
     """Code points of the latin-1 bytes buf[start:end] (each byte its own code
     point) into cps, lower-cased if asked."""
@@ -51,7 +56,7 @@ def decode_latin1(buf, start, end, cps, lower, lowercase):
     return end - start
 
 
-@nb.njit(cache=True, inline="always")
+@helper
 def encode(cps, s, e, out):
     """UTF-8 of cps[s:e] into out; returns its length in bytes."""
     k = 0
@@ -79,7 +84,7 @@ def encode(cps, s, e, out):
 
 
 # ------------------------------------------------------------------ rich tokens
-@nb.njit(cache=True, inline="always")
+@helper
 def _starts_with(cps, i, n, word):
     """cps[i:] starts with the ASCII string given as an int array (case-blind)."""
     if i + word.shape[0] > n:
@@ -93,7 +98,7 @@ def _starts_with(cps, i, n, word):
     return True
 
 
-@nb.njit(cache=True, inline="always")
+@helper
 def _url_end(cps, i, n):
     """End of a URL starting at i: up to whitespace, a control or <>"'`, less
     trailing punctuation."""
@@ -116,7 +121,7 @@ def _url_end(cps, i, n):
     return e
 
 
-@nb.njit(cache=True)
+@helper
 def rich_token(cps, i, n, cls, schemes):
     """The token starting at word character i: (end, kind, end of its first run).
 
@@ -125,7 +130,7 @@ def rich_token(cps, i, n, cls, schemes):
     digits) form a compound, kept whole as an e-mail address (one ``@``, a dot
     after it, last label of >= 2 letters), a host name (no ``@``, a dot, last label
     of >= 2 letters) or a number (digit runs joined by ``.`` or ``,``); any other
-    compound yields only its first word run.
+    compound, and any longer than :data:`MAX_COMPOUND`, yields only its first word run.
     """
     for s in range(schemes.shape[0]):
         scheme = schemes[s]
@@ -175,12 +180,14 @@ def rich_token(cps, i, n, cls, schemes):
         if sep != 0x2D:
             last_start = j
             last_letters = True
-        while j < n and cls[cps[j]] & _WORD:
+        while j < n and cls[cps[j]] & _WORD and j - i <= MAX_COMPOUND:
             if not cls[cps[j]] & _DIGIT:
                 all_digits = False
             if not cls[cps[j]] & _LETTER:
                 last_letters = False
             j += 1
+        if j - i > MAX_COMPOUND:
+            return first_end, KIND_WORD, first_end
     if j == first_end:
         return first_end, KIND_WORD, first_end
     tld = last_letters and j - last_start >= 2

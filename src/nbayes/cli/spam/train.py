@@ -8,8 +8,8 @@ from nbayes.cli.spam.options import (
     db_option,
     exclude_option,
     jobs_option,
+    lock_timeout_option,
     open_store,
-    options_of,
     progress_bar,
     report,
     scoring_options,
@@ -18,6 +18,7 @@ from nbayes.cli.spam.options import (
 )
 from nbayes.spam.sources import iter_mail
 from nbayes.spam.store import StoreError
+from nbayes.spam.store_options import store_options
 from nbayes.spam.train import MODES, batched, interleave, tokenized
 from nbayes.spam.train import train as train_store
 
@@ -47,6 +48,7 @@ def _with_sources(command):
 
 @click.command()
 @db_option
+@lock_timeout_option
 @_with_sources
 @exclude_option
 @click.option(
@@ -73,7 +75,8 @@ def _with_sources(command):
 @token_options
 @scoring_options
 def train(
-    db, spam_sources, ham_sources, exclude, mode, tone, thick, batch_size, jobs, tokens, settings
+    db, lock_timeout, spam_sources, ham_sources, exclude, mode, tone, thick, batch_size, jobs,
+    tokens, settings,
 ) -> None:
     """Learn spam and ham messages into the token database DB."""
     if not spam_sources and not ham_sources:
@@ -84,8 +87,8 @@ def train(
         mode = "on-error"
     if thick is not None and mode == "everything":
         raise click.UsageError("--thick applies to --tone (--mode on-error) and until-mature")
-    with open_store(db, create=True) as store:
-        options = options_of(store, tokens)
+    with open_store(db, lock_timeout, create=True) as store:
+        options = store_options(store, tokens)
         spam = iter_mail(spam_sources, exclude=exclude, on_error=report)
         ham = iter_mail(ham_sources, exclude=exclude, on_error=report)
         with progress_bar("training") as bar:
@@ -109,16 +112,17 @@ def train(
 
 @click.command()
 @db_option
+@lock_timeout_option
 @_with_sources
 @exclude_option
-def unlearn(db, spam_sources, ham_sources, exclude) -> None:
+def unlearn(db, lock_timeout, spam_sources, ham_sources, exclude) -> None:
     """Reverse the training of these messages exactly (all or nothing)."""
     if not spam_sources and not ham_sources:
         raise click.UsageError("give at least one --spam or --ham source")
-    with open_store(db) as store:
+    with open_store(db, lock_timeout) as store:
         spam = iter_mail(spam_sources, exclude=exclude, on_error=report)
         ham = iter_mail(ham_sources, exclude=exclude, on_error=report)
-        options = options_of(store)
+        options = store_options(store)
         messages = list(tokenized(interleave(spam, ham), on_error=report, options=options))
         try:
             with store.transaction():
