@@ -169,8 +169,14 @@ def _array_edits(array: np.ndarray) -> Iterator[tuple[str, Callable[[np.ndarray]
             out.flat[0] = min(10**12, np.iinfo(a.dtype).max)
             return out
 
+        def smallest(a):  # what NaN becomes cast to int64; its own absolute value
+            out = a.copy()
+            out.flat[0] = np.iinfo(a.dtype).min
+            return out
+
         yield "absurd", absurd
         yield "1e12", trillion
+        yield "smallest", smallest
     if array.ndim >= 1 and array.shape[0] >= 1:
         yield "short", lambda a: a[:-1]
     if array.ndim >= 2 and array.shape[1] >= 1:
@@ -327,9 +333,16 @@ def _as_input(label: str, stored: np.ndarray, columns: dict) -> Any:
 
 
 def check(path: Path, X: Any) -> str:
-    """``"refused: ..."`` (ModelFileError), ``"clean"`` (finite probabilities summing to
-    1), or ``"FAIL ..."`` naming what went wrong."""
+    """``"refused: ..."`` (ModelFileError on load, or a NotEstimableError at prediction),
+    ``"clean"`` (finite probabilities summing to 1), or ``"FAIL ..."`` naming what went
+    wrong.
+
+    A NotEstimableError at prediction is a refusal, not a failure: statistics with no
+    estimate (a kernel-density feature constant within what was seen) are a state
+    ``partial_fit`` can leave and a saved checkpoint must keep, and prediction then
+    names the feature, as it does after training."""
     import nbayes
+    from nbayes.errors import NotEstimableError
 
     try:
         model = nbayes.load(path)
@@ -340,6 +353,8 @@ def check(path: Path, X: Any) -> str:
     try:
         with np.errstate(all="ignore"):
             proba = model.predict_proba(X)
+    except NotEstimableError as error:
+        return f"refused: {error}"
     except Exception as error:
         return f"FAIL predict {type(error).__name__}: {error}"
     proba = np.asarray(proba, dtype=np.float64)

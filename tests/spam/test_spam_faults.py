@@ -91,7 +91,7 @@ def test_mime_nested_1000_deep_is_classified_and_comes_back_whole(trained):
 
 
 def test_any_failure_passes_the_message_through_with_exit_3(trained, monkeypatch):
-    def broken(raw):
+    def broken(raw, *options):
         raise RecursionError("maximum recursion depth exceeded")
 
     monkeypatch.setattr("nbayes.spam.tokens.tokenize", broken)

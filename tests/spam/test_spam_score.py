@@ -113,17 +113,17 @@ def test_graham_combines_the_top_tokens(trained):
 
 def test_naive_bayes_is_scikit_learns_multinomial_on_token_sets(trained):
     store, batch = trained
-    docs = [" ".join(tokens) for tokens, _, _ in batch]
+    docs = ["\n".join(tokens) for tokens, _, _ in batch]  # tokens may hold spaces (pairs)
     y = [label == "spam" for _, _, label in batch]
     vectorizer = CountVectorizer(
-        binary=True, tokenizer=str.split, lowercase=False, token_pattern=None
+        binary=True, tokenizer=str.splitlines, lowercase=False, token_pattern=None
     )
     X = vectorizer.fit_transform(docs)
     n_ham, n_spam = store.totals().messages
     prior = np.array([n_ham + 1, n_spam + 1]) / (n_ham + n_spam + 2)  # Laplace-smoothed
     reference = SkMultinomialNB(alpha=1.0, class_prior=prior).fit(X, y)
     test = [tokenize(r) | {"unseen-token"} for r in corpus(35, 45)[0][-10:]]
-    X_test = vectorizer.transform([" ".join(t) for t in test])
+    X_test = vectorizer.transform(["\n".join(t) for t in test])
     expected = reference.predict_proba(X_test)[:, 1]
     got = score_tokens(store, test, ScoreSettings(method="naive-bayes"))
     np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)

@@ -130,9 +130,10 @@ class GridStats(Statistics):
             raise StatisticsError(f"GridStats fields disagree on the number of bins: {bins}.")
         if self.exponent.dtype.kind != "i" or self.offset.dtype.kind != "i":
             raise StatisticsError("GridStats.exponent and offset must be integer arrays.")
-        if np.any(np.abs(self.exponent) > 1100):
+        # bounds on both sides, not np.abs: the smallest int64 is its own absolute value
+        if np.any((self.exponent < -1100) | (self.exponent > 1100)):
             raise StatisticsError("GridStats.exponent is outside float64's range.")
-        if np.any(np.abs(self.offset) > 2**53):
+        if np.any((self.offset < -(2**53)) | (self.offset > 2**53)):
             raise StatisticsError("GridStats.offset is beyond the exact bin indices (2**53).")
         occupied = self.low <= self.high
         if not (np.isfinite(self.low[occupied]).all() and np.isfinite(self.high[occupied]).all()):

@@ -198,7 +198,9 @@ class GaussianStats(Statistics):
     def _validate_more(self, n_classes: int, n_features: int) -> None:
         if self.exponent.dtype.kind != "i":
             raise StatisticsError("GaussianStats.exponent must be an integer array.")
-        ordinary = (self.exponent == NO_VALUES) | (np.abs(self.exponent) <= MAX_EXPONENT)
+        # not np.abs: the smallest int64 is its own absolute value
+        within = (self.exponent >= -MAX_EXPONENT) & (self.exponent <= MAX_EXPONENT)
+        ordinary = (self.exponent == NO_VALUES) | within
         if not ordinary.all():
             raise StatisticsError("GaussianStats.exponent is outside float64's range.")
 

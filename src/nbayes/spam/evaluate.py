@@ -1,4 +1,5 @@
-"""Cross-validated evaluation of the spam filter, with the TREC Spam Track measures.
+"""Evaluation of the spam filter with the TREC Spam Track measures: by cross-validation,
+and incrementally, as the TREC Spam Track does (each message scored, then learnt).
 
 The counts are additive, so a fold's store is the sum over its training messages:
 with binary ``X`` (n_messages, n_tokens) and labels ``y`` (0 ham, 1 spam), the
@@ -6,22 +7,36 @@ training counts are ``X[train].T @ onehot(y[train])`` — the same numbers
 :class:`~nbayes.spam.store.TokenStore` holds after training on those messages
 (mode ``everything``), without the database round trip. Scores come from
 :func:`nbayes.spam.score.score_matrix`, the function the store-backed filter uses.
+
+The incremental evaluation (:func:`incremental_scores`) runs the filter's life on a
+stream of messages in order (by date: :func:`date_order`): each message is scored by
+the counts of the messages before it, then learnt, either always (``tone=False``,
+TREC's "full training") or only where its score was wrong or within ``thick`` of the
+cutoffs (train on or near error, TONE: the rule of ``nbayes spam train --mode on-error``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from datetime import timezone
+from email.utils import parsedate_to_datetime
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
+from scipy.special import expit
 from sklearn.metrics import roc_auc_score, roc_curve
 from sklearn.model_selection import StratifiedKFold
 
-from nbayes.spam.score import ScoreSettings, score_matrix, token_matrix
+from nbayes.spam.score import ScoreSettings, score_counts, score_matrix, token_index, token_matrix
 from nbayes.spam.store import Totals
+from nbayes.spam.train import needs_learning
+
+#: Where a message's Date header is looked for: the first bytes, up to the first blank line.
+MAX_HEADER_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -55,14 +70,22 @@ def cross_val_scores(
     y: NDArray,
     settings: ScoreSettings,
     folds: Sequence[NDArray[np.intp]],
+    *,
+    log_odds: bool = False,
 ) -> NDArray[np.float64]:
-    """Out-of-fold spamminess of each message, shape (n_messages,)."""
+    """Out-of-fold spamminess of each message, shape (n_messages,); with ``log_odds``,
+    ``ln(score / (1 - score))`` (exact where the score rounds to 0 or 1: for ranking)."""
     X, _ = token_matrix(token_sets)
-    return cross_val_scores_matrix(X, np.asarray(y), settings, folds)
+    return cross_val_scores_matrix(X, np.asarray(y), settings, folds, log_odds=log_odds)
 
 
 def cross_val_scores_matrix(
-    X: sp.csr_matrix, y: NDArray, settings: ScoreSettings, folds: Sequence[NDArray[np.intp]]
+    X: sp.csr_matrix,
+    y: NDArray,
+    settings: ScoreSettings,
+    folds: Sequence[NDArray[np.intp]],
+    *,
+    log_odds: bool = False,
 ) -> NDArray[np.float64]:
     """:func:`cross_val_scores` on a prepared binary token matrix X (n, n_tokens)."""
     onehot = np.column_stack([y == 0, y == 1]).astype(np.float64)
@@ -78,15 +101,21 @@ def cross_val_scores_matrix(
             tuple(int(n) for n in onehot[train].T @ all_sizes[train]),
             int(np.count_nonzero(counts.sum(axis=1))),
         )
-        scores[test] = score_matrix(X[test], counts, totals, settings)
+        scores[test] = score_matrix(X[test], counts, totals, settings, log_odds=log_odds)
     return scores
 
 
-def evaluate_scores(y: NDArray, scores: NDArray, settings: ScoreSettings) -> Evaluation:
-    """The measures of :class:`Evaluation` for labels y (0 ham, 1 spam) and scores."""
+def evaluate_scores(
+    y: NDArray, scores: NDArray, settings: ScoreSettings, *, log_odds: bool = False
+) -> Evaluation:
+    """The measures of :class:`Evaluation` for labels y (0 ham, 1 spam) and scores (with
+    ``log_odds``, log-odds of the scores: the ROC ranks by them, the verdicts are
+    those of the scores they stand for)."""
     y = np.asarray(y)
     auc = float(roc_auc_score(y, scores))
     fpr, tpr, _ = roc_curve(y, scores)
+    if log_odds:
+        scores = expit(scores)
     confusion: dict[tuple[str, str], int] = {}
     for label, truth in (("ham", 0), ("spam", 1)):
         for verdict in ("Spam", "Unsure", "Ham"):
@@ -100,3 +129,115 @@ def evaluate_scores(y: NDArray, scores: NDArray, settings: ScoreSettings) -> Eva
         caught_at_1=float(tpr[fpr <= 0.01].max()),
         confusion=confusion,
     )
+
+
+def incremental_scores(
+    token_sets: Sequence[AbstractSet[str]],
+    y: NDArray,
+    settings: ScoreSettings,
+    *,
+    tone: bool = False,
+    thick: float = 0.0,
+    log_odds: bool = False,
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Score each message with the counts of the messages before it, then learn it.
+
+    token_sets : the messages' token sets, in the order they arrive; y : labels (0 ham,
+    1 spam), shape (n,). With ``tone`` a message is learnt only where
+    :func:`nbayes.spam.train.needs_learning` says so (its verdict wrong or Unsure, or its
+    score within ``thick`` of the cutoffs); otherwise every message is learnt.
+    Returns the scores (with ``log_odds``, their log-odds, as :func:`cross_val_scores`),
+    shape (n,), and which messages were learnt, shape (n,).
+    """
+    y = np.asarray(y)
+    if len(y) != len(token_sets):
+        raise ValueError(f"{len(token_sets)} token sets but {len(y)} labels")
+    indices, indptr, columns = token_index(token_sets)
+    return _incremental(indices, indptr, len(columns), y, settings, tone, thick, log_odds)
+
+
+def incremental_scores_matrix(
+    X: sp.csr_matrix,
+    y: NDArray,
+    settings: ScoreSettings,
+    *,
+    tone: bool = False,
+    thick: float = 0.0,
+    log_odds: bool = False,
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """:func:`incremental_scores` on a binary token matrix X (n, n_tokens), rows in order."""
+    y = np.asarray(y)
+    if X.shape[0] != len(y):
+        raise ValueError(f"{X.shape[0]} rows but {len(y)} labels")
+    X = sp.csr_matrix(X)
+    return _incremental(X.indices, X.indptr, X.shape[1], y, settings, tone, thick, log_odds)
+
+
+def _incremental(
+    indices: NDArray, indptr: NDArray, n_tokens: int, y: NDArray, settings: ScoreSettings,
+    tone: bool, thick: float, log_odds: bool,
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:  # fmt: skip
+    counts = np.zeros((n_tokens, 2), dtype=np.int64)
+    messages = [0, 0]
+    sizes = [0, 0]
+    vocabulary = 0
+    scores = np.empty(len(y))
+    learnt = np.zeros(len(y), dtype=bool)
+    for i in range(len(y)):
+        ids = indices[indptr[i] : indptr[i + 1]]
+        seen = counts[ids]
+        totals = Totals((messages[0], messages[1]), (sizes[0], sizes[1]), vocabulary)
+        scores[i] = score_counts(seen, totals, settings, log_odds=log_odds)
+        label = int(y[i])
+        score = float(expit(scores[i])) if log_odds else scores[i]
+        if tone and not needs_learning(score, label == 1, settings, thick):
+            continue
+        vocabulary += int(np.count_nonzero(seen.sum(axis=1) == 0))
+        counts[ids, label] += 1
+        messages[label] += 1
+        sizes[label] += len(ids)
+        learnt[i] = True
+    return scores, learnt
+
+
+_DATE_HEADER = re.compile(rb"^date:[ \t]*([^\r\n]*(?:\r?\n[ \t][^\r\n]*)*)", re.I | re.M)
+_RECEIVED_HEADER = re.compile(rb"^received:([^\r\n]*(?:\r?\n[ \t][^\r\n]*)*)", re.I | re.M)
+_HEADER_END = re.compile(rb"\r?\n\r?\n")
+
+
+def mail_date(raw: bytes) -> float | None:
+    """When a message arrived, as POSIX seconds: the date the topmost ``Received`` header
+    ends with (the last hop's, which the sender cannot forge), else the ``Date`` header;
+    None where neither holds a date. A date without a zone is read as UTC."""
+    end = _HEADER_END.search(raw, 0, MAX_HEADER_BYTES)
+    header = raw[: end.start() if end else MAX_HEADER_BYTES]
+    received = _RECEIVED_HEADER.search(header)
+    if received is not None and b";" in received.group(1):
+        date = _parse_date(received.group(1).rpartition(b";")[2])
+        if date is not None:
+            return date
+    match = _DATE_HEADER.search(header)
+    return None if match is None else _parse_date(match.group(1))
+
+
+def _parse_date(text: bytes) -> float | None:
+    try:
+        date = parsedate_to_datetime(" ".join(text.decode("latin-1").split()))
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if date.tzinfo is None:
+        date = date.replace(tzinfo=timezone.utc)
+    return date.timestamp()
+
+
+def date_order(dates: Sequence[float | None]) -> NDArray[np.intp]:
+    """The order of messages by date (seconds), stable; an undated message keeps its place
+    after the message before it in the input (it takes that message's date), so messages
+    without any dates stay in input order."""
+    keys = np.empty(len(dates))
+    last = -np.inf
+    for i, date in enumerate(dates):
+        if date is not None and np.isfinite(date):
+            last = date
+        keys[i] = last
+    return np.argsort(keys, kind="stable")

@@ -13,14 +13,23 @@ from __future__ import annotations
 from collections.abc import Set as AbstractSet
 
 from nbayes.spam.store import LABELS, TokenStore, digest
+from nbayes.spam.store_options import record_options
+from nbayes.spam.tokens import TokenOptions
 
 
 def tell(
-    store: TokenStore, tokens: AbstractSet[str], raw: bytes, label: str | None, learn: bool
+    store: TokenStore,
+    tokens: AbstractSet[str],
+    raw: bytes,
+    label: str | None,
+    learn: bool,
+    options: TokenOptions | None = None,
 ) -> bool:
     """Learn (``learn``) or forget the message ``raw`` with token set ``tokens``; whether
     the store changed. ``label`` is ``"spam"``, ``"ham"`` or, for forgetting only, None
-    (whichever label it was learnt as, spam first)."""
+    (whichever label it was learnt as, spam first). ``options``: the tokenizer options
+    ``tokens`` were made with (:func:`nbayes.spam.store_options.store_options` of the
+    store), recorded in the store when it learns its first message this way."""
     if label not in (*LABELS, None) or (learn and label is None):
         raise ValueError(f"label must be 'ham' or 'spam' (or None to forget), got {label!r}")
     with store.transaction():
@@ -31,6 +40,8 @@ def tell(
             other = "spam" if label == "ham" else "ham"
             if trained[other]:
                 _forget(store, tokens, raw, other)
+            if options is not None:
+                record_options(store, options)
             store.add([(tokens, raw, label)])
             return True
         for candidate in [label] if label else ["spam", "ham"]:

@@ -38,6 +38,7 @@ SIGKILL; forked children do too, and end with their window.
 
 from __future__ import annotations
 
+import functools
 import gc
 import itertools
 import multiprocessing
@@ -53,7 +54,7 @@ from operator import attrgetter
 from typing import TypeVar
 
 from nbayes.spam.parse import MailParseError
-from nbayes.spam.tokens import tokenize
+from nbayes.spam.tokens import DEFAULT_OPTIONS, TokenOptions, tokenize
 
 T = TypeVar("T")
 #: What tokenizing one message gives: its token set, or the error that made it unparseable.
@@ -112,6 +113,7 @@ def tokenize_items(
     chunk_size: int = CHUNK_SIZE,
     pool_threshold: float | None = None,
     pool_min_ahead: int | None = None,
+    options: TokenOptions = DEFAULT_OPTIONS,
 ) -> Iterator[tuple[T, Result]]:
     """``(item, token set or MailParseError)`` for each item, in order; see the module
     docstring. Items are :class:`~nbayes.spam.sources.MailItem` or anything ``raw_of``
@@ -119,19 +121,21 @@ def tokenize_items(
     processes (0: none; ``None``: see :func:`resolve_jobs`); ``pool_threshold``: CPU seconds
     per message below which no pool is started (default :data:`POOL_THRESHOLD`);
     ``pool_min_ahead``: messages that must follow the first ``2 * chunk_size`` for
-    workers (default :data:`POOL_MIN_AHEAD`, or :data:`EXECUTOR_MIN_AHEAD` for a pool)."""
+    workers (default :data:`POOL_MIN_AHEAD`, or :data:`EXECUTOR_MIN_AHEAD` for a pool);
+    ``options``: the tokenizer's (:class:`~nbayes.spam.tokens.TokenOptions`)."""
     jobs = resolve_jobs(jobs)
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
     threshold = POOL_THRESHOLD if pool_threshold is None else pool_threshold
     if pool_min_ahead is None:
         pool_min_ahead = POOL_MIN_AHEAD if os_fork_ok else EXECUTOR_MIN_AHEAD
+    tokenize_one = _tokenizer(options)
     iterator = iter(items)
     head = list(itertools.islice(iterator, 2 * chunk_size)) if jobs > 0 else []
     spent = 0.0  # CPU seconds tokenizing the head, the caller's time between items left out
     for item in head:
         start = time.process_time()
-        result = _tokenize_or_error(raw_of(item))
+        result = tokenize_one(raw_of(item))
         spent += time.process_time() - start
         yield item, result
     if len(head) == 2 * chunk_size and spent >= threshold * len(head):
@@ -139,13 +143,13 @@ def tokenize_items(
         if enough:
             rest = itertools.chain(ahead, iterator)
             if os_fork_ok:
-                yield from _forked(rest, raw_of, jobs, chunk_size)
+                yield from _forked(rest, raw_of, jobs, chunk_size, tokenize_one)
             else:
-                yield from _pooled(rest, raw_of, jobs, chunk_size)
+                yield from _pooled(rest, raw_of, jobs, chunk_size, options)
             return
         iterator = iter(ahead)  # all that is left: too little to pay for the workers
     for item in iterator:
-        yield item, _tokenize_or_error(raw_of(item))
+        yield item, tokenize_one(raw_of(item))
 
 
 def _look_ahead(
@@ -163,16 +167,25 @@ def _look_ahead(
     return ahead, len(ahead) >= count
 
 
-def _tokenize_or_error(raw: bytes) -> Result:
+def _tokenizer(options: TokenOptions) -> Callable[[bytes], Result]:
+    """The function tokenizing one message with ``options`` (or the error): this module's
+    :func:`_tokenize_or_error`, as it is when called, for the default options."""
+    if options == DEFAULT_OPTIONS:
+        return _tokenize_or_error
+    return functools.partial(_tokenize_or_error, options=options)
+
+
+def _tokenize_or_error(raw: bytes, options: TokenOptions = DEFAULT_OPTIONS) -> Result:
     try:
-        return tokenize(raw)
+        return tokenize(raw, options)
     except MailParseError as error:
         return error
 
 
 def _forked(
-    items: Iterator[T], raw_of: Callable[[T], bytes], jobs: int, chunk_size: int
-) -> Iterator[tuple[T, Result]]:
+    items: Iterator[T], raw_of: Callable[[T], bytes], jobs: int, chunk_size: int,
+    tokenize_one: Callable[[bytes], Result],
+) -> Iterator[tuple[T, Result]]:  # fmt: skip
     """Windows of at most :data:`MAX_PENDING_MESSAGES` messages, the later ones
     :data:`LATER_WINDOW_FACTOR` times that (or about :data:`MAX_PENDING_BYTES` each),
     tokenized by :func:`forked.tokenize_windows`."""
@@ -194,7 +207,7 @@ def _forked(
             yield window, raws
             size_limit = LATER_WINDOW_FACTOR * MAX_PENDING_MESSAGES
 
-    return forked.tokenize_windows(windows(), jobs, chunk_size, _tokenize_or_error, _pack, _unpack)
+    return forked.tokenize_windows(windows(), jobs, chunk_size, tokenize_one, _pack, _unpack)
 
 
 def _pack(result: Result) -> str | list[str] | MailParseError:
@@ -217,8 +230,9 @@ def _unpack(result: str | list[str] | MailParseError) -> Result:
 
 
 def _pooled(
-    items: Iterator[T], raw_of: Callable[[T], bytes], jobs: int, chunk_size: int
-) -> Iterator[tuple[T, Result]]:
+    items: Iterator[T], raw_of: Callable[[T], bytes], jobs: int, chunk_size: int,
+    options: TokenOptions,
+) -> Iterator[tuple[T, Result]]:  # fmt: skip
     pool = ProcessPoolExecutor(
         jobs, mp_context=_context(), initializer=_init_worker, initargs=(os.getpid(),)
     )
@@ -244,12 +258,12 @@ def _pooled(
                 if not chunk:
                     break
                 raws = [raw_of(item) for item in chunk]
-                pending.append([chunk, raws, pool.submit(_tokenize_raw, raws)])
+                pending.append([chunk, raws, pool.submit(_tokenize_raw, raws, options)])
                 in_flight += sum(map(len, raws))
             if not pending:
                 break
             head = pending[0][2]
-            if isinstance(head, Future) and not head.done() and _steal(pending):
+            if isinstance(head, Future) and not head.done() and _steal(pending, options):
                 continue
             chunk, raws, results = pending.popleft()
             in_flight -= sum(map(len, raws))
@@ -258,7 +272,7 @@ def _pooled(
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _steal(pending: deque[list]) -> bool:
+def _steal(pending: deque[list], options: TokenOptions) -> bool:
     """Tokenize here the last chunk no worker has started (its Future cancelled), so
     this process works instead of waiting; False if every chunk is started or done."""
     for entry in reversed(pending):
@@ -268,7 +282,7 @@ def _steal(pending: deque[list]) -> bool:
         if results.running() or results.done():
             return False  # the chunks before it were handed out earlier still
         if results.cancel():
-            entry[2] = [_tokenize_or_error(raw) for raw in entry[1]]
+            entry[2] = [_tokenizer(options)(raw) for raw in entry[1]]
             return True
     return False
 
@@ -283,9 +297,10 @@ def _collect(chunk: list[T], results: Future | list) -> Iterator[tuple[T, Result
 _SEPARATOR = "\0"
 
 
-def _tokenize_raw(raws: list[bytes]) -> list[str | Result]:
+def _tokenize_raw(raws: list[bytes], options: TokenOptions) -> list[str | Result]:
     """In a pool's worker: each message's result as :func:`_pack` ships it."""
-    return [_pack(_tokenize_or_error(raw)) for raw in raws]
+    tokenize_one = _tokenizer(options)
+    return [_pack(tokenize_one(raw)) for raw in raws]
 
 
 def _context():

@@ -44,19 +44,21 @@ METHODS = ("fisher", "graham", "naive-bayes")
 class ScoreSettings:
     """Scoring parameters.
 
-    The defaults were chosen by 10-fold cross-validation (``bench/spam_tune.py``):
-    grid over method x s x x x min_dev, ranked by 1-ROCA relative to the best on
-    SpamAssassin plus the same on the SMS Spam Collection. Fisher, s = 0.1,
-    x = 0.52, min_dev = 0.45 ranked first (SpamAssassin 1-ROCA 0.0238 %, 97.6 %
-    of spam caught at 0.1 % FPR; SMS 1.39 %); cutoffs 0.2 / 0.9 left 1 of 4150
-    ham as Spam and 18 Unsure. ``naive-bayes`` is exact but over-confident
-    (SpamAssassin 1-ROCA 0.53 %).
+    Defaults: Fisher (Robinson's chi-square), s = 0.1, x = 0.52, min_dev = 0.375,
+    cutoffs 0.2 / 0.9. Chosen (``bench/spam_accuracy.py``, tables in
+    ``bench/RESULTS_spam.md``) with the tokenizer's defaults for 1-ROCA at or below
+    bogofilter's on every corpus at hand, in folds and incrementally: SpamAssassin (and
+    its later mail, and rewritten as preprocessed and as body-only mail), the SMS Spam
+    Collection, and public corpora read in place. min_dev 0.45, chosen before on
+    SpamAssassin and SMS alone, kept only tokens seen in one class: best on
+    SpamAssassin, from 1.5 to 3 times bogofilter's 1-ROCA on mail without headers.
+    ``naive-bayes`` is exact but over-confident (SpamAssassin 1-ROCA 0.53 %).
     """
 
     method: str = "fisher"
     strength: float = 0.1
     background: float = 0.52
-    min_dev: float = 0.45
+    min_dev: float = 0.375
     ham_cutoff: float = 0.2
     spam_cutoff: float = 0.9
     top: int = 15
@@ -128,20 +130,24 @@ def robinson_f(counts: NDArray, totals: Totals, settings: ScoreSettings) -> NDAr
 
 
 def score_matrix(
-    X: sp.csr_matrix, counts: NDArray, totals: Totals, settings: ScoreSettings
-) -> NDArray[np.float64]:
+    X: sp.csr_matrix, counts: NDArray, totals: Totals, settings: ScoreSettings,
+    *, log_odds: bool = False,
+) -> NDArray[np.float64]:  # fmt: skip
     """Spamminess of each row of binary X (n_messages, n_tokens) whose columns have
-    the store counts ``counts`` (n_tokens, 2); shape (n_messages,)."""
+    the store counts ``counts`` (n_tokens, 2); shape (n_messages,). With ``log_odds``,
+    ``ln(score / (1 - score))``, exact where the score rounds to 0 or 1 (for ranking:
+    see :func:`fisher_log_odds`)."""
     if settings.method == "naive-bayes":
-        return naive_bayes_score(X, counts, totals, settings.alpha)
-    return _combine(X.indices, X.indptr, X.data, counts, totals, settings)
+        return naive_bayes_score(X, counts, totals, settings.alpha, log_odds=log_odds)
+    return _combine(X.indices, X.indptr, X.data, counts, totals, settings, log_odds)
 
 
 def _combine(
     indices: NDArray, indptr: NDArray, data: NDArray | None, counts: NDArray,
-    totals: Totals, settings: ScoreSettings,
+    totals: Totals, settings: ScoreSettings, log_odds: bool = False,
 ) -> NDArray[np.float64]:  # fmt: skip
-    """Fisher or Graham combining of the messages in CSR arrays (``data`` None: all 1)."""
+    """Fisher or Graham combining of the messages in CSR arrays (``data`` None: all 1);
+    with ``log_odds``, ``ln(score / (1 - score))`` instead of the score."""
     f = robinson_f(counts, totals, settings)
     kept = (np.abs(f - 0.5) >= settings.min_dev)[indices]
     indices = indices[kept]
@@ -150,12 +156,78 @@ def _combine(
     indptr = kept_before[indptr]
     k = np.diff(indptr)
     if settings.method == "graham":
-        return _graham(indices, indptr, f, settings.top)
+        return _graham(indices, indptr, f, settings.top, log_odds)
     ln_f = _row_sums(np.log(f)[indices], data, indptr)
     ln_1f = _row_sums(np.log1p(-f)[indices], data, indptr)
+    if log_odds:
+        return fisher_log_odds(ln_f, ln_1f, k)
     h = chi2_sf_even(-2 * ln_f, k)
     s = chi2_sf_even(-2 * ln_1f, k)
     return np.where(k > 0, (1 + h - s) / 2, 0.5)
+
+
+def fisher_log_odds(ln_f: NDArray, ln_1f: NDArray, k: NDArray) -> NDArray[np.float64]:
+    """``ln(score / (1 - score))`` of Fisher's score ``(1 + H - S) / 2``, without rounding
+    the score to 0 or 1 first.
+
+    With ``H = Q(-2 Σ ln f, 2k)``, ``S = Q(-2 Σ ln(1 - f), 2k)`` and their complements
+    ``C_H = 1 - H``, ``C_S = 1 - S`` (chi-square distribution functions), the score is
+    ``(H + C_S) / 2`` and one minus it ``(S + C_H) / 2``: each a sum of two
+    non-negative terms, whose logarithms :func:`chi2_log_sf_cdf_even` gives to full
+    relative precision. The score itself reaches 0 or 1 in floating point once ``H``
+    or ``S`` falls below about 1e-16, so that ever more messages tie there; the
+    log-odds keep ranking them as the scores' exact values would (what a ROC curve
+    needs). Shapes (n,); 0 where ``k = 0``.
+    """
+    ln_h, ln_ch = chi2_log_sf_cdf_even(-2 * ln_f, k)
+    ln_s, ln_cs = chi2_log_sf_cdf_even(-2 * ln_1f, k)
+    return np.where(k > 0, np.logaddexp(ln_h, ln_cs) - np.logaddexp(ln_s, ln_ch), 0.0)
+
+
+#: Where ``Q`` is at most this, ``ln(1 - Q)`` is precise enough computed from ``Q``.
+_CDF_BY_SUBTRACTION = 0.999
+#: Terms of the upper Poisson tail summed at most (each under 1e-17 of the sum after).
+_MAX_TAIL_TERMS = 1 << 14
+
+
+def chi2_log_sf_cdf_even(x: NDArray, k: NDArray) -> tuple[NDArray, NDArray]:
+    """``(ln Q(x; 2k), ln(1 - Q(x; 2k)))``, both to full relative precision, however small.
+
+    ``Q(x; 2k) = P(Poisson(m) <= k - 1)`` and ``1 - Q = P(Poisson(m) >= k)`` with
+    ``m = x / 2`` (see :func:`chi2_sf_even`). The survival function is a log-sum-exp
+    of its ``k`` terms; the distribution function is ``log1p(-Q)`` where ``Q`` is not
+    near 1, else the upper tail ``sum_{i >= k} exp(-m + i ln m - ln i!)`` summed in log
+    space until the terms are below 1e-17 of the sum (the ratio of successive terms,
+    ``m / (i + 1)``, falls below 1 there, since ``m < k``). ``k = 0``: ``(0, -inf)``.
+    x, k : arrays of shape (n,), x >= 0 and integer k >= 0.
+    """
+    x, k = np.asarray(x, dtype=np.float64), np.asarray(k, dtype=np.int64)
+    ln_q = np.zeros(x.shape)
+    ln_c = np.full(x.shape, -np.inf)
+    rows = np.flatnonzero((k > 0) & (x > 0))
+    if rows.size == 0:
+        return ln_q, ln_c
+    m, kk = x[rows] / 2, k[rows]
+    top, total = _sf_terms(m, kk)
+    ln_sf = np.minimum(top + np.log(total), 0.0)
+    ln_q[rows] = ln_sf
+    by_subtraction = ln_sf <= math.log(_CDF_BY_SUBTRACTION)
+    ln_c[rows[by_subtraction]] = np.log1p(-np.exp(ln_sf[by_subtraction]))
+    for j in np.flatnonzero(~by_subtraction):
+        ln_c[rows[j]] = _log_poisson_upper_tail(m[j], int(kk[j]))
+    return ln_q, ln_c
+
+
+def _log_poisson_upper_tail(m: float, k: int) -> float:
+    """``ln P(Poisson(m) >= k)`` for ``m < k``, summed from its largest term, ``i = k``."""
+    n = 64
+    while True:
+        i = np.arange(k, k + n)
+        terms = i * math.log(m) - _log_factorials(k + n)[k:] - m
+        if terms[-1] < terms[0] - 40 or n >= _MAX_TAIL_TERMS:  # e^-40 < 1e-17
+            top = terms[0]
+            return float(top + math.log(np.exp(terms - top).sum()))
+        n *= 4
 
 
 def _row_sums(values: NDArray, data: NDArray | None, indptr: NDArray) -> NDArray[np.float64]:
@@ -188,33 +260,55 @@ def chi2_sf_even(x: NDArray, k: NDArray) -> NDArray[np.float64]:
     rows = np.flatnonzero((k > 0) & (x > 0))
     if rows.size == 0:
         return out
-    m, k = x[rows] / 2, k[rows]
-    starts = np.concatenate([[0], np.cumsum(k)[:-1]])
-    i = np.arange(k.sum()) - np.repeat(starts, k)  # 0 .. k-1 in each row
-    log_factorial = np.array([math.lgamma(j + 1.0) for j in range(int(k.max()))])
-    terms = i * np.repeat(np.log(m), k) - log_factorial[i] - np.repeat(m, k)
-    top = np.maximum.reduceat(terms, starts)
-    total = np.add.reduceat(np.exp(terms - np.repeat(top, k)), starts)
+    top, total = _sf_terms(x[rows] / 2, k[rows])
     out[rows] = np.minimum(np.exp(top) * total, 1.0)
     return out
 
 
-def _graham(indices: NDArray, indptr: NDArray, f: NDArray, top: int) -> NDArray[np.float64]:
+def _sf_terms(m: NDArray, k: NDArray) -> tuple[NDArray, NDArray]:
+    """``P(Poisson(m) <= k - 1) = exp(top) * total`` row by row (m > 0, k > 0): ``top``
+    the largest of the row's terms ``-m + i ln m - ln i!`` (i < k), ``total`` the sum
+    of their exponentials relative to it."""
+    starts = np.concatenate([[0], np.cumsum(k)[:-1]])
+    i = np.arange(k.sum()) - np.repeat(starts, k)  # 0 .. k-1 in each row
+    log_factorial = _log_factorials(int(k.max()))
+    terms = i * np.repeat(np.log(m), k) - log_factorial[i] - np.repeat(m, k)
+    top = np.maximum.reduceat(terms, starts)
+    return top, np.add.reduceat(np.exp(terms - np.repeat(top, k)), starts)
+
+
+_LOG_FACTORIALS: list = [None]  # the table, made on first use (NumPy imported lazily)
+
+
+def _log_factorials(n: int) -> NDArray[np.float64]:
+    """``ln j!`` for j = 0 .. n - 1 (a table kept between calls, grown as needed)."""
+    table = _LOG_FACTORIALS[0]
+    if table is None or len(table) < n:
+        size = max(n, 2 * (0 if table is None else len(table)), 64)
+        table = _LOG_FACTORIALS[0] = np.array([math.lgamma(j + 1.0) for j in range(size)])
+    return table[:n]
+
+
+def _graham(
+    indices: NDArray, indptr: NDArray, f: NDArray, top: int, log_odds: bool = False
+) -> NDArray[np.float64]:
     """``Π f / (Π f + Π (1 - f)) = 1 / (1 + exp(-Σ logit f))`` over each message's ``top``
-    tokens farthest from 0.5 (messages as CSR ``indices``/``indptr`` into ``f``)."""
+    tokens farthest from 0.5 (messages as CSR ``indices``/``indptr`` into ``f``); with
+    ``log_odds``, ``Σ logit f``."""
     logit = np.log(f) - np.log1p(-f)
-    out = np.full(len(indptr) - 1, 0.5)
+    out = np.full(len(indptr) - 1, 0.0 if log_odds else 0.5)
     for i in range(len(indptr) - 1):
         row = logit[indices[indptr[i] : indptr[i + 1]]]
         if row.size > top:
             row = row[np.argpartition(-np.abs(row), top - 1)[:top]]
         if row.size:
-            out[i] = math.exp(-np.logaddexp(0.0, -row.sum()))
+            total = row.sum()
+            out[i] = total if log_odds else math.exp(-np.logaddexp(0.0, -total))
     return out
 
 
 def naive_bayes_score(
-    X: sp.csr_matrix, counts: NDArray, totals: Totals, alpha: float
+    X: sp.csr_matrix, counts: NDArray, totals: Totals, alpha: float, *, log_odds: bool = False
 ) -> NDArray[np.float64]:
     """``P(spam | x)`` of multinomial NB over the store's vocabulary of size ``V``.
 
@@ -244,7 +338,23 @@ def naive_bayes_score(
     X = sp.hstack([X, sp.csr_matrix((X.shape[0], 1))], format="csr")
     log_prior = posterior.class_log_prior(stats.class_count, pseudocount=alpha)
     jll = posterior.joint_log_likelihood(model.log_likelihood(params, X), log_prior)
-    return np.exp(posterior.log_posterior(jll, log_prior)[:, 1])
+    log_post = posterior.log_posterior(jll, log_prior)
+    if log_odds:
+        return log_post[:, 1] - log_post[:, 0]
+    return np.exp(log_post[:, 1])
+
+
+def score_counts(
+    counts: NDArray, totals: Totals, settings: ScoreSettings, *, log_odds: bool = False
+) -> float:
+    """The spamminess of one message whose distinct tokens have the store counts
+    ``counts`` (n_tokens, 2: ham, spam); with ``log_odds`` as :func:`score_matrix`."""
+    k = counts.shape[0]
+    indices, indptr = np.arange(k), np.array([0, k])
+    if settings.method == "naive-bayes":
+        X = _binary_csr(indices, indptr, k)
+        return float(naive_bayes_score(X, counts, totals, settings.alpha, log_odds=log_odds)[0])
+    return float(_combine(indices, indptr, None, counts, totals, settings, log_odds)[0])
 
 
 def score_tokens(

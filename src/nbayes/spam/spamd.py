@@ -44,7 +44,8 @@ from nbayes.spam.parse import MailParseError
 from nbayes.spam.score import ScoreSettings, score_tokens
 from nbayes.spam.single import clues, fisher_score
 from nbayes.spam.store import StoreError, TokenStore
-from nbayes.spam.tokens import tokenize
+from nbayes.spam.store_options import recorded_options, store_options
+from nbayes.spam.tokens import TokenOptions, tokenize
 
 PROTOCOL = "SPAMD/1.5"
 EX_OK, EX_DATAERR, EX_UNAVAILABLE, EX_SOFTWARE, EX_TEMPFAIL, EX_PROTOCOL = 0, 65, 69, 70, 75, 76
@@ -153,17 +154,30 @@ class Filter:
     ) -> None:
         self.reader, self.writer = reader, writer
         self.settings, self.marking = settings, marking
+        self._options: TokenOptions | None = None  # the store's, once it recorded them
+
+    def token_options(self) -> TokenOptions:
+        """The tokenizer options of the store (:func:`~nbayes.spam.store_options.store_options`),
+        read once the store has recorded them (a record never changes), else each time."""
+        if self._options is not None:
+            return self._options
+        with self.reader() as store:
+            options = store_options(store)
+            if recorded_options(store) is not None:
+                self._options = options
+        return options
 
     def answer(self, request: Request) -> bytes:
         """The response bytes for ``request`` (errors become status codes)."""
         if request.method == "PING":
             return f"{PROTOCOL} 0 PONG\r\n".encode()
+        options = self.token_options()
         try:
-            tokens = tokenize(request.body)
+            tokens = tokenize(request.body, options)
         except MailParseError as error:
             raise ProtocolError(f"not a mail message: {error}", EX_DATAERR) from None
         if request.method == "TELL":
-            return self._tell(request, tokens)
+            return self._tell(request, tokens, options)
         with self.reader() as store, store.snapshot():
             counts = store.counts(tokens)
             totals = store.totals(vocabulary=False)
@@ -221,7 +235,7 @@ class Filter:
         ]
         return ("\n".join(lines) + "\n").encode("utf-8", "replace")
 
-    def _tell(self, request: Request, tokens) -> bytes:
+    def _tell(self, request: Request, tokens, options: TokenOptions) -> bytes:
         if self.writer is None:
             return response(EX_UNAVAILABLE, [], b"TELL commands are not enabled (--allow-tell)")
         label = request.headers.get("message-class", "").lower() or None
@@ -233,7 +247,7 @@ class Filter:
             raise ProtocolError("TELL: Set needs a Message-class, and not with Remove")
         headers = []
         with self.writer() as store:
-            if wanted_set and tell(store, tokens, request.body, label, learn=True):
+            if wanted_set and tell(store, tokens, request.body, label, True, options):
                 headers.append(("DidSet", "local"))
             if wanted_remove and tell(store, tokens, request.body, label, learn=False):
                 headers.append(("DidRemove", "local"))

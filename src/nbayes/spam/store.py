@@ -142,6 +142,9 @@ class TokenStore:
                 if version == 0 and not self._has_tables():
                     for statement in _SCHEMA:
                         self.db.execute(statement)
+                    from nbayes.spam.store_options import record_options  # (it imports us)
+
+                    record_options(self)  # the default tokenizer, until a first training
                     self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
                     version = SCHEMA_VERSION
         if version == 0:

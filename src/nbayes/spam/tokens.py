@@ -7,11 +7,15 @@ Robinson's filters):
   case-folded; longer runs become ``skip:<first char>:<length rounded to 10>``;
   URLs give ``url:<host>``, ``url:<parent domains>`` and ``url:<path words>``;
   e-mail addresses ``email:<address>`` and ``email:<domain>``;
-- headers: ``<name>:<word>`` for each word of each header value (``subject:free``,
-  ``received:mail.example.com``, ``from:joe@example.com``; words cut at
-  ``2 * MAX_WORD``), and ``hdr:<name>`` for each header present; headers another
-  filter added (``X-Spam-*``, ``X-Bogosity``, ``X-Nbayes-Spam``) and ``Date``
-  are left out;
+- body word pairs (:class:`TokenOptions` ``osb``, default 2: adjacent words,
+  ``"cheap pills"``; wider windows add pairs across skipped words, ``"cheap _ now"``);
+- headers: ``<prefix>:<word>`` for each word of each header value (words cut at
+  ``2 * MAX_WORD``), and ``hdr:<name>`` for each header present. The prefix (option
+  ``headers``, default ``"grouped"``): the header's name for Subject, From, To, Cc,
+  Received and Return-Path (``subject:free``, ``received:mail.example.com``), ``head``
+  for any other; ``"named"``: every header's own name; ``"plain"``: no prefix, no
+  ``hdr:``. Headers another filter added (``X-Spam-*``, ``X-Bogosity``,
+  ``X-Nbayes-Spam``) and ``Date`` are left out;
 - MIME: ``ctype:<type>``, ``charset:<charset>``, ``cte:<encoding>``, ``attach:type:<t>``,
   ``attach:name:<file name>``, ``attach:ext:<extension>``, ``htmltag:<tag>``,
   ``defect:<parse defect>``.
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from nbayes.spam.parse import Mail, parse_mail
 
@@ -42,12 +47,56 @@ _EMAIL_AT_RUN_START = re.compile(r"(?<![\w.+\-])[\w.+\-]+@([\w\-]+(?:\.[\w\-]+)+
 _URL_PART = re.compile(r"[^\W_]+")
 
 
-def tokenize(raw: bytes) -> set[str]:
+@dataclass(frozen=True)
+class TokenOptions:
+    """What the tokenizer makes of a message.
+
+    osb : orthogonal sparse bigrams (OSB) of the body words: each word paired with each
+        of the ``osb - 1`` words before it, ``"a b"``, ``"a _ b"``, ``"a _ _ b"`` ...
+        (the number of ``_`` is the number of words skipped); 0 or 1: none.
+    headers : ``"named"``: each header's words prefixed by its name (``subject:free``)
+        and ``hdr:<name>`` for each header present; ``"grouped"``: as bogofilter, only
+        Subject, From, To, Cc, Received and Return-Path keep their names, the words of
+        every other header share ``head:``; ``"plain"``: header words as body words.
+    """
+
+    osb: int = 2
+    headers: str = "grouped"
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.osb <= MAX_OSB_WINDOW:
+            raise ValueError(f"osb must be in [0, {MAX_OSB_WINDOW}], got {self.osb}")
+        if self.headers not in HEADER_MODES:
+            raise ValueError(f"headers must be one of {HEADER_MODES}, got {self.headers!r}")
+
+    def text(self) -> str:
+        """``"osb=2 headers=grouped"``: the form a token store records (:meth:`parse`)."""
+        return f"osb={self.osb} headers={self.headers}"
+
+    @classmethod
+    def parse(cls, text: str) -> TokenOptions:
+        """The options :meth:`text` wrote; ValueError for anything else."""
+        fields = dict(item.partition("=")[::2] for item in text.split())
+        if set(fields) != {"osb", "headers"} or not fields["osb"].isdigit():
+            raise ValueError(f"not tokenizer options: {text!r}")
+        return cls(osb=int(fields["osb"]), headers=fields["headers"])
+
+
+MAX_OSB_WINDOW = 5
+HEADER_MODES = ("named", "grouped", "plain")
+#: Headers keeping their own prefix with ``headers="grouped"`` (as bogofilter's tags).
+NAMED_IN_GROUPS = frozenset({"subject", "from", "to", "cc", "received", "return-path"})
+DEFAULT_OPTIONS = TokenOptions()
+#: What every token store trained before tokenizer options existed was trained with.
+LEGACY_OPTIONS = TokenOptions(osb=0, headers="named")
+
+
+def tokenize(raw: bytes, options: TokenOptions = DEFAULT_OPTIONS) -> set[str]:
     """The token set of one raw message; raises ``MailParseError`` if it is not mail."""
-    return mail_tokens(parse_mail(raw))
+    return mail_tokens(parse_mail(raw), options)
 
 
-def mail_tokens(mail: Mail) -> set[str]:
+def mail_tokens(mail: Mail, options: TokenOptions = DEFAULT_OPTIONS) -> set[str]:
     """The token set of a parsed message (see the module docstring)."""
     tokens: set[str] = set()
     # The values of a header name (Received, ...) are tokenized together, joined by a
@@ -61,8 +110,12 @@ def mail_tokens(mail: Mail) -> set[str]:
             ignored = _ignored(name)
         if ignored:
             continue
-        tokens.add("hdr:" + name)
-        prefix = name + ":"
+        if options.headers == "plain":
+            prefix = ""
+        else:
+            tokens.add("hdr:" + name)
+            grouped = options.headers == "grouped" and name not in NAMED_IN_GROUPS
+            prefix = "head:" if grouped else name + ":"
         text = "\n".join(texts).lower()
         words = lower_words(text)
         if len(text) > 2 * MAX_WORD and words and max(map(len, words)) > 2 * MAX_WORD:
@@ -70,6 +123,8 @@ def mail_tokens(mail: Mail) -> set[str]:
         tokens.update(map(prefix.__add__, words))
     for text in mail.texts:
         tokens.update(text_tokens(text))
+        if options.osb > 1:
+            tokens.update(osb_tokens(lower_words(text.lower()), options.osb))
     for url in set(mail.urls):  # an HTML part often links one URL many times
         tokens.update(url_tokens(url))
     for content_type, charset, encoding in mail.parts:
@@ -124,6 +179,22 @@ def text_tokens(text: str, fold_case: bool = True) -> set[str]:
     if "://" in text or "www." in text:
         for url in set((_URL_LOWER if fold_case else _URL).findall(text)):
             tokens.update(url_tokens(url))
+    return tokens
+
+
+_SKIPS = ("", "_ ", "_ _ ", "_ _ _ ")
+
+
+def osb_tokens(words: list[str], window: int) -> set[str]:
+    """Orthogonal sparse bigrams of a word sequence: ``f"{words[i - d]} {"_ " * (d - 1)}{
+    words[i]}"`` for d = 1 .. window - 1 (Siefkes et al., 2004, as OSBF-Lua and rspamd),
+    words longer than ``MAX_WORD`` cut to it."""
+    if words and max(map(len, words)) > MAX_WORD:
+        words = [w[:MAX_WORD] for w in words]
+    tokens: set[str] = set()
+    for d in range(1, window):
+        skip = " " + _SKIPS[d - 1]
+        tokens.update([a + skip + b for a, b in zip(words, words[d:], strict=False)])
     return tokens
 
 

@@ -1,13 +1,14 @@
 """Training the token store from labelled mail, in batches, in three modes.
 
 - ``everything``: learn every message;
-- ``on-error``: score each message against the store as it stands (including the
-  messages of this batch learnt before it) and learn it only if its verdict is not
-  its label (Unsure counts as an error);
-- ``until-mature``: repeat ``on-error`` passes over all messages with the stricter
-  test "spam must score ``>= spam_cutoff + margin``, ham ``<= ham_cutoff - margin``"
-  until a pass learns nothing or ``max_passes`` is reached (as bogominitrain does);
-  a message may be learnt once per pass.
+- ``on-error``: train on or near error (TONE): score each message against the store as
+  it stands (including the messages of this batch learnt before it) and learn it only
+  if its verdict is not its label (Unsure counts as an error) or, with a ``margin``
+  (the thick threshold), its score is within ``margin`` of the cutoff on its side:
+  spam below ``spam_cutoff + margin``, ham above ``ham_cutoff - margin``;
+- ``until-mature``: repeat ``on-error`` passes over all messages (``margin`` 0.05
+  unless given) until a pass learns nothing or ``max_passes`` is reached (as
+  bogominitrain does); a message may be learnt once per pass.
 
 Each batch of ``batch_size`` messages is one transaction, so an interrupted
 training keeps every completed batch. Messages that are not mail are reported and
@@ -27,8 +28,12 @@ from nbayes.spam.parse import MailParseError
 from nbayes.spam.score import ScoreSettings, score_tokens
 from nbayes.spam.sources import MailItem, report_to_stderr
 from nbayes.spam.store import Message, TokenStore
+from nbayes.spam.store_options import record_options, store_options
+from nbayes.spam.tokens import DEFAULT_OPTIONS, TokenOptions
 
 MODES = ("everything", "on-error", "until-mature")
+#: The thick threshold of ``until-mature`` training unless one is given.
+UNTIL_MATURE_MARGIN = 0.05
 
 
 @dataclass
@@ -46,11 +51,12 @@ def tokenized(
     on_error: Callable[[str, str], None] = report_to_stderr,
     report: TrainReport | None = None,
     jobs: int | None = 0,
+    options: TokenOptions = DEFAULT_OPTIONS,
 ) -> Iterator[Message]:
     """(token set, raw, label) for each parseable message, in order; the others are
     reported. ``jobs``: tokenizing worker processes (0: none; ``None``: one fewer
-    than the CPUs)."""
-    pairs = tokenize_items(labelled, jobs, raw_of=_raw_of_pair)
+    than the CPUs); ``options``: the tokenizer's."""
+    pairs = tokenize_items(labelled, jobs, raw_of=_raw_of_pair, options=options)
     for (item, label), tokens in pairs:
         if isinstance(tokens, MailParseError):
             on_error(item.name, f"skipped: {tokens}")
@@ -86,39 +92,48 @@ def train(
     mode: str = "everything",
     settings: ScoreSettings | None = None,
     batch_size: int = 1000,
-    margin: float = 0.05,
+    margin: float | None = None,
     max_passes: int = 5,
     on_error: Callable[[str, str], None] = report_to_stderr,
     progress: Callable[[int], None] | None = None,
     jobs: int | None = 0,
+    options: TokenOptions | None = None,
 ) -> TrainReport:
     """Train ``store`` on (message, ``"spam"|"ham"``) pairs; see the module docstring.
 
     ``progress(n)`` is called after each batch with the number of messages done;
     ``jobs`` is the number of tokenizing worker processes (0: none; ``None``: one
-    fewer than the CPUs).
+    fewer than the CPUs). Messages are tokenized with the options the store was
+    trained with (:mod:`nbayes.spam.store_options`); ``options`` chooses them for a
+    new store (:class:`StoreError` if they differ from a trained store's), and they are
+    recorded in the store with the first batch.
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
     settings = settings or ScoreSettings()
+    options = store_options(store, options)
     report = TrainReport()
-    messages = tokenized(labelled, on_error, report, jobs)
+    messages = tokenized(labelled, on_error, report, jobs, options)
     if mode == "until-mature":
         messages = list(messages)
     passes = max_passes if mode == "until-mature" else 1
-    strict = margin if mode == "until-mature" else 0.0
+    if margin is None:
+        margin = UNTIL_MATURE_MARGIN if mode == "until-mature" else 0.0
+    if not 0 <= margin < 1:
+        raise ValueError(f"margin must be in [0, 1), got {margin}")
     for _ in range(passes):
         report.passes += 1
         learnt_in_pass = 0
         for batch in batched(messages, batch_size):
             with store.transaction():
+                record_options(store, options)
                 if mode == "everything":
                     chosen = batch
                     store.add(chosen)
                 else:
-                    chosen = _learn_errors(store, batch, settings, strict)
+                    chosen = _learn_errors(store, batch, settings, margin)
             for _, _, label in chosen:
                 report.learnt[label] += 1
             learnt_in_pass += len(chosen)
@@ -137,11 +152,17 @@ def _learn_errors(
     for message in batch:
         tokens, _, label = message
         score = float(score_tokens(store, [tokens], settings)[0])
-        if label == "spam":
-            wrong = score < min(settings.spam_cutoff + margin, 1.0)
-        else:
-            wrong = score > max(settings.ham_cutoff - margin, 0.0)
-        if wrong:
+        if needs_learning(score, label == "spam", settings, margin):
             store.add([message])
             chosen.append(message)
     return chosen
+
+
+def needs_learning(score: float, is_spam: bool, settings: ScoreSettings, margin: float) -> bool:
+    """Train on or near error: whether a message scored ``score`` is to be learnt, that is
+    whether its verdict is wrong or Unsure, or its score is within ``margin`` of the
+    cutoff on its side (spam below ``spam_cutoff + margin``, ham above
+    ``ham_cutoff - margin``)."""
+    if is_spam:
+        return score < min(settings.spam_cutoff + margin, 1.0)
+    return score > max(settings.ham_cutoff - margin, 0.0)

@@ -128,16 +128,18 @@ def _classify(raw: bytes, db: str, timeout: float, settings, update: bool) -> tu
     """(verdict, score) of ``raw``; with ``update``, learnt as its verdict if not Unsure."""
     from nbayes.cli.spam.options import open_store
     from nbayes.spam.single import score_message
+    from nbayes.spam.store_options import store_options
     from nbayes.spam.tokens import tokenize
 
-    tokens = tokenize(raw)
     with open_store(db, timeout, readonly=not update) as store:
+        options = store_options(store)  # the tokenizer the database was trained with
+        tokens = tokenize(raw, options)
         value = score_message(store, tokens, settings)
         verdict = settings.verdict(value)
         if update and verdict != "Unsure":  # once per message, however often it comes
             from nbayes.spam.feedback import tell
 
-            tell(store, tokens, raw, verdict.lower(), learn=True)
+            tell(store, tokens, raw, verdict.lower(), learn=True, options=options)
     return verdict, value
 
 

@@ -12,6 +12,7 @@ import click
 
 from nbayes.spam.score import METHODS, ScoreSettings
 from nbayes.spam.store import DEFAULT_TIMEOUT, TokenStore
+from nbayes.spam.tokens import DEFAULT_OPTIONS, HEADER_MODES, MAX_OSB_WINDOW, TokenOptions
 
 _DEFAULTS = ScoreSettings()
 #: What a command exits with when it cannot do its work (bogofilter's convention).
@@ -51,6 +52,14 @@ jobs_option = click.option(
     type=click.IntRange(min=0),
     default=None,
     help="Worker processes parsing and tokenizing mail (0: none) [default: CPUs - 1].",
+)
+
+thick_option = click.option(
+    "--thick",
+    type=click.FloatRange(0, 1, max_open=True),
+    default=None,
+    help="Thick threshold of train-on-or-near-error: also learn spam scoring below "
+    "spam-cutoff + THICK and ham above ham-cutoff - THICK [default: 0; 0.05 for until-mature].",
 )
 
 
@@ -112,6 +121,39 @@ def scoring_options(command):
     for option in reversed(options):
         wrapper = option(wrapper)
     return wrapper
+
+
+def token_options(command):
+    """Add ``--osb`` and ``--headers`` and pass them on as one ``tokens`` argument
+    (None where neither is given: the defaults, or a trained store's own)."""
+
+    @functools.wraps(command)
+    def wrapper(*args, osb, headers, **kw):
+        if osb is None and headers is None:
+            return command(*args, tokens=None, **kw)
+        try:
+            tokens = TokenOptions(
+                osb=DEFAULT_OPTIONS.osb if osb is None else osb,
+                headers=headers or DEFAULT_OPTIONS.headers,
+            )
+        except ValueError as error:
+            raise click.BadParameter(str(error)) from None
+        return command(*args, tokens=tokens, **kw)
+
+    wrapper = click.option(
+        "--headers",
+        type=click.Choice(HEADER_MODES),
+        default=None,
+        help="Header tokens: each header's words under its name, grouped as bogofilter's, "
+        f"or plain words [default: {DEFAULT_OPTIONS.headers}; a trained database's own].",
+    )(wrapper)
+    return click.option(
+        "--osb",
+        type=click.IntRange(0, MAX_OSB_WINDOW),
+        default=None,
+        help="Orthogonal sparse bigrams of the body words within this window (0: words "
+        f"only) [default: {DEFAULT_OPTIONS.osb}; a trained database's own].",
+    )(wrapper)
 
 
 def open_store(

@@ -19,6 +19,7 @@ from nbayes.spam.parallel import tokenize_items
 from nbayes.spam.parse import MailParseError
 from nbayes.spam.score import score_tokens
 from nbayes.spam.sources import iter_mail
+from nbayes.spam.store_options import store_options
 from nbayes.spam.train import batched
 
 
@@ -45,7 +46,8 @@ def score(db, lock_timeout, exclude, batch_size, jobs, settings, sources) -> Non
         open_store(db, lock_timeout, readonly=True) as store,
         progress_bar("scoring", prints_lines=True) as bar,
     ):
-        parsed = _tokenized(iter_mail(sources, exclude=exclude, on_error=report), jobs)
+        mail = iter_mail(sources, exclude=exclude, on_error=report)
+        parsed = _tokenized(mail, jobs, store_options(store))
         for batch in batched(parsed, batch_size):
             scores = score_tokens(store, [tokens for _, tokens, _ in batch], settings)
             lines = [
@@ -56,8 +58,8 @@ def score(db, lock_timeout, exclude, batch_size, jobs, settings, sources) -> Non
             bar.update(len(batch))
 
 
-def _tokenized(items, jobs):
-    for item, tokens in tokenize_items(items, jobs):
+def _tokenized(items, jobs, options):
+    for item, tokens in tokenize_items(items, jobs, options=options):
         if isinstance(tokens, MailParseError):
             report(item.name, f"skipped: {tokens}")
         else:

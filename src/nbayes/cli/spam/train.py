@@ -13,9 +13,12 @@ from nbayes.cli.spam.options import (
     progress_bar,
     report,
     scoring_options,
+    thick_option,
+    token_options,
 )
 from nbayes.spam.sources import iter_mail
 from nbayes.spam.store import StoreError
+from nbayes.spam.store_options import store_options
 from nbayes.spam.train import MODES, batched, interleave, tokenized
 from nbayes.spam.train import train as train_store
 
@@ -56,6 +59,12 @@ def _with_sources(command):
     help="Learn everything, only errors, or until mature.",
 )
 @click.option(
+    "--tone",
+    is_flag=True,
+    help="Train on or near error: the same as --mode on-error.",
+)
+@thick_option
+@click.option(
     "--batch-size",
     type=click.IntRange(min=1),
     default=1000,
@@ -63,14 +72,23 @@ def _with_sources(command):
     help="Messages per transaction.",
 )
 @jobs_option
+@token_options
 @scoring_options
 def train(
-    db, lock_timeout, spam_sources, ham_sources, exclude, mode, batch_size, jobs, settings
+    db, lock_timeout, spam_sources, ham_sources, exclude, mode, tone, thick, batch_size, jobs,
+    tokens, settings,
 ) -> None:
     """Learn spam and ham messages into the token database DB."""
     if not spam_sources and not ham_sources:
         raise click.UsageError("give at least one --spam or --ham source")
+    if tone:
+        if mode not in ("everything", "on-error"):
+            raise click.UsageError(f"--tone is --mode on-error, not --mode {mode}")
+        mode = "on-error"
+    if thick is not None and mode == "everything":
+        raise click.UsageError("--thick applies to --tone (--mode on-error) and until-mature")
     with open_store(db, lock_timeout, create=True) as store:
+        options = store_options(store, tokens)
         spam = iter_mail(spam_sources, exclude=exclude, on_error=report)
         ham = iter_mail(ham_sources, exclude=exclude, on_error=report)
         with progress_bar("training") as bar:
@@ -80,9 +98,11 @@ def train(
                 mode=mode,
                 settings=settings,
                 batch_size=batch_size,
+                margin=thick,
                 on_error=report,
                 progress=bar.update,
                 jobs=jobs,
+                options=options,
             )
     click.echo(
         f"learnt {result.learnt['spam']} spam and {result.learnt['ham']} ham "
@@ -102,7 +122,8 @@ def unlearn(db, lock_timeout, spam_sources, ham_sources, exclude) -> None:
     with open_store(db, lock_timeout) as store:
         spam = iter_mail(spam_sources, exclude=exclude, on_error=report)
         ham = iter_mail(ham_sources, exclude=exclude, on_error=report)
-        messages = list(tokenized(interleave(spam, ham), on_error=report))
+        options = store_options(store)
+        messages = list(tokenized(interleave(spam, ham), on_error=report, options=options))
         try:
             with store.transaction():
                 for batch in batched(messages, 1000):

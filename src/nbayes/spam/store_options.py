@@ -1,0 +1,69 @@
+"""The tokenizer options a token store was trained with, kept in the store itself.
+
+A store is only meaningful with the tokenizer that trained it: scoring a message with
+other tokens (pairs of words the store never saw, header words under other names)
+would quietly lose most of the evidence. So a store records its
+:class:`~nbayes.spam.tokens.TokenOptions` in a table of its own,
+``settings(name TEXT PRIMARY KEY, value TEXT)``, row ``tokenizer``: the defaults when
+it is created, or the options of its first training (while it holds no message, a
+training may choose others); every later training, scoring and unlearning reads them
+from there. Stores made before the table existed have no such row: they were trained
+with :data:`~nbayes.spam.tokens.LEGACY_OPTIONS`, and keep being read and trained with
+them (the row is added at their next training). The table is optional, so the schema
+version is unchanged: an older nbayes still opens a store that has one.
+"""
+
+from __future__ import annotations
+
+from nbayes.spam.store import StoreError, TokenStore
+from nbayes.spam.tokens import DEFAULT_OPTIONS, LEGACY_OPTIONS, TokenOptions
+
+_NAME = "tokenizer"
+
+
+def recorded_options(store: TokenStore) -> TokenOptions | None:
+    """The options the store recorded, or None if it recorded none."""
+    table = store.db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'settings'"
+    ).fetchone()
+    if table is None:
+        return None
+    row = store.db.execute("SELECT value FROM settings WHERE name = ?", (_NAME,)).fetchone()
+    if row is None:
+        return None
+    try:
+        return TokenOptions.parse(row[0])
+    except ValueError:
+        raise StoreError(
+            f"{store.path}: trained with tokenizer options this nbayes does not know "
+            f"({row[0]!r}); use the nbayes that trained it"
+        ) from None
+
+
+def store_options(store: TokenStore, asked: TokenOptions | None = None) -> TokenOptions:
+    """The options to tokenize with for this store: those it recorded, or
+    :data:`LEGACY_OPTIONS` for a store that predates the record; a store holding no
+    message takes ``asked`` where given. :class:`StoreError` if ``asked`` differs from
+    the options a store holding messages was trained with."""
+    recorded = recorded_options(store)
+    if sum(store.totals(vocabulary=False).messages) == 0:
+        return asked or recorded or DEFAULT_OPTIONS
+    if recorded is None:
+        recorded = LEGACY_OPTIONS
+    if asked is not None and asked != recorded:
+        raise StoreError(
+            f"{store.path} was trained with tokenizer options {recorded.text()}, not "
+            f"{asked.text()}: train a new database to change them"
+        )
+    return recorded
+
+
+def record_options(store: TokenStore, options: TokenOptions = DEFAULT_OPTIONS) -> None:
+    """Record ``options`` as the store's, inside the caller's write transaction: in place
+    of any record while the store holds no message, else only where it has none."""
+    store.db.execute(
+        "CREATE TABLE IF NOT EXISTS settings(name TEXT PRIMARY KEY, value TEXT NOT NULL)"
+    )
+    empty = sum(store.totals(vocabulary=False).messages) == 0
+    verb = "INSERT OR REPLACE" if empty else "INSERT OR IGNORE"
+    store.db.execute(f"{verb} INTO settings VALUES (?, ?)", (_NAME, options.text()))
