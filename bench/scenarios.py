@@ -4,8 +4,9 @@ A scenario yields :class:`Dataset` s one at a time (so only one data set is in m
 at once); each holds :class:`Case` s: the same task done by nbayes, by scikit-learn and
 by the floor, the cheapest computation of the same shape (one read pass, a GEMM or
 sparse product, one bincount). A, B, C and E are defined here; D (text), F (mixed
-columns) and G (spam) in ``bench/scenario_text.py``, ``scenario_mixed.py`` and
-``scenario_spam.py``, registered when this module is imported. A scenario for a
+columns), G (spam) and H (the table path) in ``bench/scenario_text.py``,
+``scenario_mixed.py``, ``scenario_spam.py`` and ``table_path.py``, registered when this
+module is imported. A scenario for a
 feature not built yet is registered with ``build=None`` and a ``missing`` reason.
 """
 
@@ -288,6 +289,6 @@ def streaming(quick: bool) -> Iterator[Dataset]:
         )
 
 
-# ---------------------------------------------------------------- D, F, G
+# ---------------------------------------------------------------- D, F, G, H
 # Registered by their own modules (imported last: they use ``register`` above).
-from bench import scenario_mixed, scenario_spam, scenario_text  # noqa: E402, F401
+from bench import scenario_mixed, scenario_spam, scenario_text, table_path  # noqa: E402, F401

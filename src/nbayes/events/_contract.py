@@ -183,6 +183,14 @@ class EventModel(ABC, Generic[StatsT, ParamsT]):
         return 0.0
 
     # ------------------------------------------------------------ likelihood
+    def encode(self, params: ParamsT, X):
+        """Checked input X as :meth:`log_likelihood` reads it fastest under ``params``,
+        computed once for all the row blocks of a prediction: an array (or CSR matrix)
+        of n_samples rows, which the likelihood methods accept as they accept X.
+        Default: X itself; a model that maps values to fitted codes maps them here
+        (:class:`nbayes.mixed.vocabulary.Vocabulary`)."""
+        return X
+
     @abstractmethod
     def log_likelihood(self, params: ParamsT, X) -> NDArray[np.float64]:
         """``log P(x | y)`` summed over the observed features: (n_samples, n_classes)."""

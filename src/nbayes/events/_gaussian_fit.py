@@ -54,6 +54,15 @@ def block_moments(
     if W.labels is not None and observed is None:
         return hard_block_moments(X, W.labels, W.values, W.n_classes, SCRATCH)
     class_count = W.class_totals()
+    if W.labels is not None:  # the same passes compiled, where numba is installed
+        compiled = gaussian_kernels.observed_class_moments(
+            X, observed, W.labels, W.values, W.n_classes
+        )
+        if compiled is not None:
+            count, reference, offset, m2 = compiled
+            with np.errstate(over="ignore"):
+                mean = reference + offset
+            return (class_count, count, mean, m2, *pooled_totals(count, mean, m2))
     weights = W.row_totals()
     usable = (weights > 0)[:, None] if observed is None else (weights > 0)[:, None] & observed
     if observed is None:

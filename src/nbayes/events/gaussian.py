@@ -49,7 +49,6 @@ from nbayes._kernels import gaussian as gaussian_kernels
 from nbayes.core.validation import ClassWeights
 from nbayes.events._contract import EventModel, setting, skip_missing_setting
 from nbayes.events._gaussian_fit import add_into
-from nbayes.events._missing import by_missing_pattern
 from nbayes.events.moments import GaussianStats
 
 __all__ = ["Gaussian", "GaussianParams", "GaussianStats"]
@@ -70,11 +69,6 @@ class GaussianParams:
     var: NDArray[np.float64]
     epsilon: Any
     seen: NDArray[np.bool_] | None = None
-
-    def columns(self, keep: NDArray[np.bool_]) -> GaussianParams:
-        """The parameters of the features ``keep`` only."""
-        epsilon = self.epsilon[keep] if np.ndim(self.epsilon) else self.epsilon
-        return GaussianParams(self.theta[:, keep], self.var[:, keep], epsilon)
 
 
 def variance_floor(stats: GaussianStats, var_smoothing: float) -> float:
@@ -210,6 +204,36 @@ def _quadratic_direct(
     return out
 
 
+def _observed_log_likelihood(
+    params: GaussianParams, X: NDArray[np.float64], unknown: NDArray[np.bool_]
+) -> NDArray[np.float64]:
+    """``log P(x | c)`` summed over each row's known features (``unknown`` marks the
+    others: missing values, features never seen), (n_samples, n_classes), in time
+    linear in the rows whatever the patterns of unknown features.
+
+    Every row goes through :func:`_log_likelihood` with its unknown entries set to a
+    finite value (unless no row has every feature known), so a row with every feature
+    known gets the same log-likelihood as without missing values anywhere; the rows
+    with an unknown feature are then computed again directly, feature by feature,
+    their unknown terms left out.
+    """
+    partial = np.flatnonzero(unknown.any(axis=1))
+    if partial.shape[0] < X.shape[0]:
+        out = _log_likelihood(params, np.where(unknown, params.theta[0], X))
+    else:  # no row has every feature known (e.g. a feature never seen in training)
+        out = np.empty((X.shape[0], params.theta.shape[0]))
+    X, unknown = X[partial], unknown[partial]
+    total = np.zeros((partial.shape[0], params.theta.shape[0]))
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        log_norm = np.log(2.0 * np.pi * params.var)
+        for j in range(X.shape[1]):
+            rows = np.flatnonzero(~unknown[:, j])
+            deviation = X[rows, j, None] - params.theta[:, j]
+            total[rows] -= 0.5 * (log_norm[:, j] + deviation * deviation / params.var[:, j])
+    out[partial] = total
+    return out
+
+
 def _log_likelihood_terms(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np.float64]:
     """``log N(x_j; theta_cj, var_cj) = -1/2 [log(2 pi var_cj) + (x_j - theta_cj)^2 / var_cj]``
     per feature, computed directly: shape (n_samples, n_classes, n_features).
@@ -290,11 +314,7 @@ class Gaussian(EventModel[GaussianStats, GaussianParams]):
         unknown = self._unknown(params, X)
         if unknown is None:
             return _log_likelihood(params, X)
-
-        def on_columns(rows, keep):
-            return _log_likelihood(params.columns(keep), X[np.ix_(rows, keep)])
-
-        return by_missing_pattern(unknown, params.theta.shape[0], on_columns)
+        return _observed_log_likelihood(params, X, unknown)
 
     def log_likelihood_terms(self, params: GaussianParams, X) -> NDArray[np.float64]:
         X = np.asarray(X, dtype=np.float64)

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from sklearn.utils.validation import check_array
+from sklearn.utils.validation import check_array, column_or_1d
 
 
 def _is_pandas(X) -> bool:
@@ -70,6 +70,18 @@ def as_table(X):
         # a list mixing numbers and strings would become all strings: keep the values
         X = np.asarray(X, dtype=object) if array.dtype.kind in "US" else array
     return check_array(X, dtype=None, ensure_all_finite="allow-nan")
+
+
+def as_labels(y):
+    """Labels as a 1-D array (scikit-learn's checks), except a pandas Series of
+    strings, categories or objects, which is kept as it is: the labels are hashed
+    straight from its Arrow or categorical array
+    (:func:`nbayes.core.validation.encode_targets`), where an array would hold one
+    Python string per row."""
+    pandas = sys.modules.get("pandas")
+    if pandas is not None and isinstance(y, pandas.Series) and y.dtype.kind not in "biufcmM":
+        return y
+    return column_or_1d(check_array(y, ensure_2d=False, dtype=None, input_name="y"), warn=True)
 
 
 def column_names(X) -> list[Hashable]:

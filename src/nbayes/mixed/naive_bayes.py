@@ -20,12 +20,18 @@ from numbers import Real
 import numpy as np
 from numpy.typing import NDArray
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from nbayes.core.base import BaseNB
+from nbayes.core.validation import encode_targets, label_index, row_blocks
 from nbayes.mixed.blocks import Block, check_kind_options, column_kinds
-from nbayes.mixed.columns import ResolvedColumn, as_inferred_dtype, as_table, resolve_spec
+from nbayes.mixed.columns import (
+    ResolvedColumn,
+    as_inferred_dtype,
+    as_labels,
+    as_table,
+    resolve_spec,
+)
 from nbayes.mixed.product import BlockData, ColumnModel
 
 #: NaiveBayes's settings that set every block's model where it has them.
@@ -188,14 +194,15 @@ class NaiveBayes(BaseNB):
         X, y = self._validated_X_y(X, y, reset=first_call)
         event = self._event_model()
         X = self._input_for(event, X)
-        check_classification_targets(y)
-        labels = np.unique(y) if classes is None else np.union1d(np.unique(y), classes)
+        present, index = encode_targets(y)
+        labels = present if classes is None else np.union1d(present, classes)
         if first_call:
             self.classes_ = labels
             self._own_stats(event.zero(len(labels), X.shape[1]))
         else:
             self._add_classes(labels)
-        return self._learn(event, X, y, sample_weight)
+        index = label_index(present, self.classes_)[index]
+        return self._learn(event, X, y, sample_weight, index)
 
     def _add_classes(self, labels: NDArray) -> None:
         """Widen ``classes_`` and the statistics to cover ``labels``."""
@@ -214,7 +221,7 @@ class NaiveBayes(BaseNB):
                 f"{type(self).__name__} requires y to be passed, but the target y is None."
             )
         table = as_table(X)
-        y = column_or_1d(check_array(y, ensure_2d=False, dtype=None, input_name="y"), warn=True)
+        y = as_labels(y)
         if y.shape[0] != table.shape[0]:
             raise ValueError(
                 f"X has {table.shape[0]} rows but y has {y.shape[0]} labels; they must match."
@@ -231,8 +238,21 @@ class NaiveBayes(BaseNB):
         return table
 
     def _input_for(self, event: ColumnModel, table) -> BlockData:
-        """The table's blocks, each read and checked by its own event model."""
-        return event.read(table)
+        """The table's blocks, each read and checked by its own event model (a row
+        block of prediction input is read already)."""
+        return table if isinstance(table, BlockData) else event.read(table)
+
+    def _prediction_input(self, table, fitted) -> BlockData:
+        """The table read and encoded whole, once (each column factorized once, its
+        values mapped to the fitted codes once); prediction then scores it in row
+        blocks on the block threads."""
+        return fitted.event.encode(fitted.params, fitted.event.read(table))
+
+    def _row_blocks(self, X: BlockData) -> list[slice]:
+        return row_blocks(X.shape[0], max(X.shape[1], len(self.classes_)))
+
+    def _take_rows(self, X: BlockData, rows: slice) -> BlockData:
+        return X.take_rows(rows, super()._take_rows)
 
     def _sample_features(self, params, class_index, rng):
         """Each block draws its own columns; a DataFrame (pandas) when the model was

@@ -10,6 +10,7 @@ and model files work on it unchanged; each contract method routes to the blocks.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -52,6 +53,12 @@ class BlockData:
 
     shape: tuple[int, int]
     parts: tuple
+
+    def take_rows(self, rows: slice, take: Callable[[Any, slice], Any]) -> BlockData:
+        """The rows ``rows`` of every block, each taken by ``take(part, rows)`` (for
+        encoded parts: arrays or CSR matrices)."""
+        n_rows = len(range(*rows.indices(self.shape[0])))
+        return BlockData((n_rows, self.shape[1]), tuple(take(part, rows) for part in self.parts))
 
 
 @dataclass(frozen=True)
@@ -134,6 +141,15 @@ class ColumnModel(EventModel[MixedStats, tuple]):
                 feature=block.positions[error.feature],
                 value=error.value,
             ) from None
+
+    def encode(self, params: tuple, X: BlockData) -> BlockData:
+        """Each block's data encoded by its model (e.g. values mapped to the fitted
+        codes), once for all the row blocks of a prediction."""
+        parts = tuple(
+            self._named(block, lambda e=event, p=block_params, d=data: e.encode(p, d))
+            for block, event, block_params, data in self._blocks(params, X.parts)
+        )
+        return BlockData(X.shape, parts)
 
     def log_likelihood(self, params: tuple, X: BlockData) -> NDArray[np.float64]:
         total = None

@@ -165,11 +165,19 @@ class Vocabulary(EventModel[VocabularyStats, VocabularyParams]):
             out[observed, j] = mapped[column[observed]]
         return out
 
-    def log_likelihood(self, params: VocabularyParams, X: Factorized) -> NDArray[np.float64]:
-        return self.inner.log_likelihood(params.params, self.codes(params, X))
+    def encode(self, params: VocabularyParams, X: Factorized) -> NDArray[np.intp]:
+        """The fitted codes of the values (see :meth:`codes`)."""
+        return self.codes(params, X)
 
-    def log_likelihood_terms(self, params: VocabularyParams, X: Factorized) -> NDArray[np.float64]:
-        return self.inner.log_likelihood_terms(params.params, self.codes(params, X))
+    def _coded(self, params: VocabularyParams, X) -> NDArray[np.intp]:
+        """Factorized values, or codes from :meth:`encode`, as codes."""
+        return X if isinstance(X, np.ndarray) else self.codes(params, X)
+
+    def log_likelihood(self, params: VocabularyParams, X) -> NDArray[np.float64]:
+        return self.inner.log_likelihood(params.params, self._coded(params, X))
+
+    def log_likelihood_terms(self, params: VocabularyParams, X) -> NDArray[np.float64]:
+        return self.inner.log_likelihood_terms(params.params, self._coded(params, X))
 
     def feature_log_likelihood(self, params, j, values, n_features) -> NDArray[np.float64]:
         X = self.missing(len(values), n_features)
