@@ -64,7 +64,12 @@ class ClassWeights:
         )
 
     def class_totals(self) -> NDArray[np.float64]:
-        """Column sums of ``W``: the weighted count of each class, shape (n_classes,)."""
+        """Column sums of ``W``: the weighted count of each class, shape (n_classes,)
+        (a new array each call; summed once, since every block of a table asks)."""
+        return self._class_totals.copy()
+
+    @cached_property
+    def _class_totals(self) -> NDArray[np.float64]:
         if self.labels is not None:
             return np.bincount(self.labels, self.values, minlength=self.n_classes)
         return np.asarray(self.matrix.sum(axis=0), dtype=np.float64).ravel()

@@ -48,8 +48,9 @@ def block_moments(
     on the order of the rows). Rows of zero weight are left out, so their values cannot
     overflow the sums. ``observed`` (n_samples, n_features), if given, marks the values
     present: a missing value (where ``observed`` is False) adds nothing to its feature's
-    count, mean or M2. The overall moments are pooled from the class moments
-    (:func:`pooled_totals`); nothing here checks overflow (``add_into`` does).
+    count, mean or M2 (X is never read there: it may hold NaN). The overall moments are
+    pooled from the class moments (:func:`pooled_totals`); nothing here checks overflow
+    (``add_into`` does).
     """
     if W.labels is not None and observed is None:
         return hard_block_moments(X, W.labels, W.values, W.n_classes, SCRATCH)
@@ -63,6 +64,8 @@ def block_moments(
             with np.errstate(over="ignore"):
                 mean = reference + offset
             return (class_count, count, mean, m2, *pooled_totals(count, mean, m2))
+    if observed is not None:  # whatever X holds where nothing is observed counts 0
+        X = np.where(observed, X, 0.0)
     weights = W.row_totals()
     usable = (weights > 0)[:, None] if observed is None else (weights > 0)[:, None] & observed
     if observed is None:

@@ -36,6 +36,7 @@ Example
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from numbers import Real
@@ -217,7 +218,7 @@ def _observed_log_likelihood(
     with an unknown feature are then computed again directly, feature by feature,
     their unknown terms left out.
     """
-    partial = np.flatnonzero(unknown.any(axis=1))
+    partial = np.flatnonzero(_any_per_row(unknown))  # the rows with a gap
     if partial.shape[0] < X.shape[0]:
         out = _log_likelihood(params, np.where(unknown, params.theta[0], X))
     else:  # no row has every feature known (e.g. a feature never seen in training)
@@ -232,6 +233,14 @@ def _observed_log_likelihood(
             total[rows] -= 0.5 * (log_norm[:, j] + deviation * deviation / params.var[:, j])
     out[partial] = total
     return out
+
+
+def _any_per_row(mask: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """``mask.any(axis=1)``; for a few columns as an OR of columns, which NumPy does
+    tens of times faster than a reduction along a short axis."""
+    if mask.shape[1] > 16 or mask.shape[1] == 0:
+        return mask.any(axis=1)
+    return functools.reduce(np.logical_or, mask.T)
 
 
 def _log_likelihood_terms(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -275,12 +284,10 @@ class Gaussian(EventModel[GaussianStats, GaussianParams]):
         :func:`nbayes.events._gaussian_fit.add_into`; ``on_non_finite`` is its check of
         X's finiteness, deferred to the moments)."""
         observed = None
-        if self.skip_missing:
+        if self.skip_missing:  # the moments never read X where it is not observed
             observed = ~np.isnan(X)
             if observed.all():
                 observed = None
-            else:
-                X = np.where(observed, X, 0.0)
         return add_into(stats, X, W, observed, on_non_finite)
 
     def variance_floor(self, stats: GaussianStats) -> Any:

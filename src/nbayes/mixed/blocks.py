@@ -92,13 +92,9 @@ class Block:
         """The block's columns of ``table`` as ``event`` reads them, checked."""
         if event.reads == "values":
             return [read_codes(table, j) for j in self.positions]
-        data = (
-            np.column_stack(
-                [_as_float(*read_column(table, j), key, self.kind) for key, j in self._columns()]
-            )
-            if self.keys
-            else np.empty((_n_rows(table), 0))
-        )
+        data = np.empty((_n_rows(table), len(self.keys)))
+        for k, (key, j) in enumerate(self._columns()):
+            data[:, k] = _as_float(*read_column(table, j), key, self.kind)
         try:
             return event.check(data)
         except DomainError as error:
@@ -121,6 +117,14 @@ def _n_rows(table) -> int:
 
 def _as_float(values: NDArray, missing: NDArray, key, kind: str) -> NDArray[np.float64]:
     """A column as floats, NaN where missing; strings or infinities are an error."""
+    if values.dtype.kind in "fiub":  # numbers already: no copy for float64
+        out = values.astype(np.float64, copy=False)
+        if missing.any() and not np.isnan(out[missing]).all():
+            out = out.copy()
+            out[missing] = np.nan
+        if values.dtype.kind == "f" and np.isinf(out).any():
+            raise ValueError(f"Column {key!r} holds infinite values.")
+        return out
     if values.dtype.kind in "US" or (
         values.dtype.kind == "O" and any(isinstance(v, str | bytes) for v in values[~missing])
     ):
