@@ -91,10 +91,11 @@ class Block:
     def read(self, table, event: EventModel) -> Any:
         """The block's columns of ``table`` as ``event`` reads them, checked."""
         if event.reads == "values":
-            return [read_codes(table, j) for j in self.positions]
-        data = np.empty((_n_rows(table), len(self.keys)))
-        for k, (key, j) in enumerate(self._columns()):
-            data[:, k] = _as_float(*read_column(table, j), key, self.kind)
+            data = [read_codes(table, j) for j in self.positions]
+        else:
+            data = np.empty((_n_rows(table), len(self.keys)))
+            for k, (key, j) in enumerate(self._columns()):
+                data[:, k] = _as_float(*read_column(table, j), key, self.kind)
         try:
             return event.check(data)
         except DomainError as error:

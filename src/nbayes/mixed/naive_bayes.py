@@ -79,10 +79,11 @@ class NaiveBayes(BaseNB):
     columns : None, str, sequence of str or dict, default=None
         The kind of each column, among :func:`nbayes.mixed.blocks.column_kinds`: "gaussian",
         "categorical", "bernoulli", "multinomial", "poisson", "exponential", "kde",
-        "binned". None infers every column of a
+        "binned", "text" (free text as a bag of words). None infers every column of a
         pandas or polars DataFrame from its dtype (float and integer → gaussian,
-        bool → bernoulli, category/string/object → categorical; see
-        :mod:`nbayes.mixed.columns`); a dict names some columns (by name, or by index for
+        bool → bernoulli, category → categorical, string/object → text if its values
+        look like free text, else categorical; see :mod:`nbayes.mixed.columns`);
+        a dict names some columns (by name, or by index for
         arrays) and infers the rest; a tuple of columns as a key makes them one block
         (e.g. ``{("w1", "w2", "w3"): "multinomial"}``); a list gives one kind per
         column; one kind name applies to all. NumPy arrays need every column given.
@@ -104,7 +105,9 @@ class NaiveBayes(BaseNB):
         {"alpha": 1.0, "beta": 0.0}}``; defaults as in ``PoissonNB``, ``ExponentialNB``
         (``alpha``, ``beta``: the Gamma prior), ``KernelDensityNB`` (``bandwidth``,
         ``algorithm``, ``max_exact_samples``, ``max_bins``) and ``BinnedNB``
-        (``strategy``, ``n_bins``, ``max_bins``).
+        (``strategy``, ``n_bins``, ``max_bins``); the tokenizer of "text" takes
+        :class:`nbayes.text.Tokenizer`'s (``kind``, ``lowercase``, ``min_len``,
+        ``max_len``, ``numbers``, ``stop_words``, ``ngram_range``).
     fit_prior : bool, default=True
         Learn the class prior from the data; if False, uniform.
     class_prior : array-like of shape (n_classes,), default=None
@@ -284,7 +287,8 @@ class NaiveBayes(BaseNB):
 
     def describe(self, X=None) -> str:
         """Print and return each column's kind and where it came from (given, or
-        inferred from its dtype), for the fitted model or, if given, for table X."""
+        inferred from its dtype and values), for the fitted model or, if given, for
+        table X."""
         if X is not None:
             resolved = resolve_spec(self.columns, as_table(X), column_kinds())
         else:
@@ -295,7 +299,9 @@ class NaiveBayes(BaseNB):
         width = max(len("column"), *(len(str(column.key)) for column in resolved))
         lines = [f"{'column':<{width}}  {'kind':<12}  {'block':>5}  source"]
         for column in resolved:
-            source = "inferred from dtype" if column.inferred else "given"
+            source = "given"
+            if column.inferred:
+                source = "inferred from values" if column.kind == "text" else "inferred from dtype"
             lines.append(
                 f"{column.key!s:<{width}}  {column.kind:<12}  {block_of[column.key]:>5}  {source}"
             )
