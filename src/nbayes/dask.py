@@ -76,6 +76,8 @@ def fit(estimator, X, y, sample_weight=None, *, vectorizer=None, split_every: in
     split_every : int
         Fan-in of the tree reduction of the partition statistics.
 
+    Notes
+    -----
     The result equals ``estimator.fit`` on the concatenated data: counts exactly,
     Gaussian moments to rounding (pooled with Chan's formula). Each non-empty
     partition is one batch, so its sample weights must not all be zero. Only the

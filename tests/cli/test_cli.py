@@ -151,6 +151,21 @@ def test_model_saved_from_python(tmp_path):
     assert "x : y            b = 1   4.20 : 1" in info
 
 
+def test_a_composite_model_file_is_refused_in_one_line(tmp_path):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X = pd.DataFrame({"a": [0.0, 1.0, 2.0, 3.0], "b": [1.0, 1.0, 0.0, 0.0]})
+    pipeline = make_pipeline(StandardScaler(), nbayes.GaussianNB()).fit(X, ["x", "x", "y", "y"])
+    nbayes.save(pipeline, tmp_path / "p.nbm")
+    X.to_csv(tmp_path / "d.csv", index=False)
+    model, data = tmp_path / "p.nbm", tmp_path / "d.csv"
+    for args in (["inspect", model], ["predict", model, data], ["explain", model, data, "-i", "0"]):
+        result = run(*args, ok=False)
+        assert result.exit_code == 2, result.output
+        assert "holds a Pipeline; the command line works on nbayes estimators" in result.output
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -264,6 +264,8 @@ for name in sys.argv[2:]:
     data = np.load(f"{sys.argv[1]}/{name}.X.npz", allow_pickle=False)
     if "columns" in data:
         X = pd.DataFrame({c: data[c] for c in data["columns"]})
+    elif "documents" in data:
+        X = [str(document) for document in data["documents"]]
     else:
         X = data["X"]
     out[name] = model.predict_proba(X)
@@ -271,27 +273,80 @@ np.savez(f"{sys.argv[1]}/proba.npz", **out)
 """
 
 
-def test_model_files_load_in_a_fresh_process(tmp_path):
-    """Every model saved here and loaded by a new Python process that imports only
-    nbayes predicts the same probabilities, bit for bit."""
-    expected = {}
+def _composites():
+    """``(name, unfitted model, X, y)`` for every composite a model file holds: EM and
+    calibration around every estimator, the text classifier (plain and with EM), a
+    scaler pipeline and a ColumnTransformer pipeline."""
+    from composite_models import hide_labels, mixed_table, posts, reals
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    from nbayes.text import make_text_classifier
+
     for name in MODELS:
         model, X, y = example(name)
-        model.fit(X, y)
+        partial = y.astype(object)
+        partial[::3] = -1
+        yield f"em-{name}", nbayes.SemiSupervisedNB(model, max_iter=5), X, partial
+        yield f"calibrated-{name}", nbayes.CalibratedNB(clone(model), cv=3), X, y
+    X, y = reals()
+    isotonic = nbayes.CalibratedNB(nbayes.GaussianNB(), method="isotonic", cv=3)
+    yield "calibrated-isotonic", isotonic, X, y
+    yield "scaler-pipeline", make_pipeline(StandardScaler(), nbayes.GaussianNB()), X, y
+    table, y = mixed_table()
+    frame = pd.DataFrame(table, columns=["x", "z", "colour", "size"]).infer_objects()
+    columns = ColumnTransformer(
+        [("num", StandardScaler(), ["x", "z"]), ("cat", OneHotEncoder(), ["colour", "size"])]
+    )
+    yield "column-pipeline", make_pipeline(columns, nbayes.GaussianNB()), frame, y
+    documents, topics = posts(60, seed=0)
+    yield "text-classifier", make_text_classifier(), documents, topics
+    yield (
+        "text-classifier-em",
+        make_text_classifier(unlabeled_weight=0.3),
+        documents,
+        hide_labels(topics),
+    )
+
+
+def _save_input(path, X) -> None:
+    """X for the loading process, in a file numpy reads without pickle."""
+    if hasattr(X, "iloc"):
+        columns = {
+            c: X[c].to_numpy().astype(str) if X[c].dtype.kind not in "fiub" else X[c].to_numpy()
+            for c in X.columns
+        }
+        np.savez(path, columns=np.array(list(X.columns)), **columns)
+    elif isinstance(X, list):
+        np.savez(path, documents=np.array(X))
+    else:
+        np.savez(path, X=X)
+
+
+def test_model_files_load_in_a_fresh_process(tmp_path):
+    """Every model, and every composite around it (EM, calibration, the text
+    classifier, scikit-learn pipelines), saved here and loaded by a new Python process
+    that imports only nbayes (and pandas for tables), predicts the same probabilities,
+    bit for bit. One process loads them all, to keep the suite fast."""
+    pytest.importorskip("numba")  # the text classifier
+    entries = [(name, *example(name)) for name in MODELS]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # EM's convergence within the few iterations given
+        entries += [(name, model.fit(X, y), X, y) for name, model, X, y in _composites()]
+    expected = {}
+    for name, model, X, y in entries:
+        if name in MODELS:
+            model.fit(X, y)
         nbayes.save(model, tmp_path / f"{name}.nbm")
-        if hasattr(X, "iloc"):
-            columns = {
-                c: X[c].to_numpy().astype(str) if X[c].dtype.kind not in "fiub" else X[c].to_numpy()
-                for c in X.columns
-            }
-            np.savez(tmp_path / f"{name}.X.npz", columns=np.array(list(X.columns)), **columns)
-        else:
-            np.savez(tmp_path / f"{name}.X.npz", X=X)
+        _save_input(tmp_path / f"{name}.X.npz", X)
         expected[name] = model.predict_proba(X)
+    names = [name for name, *_ in entries]
     run = subprocess.run(
-        [sys.executable, "-c", LOADER, str(tmp_path), *MODELS], capture_output=True, text=True
+        [sys.executable, "-c", LOADER, str(tmp_path), *names], capture_output=True, text=True
     )
     assert run.returncode == 0, run.stderr
     with np.load(tmp_path / "proba.npz") as got:
-        for name in MODELS:
+        assert sorted(got.files) == sorted(names)
+        for name in names:
             assert_array_equal(got[name], expected[name], err_msg=name)

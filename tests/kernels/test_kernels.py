@@ -60,7 +60,7 @@ def test_blocked_gaussian_matches_scikit_learn():
     ours = nbayes.GaussianNB().fit(X, y, sample_weight=weights)
     theirs = sk.GaussianNB().fit(X, y, sample_weight=weights)
     np.testing.assert_allclose(ours.theta_, theirs.theta_, rtol=1e-12, atol=1e-12)
-    # the variance floor differs on purpose with weights (README): compare without it
+    # the variance floor differs on purpose with weights (docs/guide/estimators.md): without it
     np.testing.assert_allclose(ours.var_ - ours.epsilon_, theirs.var_ - theirs.epsilon_, rtol=1e-11)
     np.testing.assert_allclose(ours.class_count_, theirs.class_count_, rtol=1e-13)
     ours, theirs = nbayes.GaussianNB().fit(X, y), sk.GaussianNB().fit(X, y)

@@ -7,9 +7,10 @@ given or uniform prior, with ``alpha`` arrays) and compares ``predict``,
 attributes to ``rtol=1e-10``. Data: scikit-learn's bundled iris, wine, digits and
 breast_cancer, and the UCI sets in ``../shared/data`` (mushroom, car, nursery, adult).
 
-Where nbayes differs from scikit-learn on purpose (README, "Where nbayes differs"),
-the case is set up so the difference does not arise, and the documented behaviour is
-checked against an independent computation instead (see the tests at the bottom).
+Where nbayes differs from scikit-learn on purpose (docs/guide/estimators.md, "Where nbayes
+differs"), the case is set up so the difference does not arise, and the documented
+behaviour is checked against an independent computation instead (see the tests at the
+bottom).
 """
 
 from __future__ import annotations

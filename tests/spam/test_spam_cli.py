@@ -86,7 +86,7 @@ def test_classify_errors_exit_3(mail_dirs):
     assert binary.exit_code == 3 and binary.stdout_bytes == b"\x00\x01" * 800
     (mail_dirs / "junk.db").write_bytes(b"not sqlite at all" * 100)
     result = run("stats", "--db", mail_dirs / "junk.db")
-    assert result.exit_code == 1 and "cannot open token database" in result.output
+    assert result.exit_code == 3 and "not a token database" in result.output
 
 
 def test_evaluate_prints_the_trec_measures(mail_dirs):
@@ -145,7 +145,7 @@ def run_on_terminal(args: list, stdout_on_terminal: bool = False) -> tuple[str, 
 
     reader = threading.Thread(target=read_terminal)
     reader.start()
-    terminal, piped = open(follower, "w"), io.StringIO()
+    terminal, piped = open(follower, "w"), io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
     saved = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = (terminal if stdout_on_terminal else piped), terminal
     try:
@@ -155,7 +155,8 @@ def run_on_terminal(args: list, stdout_on_terminal: bool = False) -> tuple[str, 
         terminal.close()
         reader.join()
         os.close(leader)
-    return shown.decode(errors="replace"), piped.getvalue()
+    piped.flush()
+    return shown.decode(errors="replace"), piped.buffer.getvalue().decode()
 
 
 def test_progress_bars_on_a_terminal_and_none_when_piped(mail_dirs):

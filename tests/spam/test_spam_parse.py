@@ -12,7 +12,8 @@ import pytest
 from conftest import DATA, require_path
 
 from nbayes.spam import tokens as tokens_module
-from nbayes.spam.parse import MAX_PART_CHARS, MailParseError, html_to_text, parse_mail
+from nbayes.spam.markup import html_to_text
+from nbayes.spam.parse import MAX_PART_CHARS, MailParseError, parse_mail
 from nbayes.spam.sources import iter_mail
 from nbayes.spam.tokens import tokenize
 

@@ -16,18 +16,14 @@ from conftest import DATA, require_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from nbayes.spam.markup import _HTML_DROP, _HTML_TAG, _HTML_URL, html_to_text, html_urls
 from nbayes.spam.parse import (
-    _HTML_DROP,
-    _HTML_TAG,
-    _HTML_URL,
     MAX_PART_CHARS,
     Mail,
     MailParseError,
     check_is_mail,
     decode_bytes,
     decode_header_value,
-    html_to_text,
-    html_urls,
     parse_mail,
     read_message,
 )

@@ -57,7 +57,7 @@ def test_lookup_finds_exactly_the_stored_counts_of_any_tokens(tmp_path_factory, 
     stored = {t: (i + 1, 2 * i + 3) for i, t in enumerate([*ODD_TOKENS[::2], "b", "zz"])}
     with TokenStore(tmp_path_factory.mktemp("lookup") / "t.db") as store:
         with store.transaction():
-            store.db.executemany("INSERT INTO tokens VALUES (?, ?, ?)",
+            store.db.executemany("INSERT INTO tokens(token, ham, spam) VALUES (?, ?, ?)",
                                  [(t, h, s) for t, (h, s) in stored.items()])  # fmt: skip
         assert store.counts(wanted) == {t: stored[t] for t in wanted if t in stored}
         expected = [stored.get(t, (0, 0)) for t in wanted]

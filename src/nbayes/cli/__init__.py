@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from nbayes.cli._lazy import LazyGroup
-from nbayes.cli._tables import CLIError
 
 #: Errors that mean bad input: one line on stderr and exit status 2 (``--debug``: traceback).
 INPUT_ERRORS = (ValueError, TypeError, OSError, KeyError, ImportError)
@@ -18,6 +17,10 @@ class _Group(LazyGroup):
         except INPUT_ERRORS as exc:
             if ctx.params.get("debug"):
                 raise
+            # imported here: its table I/O (tempfile, pathlib) cost ``nbayes spam classify``,
+            # run once per delivered message, a tenth of its start-up
+            from nbayes.cli._tables import CLIError
+
             lines = str(exc).strip().splitlines()
             raise CLIError(lines[0] if lines else type(exc).__name__) from None
 

@@ -187,9 +187,15 @@ def _numbers(series, name: str, pd, allow_missing: bool = False) -> np.ndarray:
 
 def load_cli_model(path: str):
     """``(model, encoder, target)`` from a model file (target None if not CLI-trained)."""
+    from nbayes.core.base import BaseNB
     from nbayes.io import load_file
 
     loaded = load_file(path)
+    if not isinstance(loaded.model, BaseNB):
+        raise CLIError(
+            f"{path} holds a {type(loaded.model).__name__}; the command line works on "
+            "nbayes estimators (load composite models in Python with nbayes.load)"
+        )
     cli = loaded.metadata.get("cli")
     if isinstance(cli, dict) and "encoder" in cli:
         return loaded.model, TableEncoder.from_json(cli["encoder"]), cli.get("target")

@@ -136,7 +136,13 @@ class BaseNB(ClassifierMixin, BaseEstimator):
 
     def _restore(self, state: dict[str, Any]) -> BaseNB:
         """Set the fitted state ``state`` (``_state_attributes`` and ``"statistics"``),
-        e.g. from a model file or a merge; parameters are estimated lazily."""
+        e.g. from a model file or a merge; parameters are estimated lazily. ValueError
+        for a state with other attributes or no statistics."""
+        unexpected = sorted(set(state) - {*self._state_attributes, "statistics"})
+        if unexpected:
+            raise ValueError(f"unexpected fitted attribute {unexpected[0]!r:.40}.")
+        if "statistics" not in state:
+            raise ValueError("the fitted state holds no statistics.")
         for name in self._state_attributes:
             if name in state:
                 setattr(self, name, state[name])

@@ -1,5 +1,7 @@
 """What nbayes knows by name, independent of import order: the estimators a model file
-may name and the dataclasses (statistics, column layouts) it may build.
+may name, the other objects it may hold (meta-estimators, text transformers, and some
+scikit-learn classes), and the dataclasses (statistics, column layouts, tokenizers) it
+may build.
 
 Each table maps a name to ``"module:attribute"``; :func:`resolve` imports the module on
 first use. So a model file loads in a fresh process whatever was imported before, and
@@ -28,6 +30,42 @@ ESTIMATORS: dict[str, str] = {
     "NaiveBayes": "nbayes.mixed.naive_bayes:NaiveBayes",
 }
 
+#: The other nbayes objects a model file may hold: meta-estimators and text transformers.
+COMPONENTS: dict[str, str] = {
+    "SemiSupervisedNB": "nbayes.meta.semi_supervised:SemiSupervisedNB",
+    "CalibratedNB": "nbayes.meta.calibration:CalibratedNB",
+    "CountVectorizer": "nbayes.text.vectorizers:CountVectorizer",
+    "HashingVectorizer": "nbayes.text.vectorizers:HashingVectorizer",
+    "PostVectorizer": "nbayes.text.pipeline:PostVectorizer",
+    "RennieTransformer": "nbayes.text.transforms:RennieTransformer",
+}
+
+#: scikit-learn classes a model file may hold, each stored through its codec in
+#: :mod:`nbayes.core.sklearn_codecs` (same names there).
+SKLEARN: dict[str, str] = {
+    "sklearn.Pipeline": "sklearn.pipeline:Pipeline",
+    "sklearn.ColumnTransformer": "sklearn.compose:ColumnTransformer",
+    "sklearn.FunctionTransformer": "sklearn.preprocessing:FunctionTransformer",
+    "sklearn.StandardScaler": "sklearn.preprocessing:StandardScaler",
+    "sklearn.MinMaxScaler": "sklearn.preprocessing:MinMaxScaler",
+    "sklearn.MaxAbsScaler": "sklearn.preprocessing:MaxAbsScaler",
+    "sklearn.Normalizer": "sklearn.preprocessing:Normalizer",
+    "sklearn.Binarizer": "sklearn.preprocessing:Binarizer",
+    "sklearn.SimpleImputer": "sklearn.impute:SimpleImputer",
+    "sklearn.MissingIndicator": "sklearn.impute:MissingIndicator",
+    "sklearn.KBinsDiscretizer": "sklearn.preprocessing:KBinsDiscretizer",
+    "sklearn.OneHotEncoder": "sklearn.preprocessing:OneHotEncoder",
+    "sklearn.OrdinalEncoder": "sklearn.preprocessing:OrdinalEncoder",
+    "sklearn.TfidfTransformer": "sklearn.feature_extraction.text:TfidfTransformer",
+    "sklearn.CountVectorizer": "sklearn.feature_extraction.text:CountVectorizer",
+    "sklearn.TfidfVectorizer": "sklearn.feature_extraction.text:TfidfVectorizer",
+    "sklearn.HashingVectorizer": "sklearn.feature_extraction.text:HashingVectorizer",
+    "sklearn.IsotonicRegression": "sklearn.isotonic:IsotonicRegression",
+}
+
+#: Every table of objects a model file may hold (with parameters and a fitted state).
+SAVABLE: tuple[dict[str, str], ...] = (ESTIMATORS, COMPONENTS, SKLEARN)
+
 #: Dataclass name -> where it is defined: statistics and the column layout records.
 DATACLASSES: dict[str, str] = {
     "CountStats": "nbayes.events.counts:CountStats",
@@ -43,6 +81,7 @@ DATACLASSES: dict[str, str] = {
     "MixedStats": "nbayes.mixed.product:MixedStats",
     "Block": "nbayes.mixed.blocks:Block",
     "ResolvedColumn": "nbayes.mixed.columns:ResolvedColumn",
+    "Tokenizer": "nbayes.text.tokenize:Tokenizer",
 }
 
 
@@ -52,3 +91,36 @@ def resolve(table: dict[str, str], name: Any) -> Any:
         return None
     module, attribute = table[name].split(":")
     return getattr(importlib.import_module(module), attribute)
+
+
+def savable(name: Any) -> Any:
+    """The class a model file may hold under ``name`` (see :data:`SAVABLE`); None if
+    ``name`` is not allowed."""
+    for table in SAVABLE:
+        found = resolve(table, name)
+        if found is not None:
+            return found
+    return None
+
+
+def savable_name(cls: type) -> str | None:
+    """The name ``cls`` is stored under in model files; None if it may not be stored
+    (only modules of entries named like ``cls`` are imported to find out)."""
+    for table in SAVABLE:
+        for name, where in table.items():
+            if where.rsplit(":", 1)[1] == cls.__name__ and resolve(table, name) is cls:
+                return name
+    return None
+
+
+def codec(name: str) -> Any:
+    """How a model file stores the object called ``name``: the scikit-learn codec of
+    that name, else the object's own methods
+    (:class:`nbayes.core.fitted_attributes.OwnState`)."""
+    if name in SKLEARN:
+        from nbayes.core.sklearn_codecs import CODECS
+
+        return CODECS[name]
+    from nbayes.core.fitted_attributes import OwnState
+
+    return OwnState()

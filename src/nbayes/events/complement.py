@@ -27,21 +27,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes.core.validation import ClassWeights
-from nbayes.events import _domain
-from nbayes.events._contract import EventModel, lidstone_alpha, setting, skip_missing_setting
-from nbayes.events.counts import CountStats, LinearScorer, add_into, weighted_terms
-from nbayes.events.multinomial import (
-    Multinomial,
-    document_lengths,
-    sample_counts,
-    without_missing,
-)
+from nbayes.events._contract import setting
+from nbayes.events.counts import CountStats, LinearScorer
+from nbayes.events.multinomial import Multinomial, document_lengths, sample_counts
 
 __all__ = ["Complement", "ComplementParams", "CountStats"]
 
@@ -59,28 +52,18 @@ class ComplementParams:
 
 
 @dataclass(frozen=True)
-class Complement(EventModel[CountStats, ComplementParams]):
+class Complement(Multinomial):
     """The complement event model (Rennie et al.): multinomial counts, each class scored
-    by the weights of its complement; ``norm`` is Rennie's weight normalisation."""
+    by the weights of its complement; ``norm`` is Rennie's weight normalisation. The
+    statistics, input check and the linear score are the multinomial model's; the
+    estimate and the sampling differ."""
 
-    column_kind: ClassVar[bool] = False
     name: ClassVar[str] = "complement"
     factor_kind: ClassVar[str] = "weight"
-    adds_in_place: ClassVar[bool] = True
     uses_prior: ClassVar[bool] = False
+    column_kind: ClassVar[bool] = False
 
-    alpha: Any = lidstone_alpha()
     norm: bool = setting(False, "boolean")
-    skip_missing: bool = skip_missing_setting()
-
-    def check(self, X):
-        return _domain.nonnegative(X, "non-negative counts")
-
-    def zero(self, n_classes: int, n_features: int) -> CountStats:
-        return CountStats.zero(n_classes, n_features)
-
-    def add_into(self, stats: CountStats, X, W: ClassWeights) -> CountStats:
-        return add_into(stats, without_missing(X) if self.skip_missing else X, W)
 
     def estimate(self, stats: CountStats) -> ComplementParams:
         """Complement weights from the class-by-feature counts."""
@@ -93,18 +76,9 @@ class Complement(EventModel[CountStats, ComplementParams]):
                 weights = -logged
         return ComplementParams(weights)
 
-    def linear_terms(self, params: ComplementParams) -> tuple[NDArray, NDArray]:
-        """``score(x, c) = x @ coef[c] + intercept[c]``."""
-        weights = params.feature_log_prob
-        return weights, np.zeros(weights.shape[0])
-
-    def log_likelihood(self, params: ComplementParams, X) -> NDArray[np.float64]:
-        """The complement score ``sum_j x_j w_cj``, shape (n_samples, n_classes)."""
-        return params.scorer(without_missing(X) if self.skip_missing else X)
-
-    def log_likelihood_terms(self, params: ComplementParams, X) -> NDArray[np.float64]:
-        """``x_j w_cj`` per feature: shape (n_samples, n_classes, n_features)."""
-        return weighted_terms(without_missing(X), params.feature_log_prob)
+    def log_parameter_prior(self, params: ComplementParams) -> float:
+        """The complement weights are not the mode of a prior (not a generative model)."""
+        return 0.0
 
     def sample(self, params, stats, class_index, rng, length=None) -> NDArray[np.float64]:
         """Counts from each class's own smoothed multinomial (the complement weights are
@@ -112,7 +86,3 @@ class Complement(EventModel[CountStats, ComplementParams]):
         own = Multinomial(alpha=self.alpha).estimate(stats)
         lengths = document_lengths(stats, class_index, rng, length)
         return sample_counts(own.feature_log_prob, class_index, rng, lengths)
-
-    def value_grid(self, params, stats, j, class_prior) -> list:
-        """One occurrence of the feature."""
-        return [1]

@@ -38,6 +38,15 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from nbayes.core import posterior
+from nbayes.core.fitted_attributes import (
+    Field,
+    FittedAttributes,
+    StoresFittedAttributes,
+    instance,
+    real,
+    sequence_of,
+    with_methods,
+)
 from nbayes.core.validation import check_sample_weight, label_index
 
 # Search interval for log T: T from about 5e-5 to 2e4.
@@ -155,7 +164,7 @@ def _true_index(y_true: ArrayLike, shape: tuple[int, int], classes) -> NDArray[n
 
 
 # ---------------------------------------------------------------- calibrating
-class CalibratedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+class CalibratedNB(StoresFittedAttributes, MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """An nbayes estimator with cross-validated probability calibration.
 
     Parameters
@@ -192,6 +201,15 @@ class CalibratedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         "cv": ["cv_object"],
     }
 
+    #: What model files store (``classes_`` and the input's description are the model's).
+    _fitted_attributes = FittedAttributes(
+        {"estimator_": Field(with_methods("fit", "predict_proba", "predict_joint_log_proba"))},
+        {
+            "temperature_": Field(real(positive=True)),
+            "calibrators_": Field(sequence_of(instance(IsotonicRegression))),
+        },
+    )
+
     def __init__(self, estimator, *, method="temperature", cv=5):
         self.estimator = estimator
         self.method = method
@@ -212,11 +230,34 @@ class CalibratedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             self.temperature_ = fit_temperature(folds, truth, weights)
         else:
             self.calibrators_ = _fit_isotonic(folds, truth, weights, len(self.classes_))
-        self.estimator_ = clone(self.estimator).fit(X, y, sample_weight=sample_weight)
-        self.n_features_in_ = self.estimator_.n_features_in_
-        if hasattr(self.estimator_, "feature_names_in_"):
-            self.feature_names_in_ = self.estimator_.feature_names_in_
+        self._wrap(clone(self.estimator).fit(X, y, sample_weight=sample_weight))
         return self
+
+    def _wrap(self, model) -> None:
+        """Make the fitted ``model`` this one's, with its input description."""
+        self.estimator_ = model
+        self.n_features_in_ = model.n_features_in_
+        if hasattr(model, "feature_names_in_"):
+            self.feature_names_in_ = model.feature_names_in_
+
+    def _restore(self, state: dict) -> CalibratedNB:
+        """Set the fitted state read from a model file (see ``_fitted_attributes``)."""
+        super()._restore(state)
+        self._wrap(self.estimator_)
+        self.classes_ = self.estimator_.classes_
+        return self
+
+    def _check_restored(self) -> None:
+        """ValueError unless the calibration matches ``method`` (a temperature, or one
+        isotonic map per class, one for two classes) and the classes."""
+        n_classes = len(self.classes_)
+        if self.method == "temperature":
+            if not hasattr(self, "temperature_") or hasattr(self, "calibrators_"):
+                raise ValueError("a temperature calibration needs temperature_ only.")
+        elif hasattr(self, "temperature_") or len(getattr(self, "calibrators_", ())) != (
+            1 if n_classes == 2 else n_classes
+        ):
+            raise ValueError("an isotonic calibration needs one calibrator per class.")
 
     def predict_log_proba(self, X) -> NDArray[np.float64]:
         """Calibrated ``log P(y | x)``, shape (n_samples, n_classes)."""

@@ -57,12 +57,21 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from nbayes.core import posterior
 from nbayes.core.base import BaseNB
+from nbayes.core.fitted_attributes import (
+    Field,
+    FittedAttributes,
+    StoresFittedAttributes,
+    array,
+    boolean,
+    integer,
+    subclass_of,
+)
 from nbayes.core.validation import check_sample_weight, label_index, soft_class_weights
 
 UNLABELED = -1
 
 
-class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+class SemiSupervisedNB(StoresFittedAttributes, MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Naive Bayes trained on labelled and unlabelled rows by EM.
 
     Parameters
@@ -107,6 +116,17 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         "tol": [Interval(Real, 0, None, closed="left")],
     }
 
+    #: What model files store (``classes_`` and the input's description are the model's).
+    _fitted_attributes = FittedAttributes(
+        {
+            "estimator_": Field(subclass_of(BaseNB)),
+            "n_iter_": Field(integer(0)),
+            "log_likelihood_": Field(array("f")),
+            "log_posterior_": Field(array("f")),
+            "converged_": Field(boolean),
+        }
+    )
+
     def __init__(self, estimator, *, unlabeled_weight=1.0, max_iter=100, tol=1e-4):
         self.estimator = estimator
         self.unlabeled_weight = unlabeled_weight
@@ -132,11 +152,7 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             y_lab = _common_dtype(y_lab)
         model = clone(self.estimator)
         model.fit(X_lab, y_lab, sample_weight=_take(sample_weight, labelled))
-        self.estimator_ = model
-        self.classes_ = model.classes_
-        self.n_features_in_ = model.n_features_in_
-        if hasattr(model, "feature_names_in_"):
-            self.feature_names_in_ = model.feature_names_in_
+        self._wrap(model)
 
         problem = _Problem(
             X_lab=X_lab,
@@ -177,6 +193,33 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 stacklevel=2,
             )
         return self._record(history)
+
+    def _wrap(self, model: BaseNB) -> None:
+        """Make the fitted ``model`` this one's: its classes and input description."""
+        self.estimator_ = model
+        self.classes_ = model.classes_
+        self.n_features_in_ = model.n_features_in_
+        if hasattr(model, "feature_names_in_"):
+            self.feature_names_in_ = model.feature_names_in_
+
+    def _restore(self, state: dict) -> SemiSupervisedNB:
+        """Set the fitted state read from a model file (see ``_fitted_attributes``)."""
+        super()._restore(state)
+        self._wrap(self.estimator_)
+        return self
+
+    def _check_restored(self) -> None:
+        """ValueError unless the restored model is of the class ``estimator`` names and
+        the EM record has one entry per iteration plus the start, none NaN."""
+        if type(self.estimator_) is not type(self.estimator):
+            raise ValueError(
+                f"estimator_ is a {type(self.estimator_).__name__}, but estimator a "
+                f"{type(self.estimator).__name__}."
+            )
+        for name in ("log_likelihood_", "log_posterior_"):
+            record = getattr(self, name)
+            if record.shape != (self.n_iter_ + 1,) or np.any(np.isnan(record)):
+                raise ValueError(f"{name} must hold n_iter_ + 1 numbers.")
 
     def _record(self, history) -> SemiSupervisedNB:
         self.log_likelihood_ = np.array([h[0] for h in history])

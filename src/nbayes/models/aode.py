@@ -71,6 +71,8 @@ class AODE(_PairwiseNB):
     batch_size : int, default=None
         Rows scored at once in prediction; None chooses cache-sized blocks.
 
+    Notes
+    -----
     Memory: ``n_classes * V^2`` floats with ``V`` the total number of distinct
     values over all columns (50 columns × 20 values, 3 classes: 24 MB). Prediction
     costs ``O(n_classes * n_features^2)`` per row.

@@ -143,7 +143,9 @@ class ExponentialNB(_RateNB):
         ``beta``. The default is the maximum-likelihood estimate.
     priors, prior_alpha, batch_size : as in :class:`PoissonNB`.
 
-    Attributes are those of :class:`PoissonNB`.
+    Notes
+    -----
+    The fitted attributes are those of :class:`PoissonNB`.
     """
 
     _event_type = Exponential

@@ -10,29 +10,52 @@ finds wrong is kept as ``defects`` (names of :mod:`email.errors` defect classes)
 Only input that is not mail at all (empty, or mostly binary bytes) raises
 :class:`MailParseError`; truncated MIME, bad base64, unknown charsets and NUL
 bytes are decoded as far as they go.
+
+Hostile mail costs time linear in its size: header values are cut to
+:data:`MAX_HEADER_CHARS` characters (``Content-Type`` and ``Content-Disposition`` to
+:data:`MAX_PARAMETER_HEADER_CHARS`, whose parameters the ``email`` package parses in
+time quadratic in their length) before anything reads them, text parts to
+:data:`MAX_PART_CHARS`, and mail declaring more than :data:`MAX_BOUNDARIES` MIME
+boundaries (nesting that deep makes the feed parser recurse, and costs it time per
+line for every level) or holding more than :data:`MAX_DELIMITER_LINES` lines that
+start with ``--`` (parts) is read flat: its headers, and its body as one text part,
+with the defect ``TooManyMimeBoundaries``. HTML is stripped by scans that never
+go back over the text (:mod:`nbayes.spam.markup`).
 """
 
 from __future__ import annotations
 
 import codecs
-import html
+import itertools
 import re
 from dataclasses import dataclass, field
 from email import message_from_string
 from email.errors import (
     FirstHeaderLineIsContinuationDefect,
     InvalidHeaderDefect,
+    MessageDefect,
     MisplacedEnvelopeHeaderDefect,
     MissingHeaderBodySeparatorDefect,
 )
 from email.header import decode_header
 from email.message import Message
 from email.parser import Parser
-from email.policy import compat32
+from email.policy import Compat32
 
 #: Decoded text taken from one MIME part at most (characters); the rest is ignored,
 #: so a huge part costs bounded time.
 MAX_PART_CHARS = 256 * 1024
+#: Characters kept of a header's value (all its lines), before it is decoded or parsed.
+MAX_HEADER_CHARS = 16 * 1024
+#: The same for the headers whose parameters are parsed (``Content-Type``,
+#: ``Content-Disposition``): the ``email`` package takes time quadratic in their length.
+MAX_PARAMETER_HEADER_CHARS = 1024
+#: Mail declaring more MIME boundaries (and ``message/*`` parts) than this is read flat
+#: (see the module docstring).
+MAX_BOUNDARIES = 64
+#: The same for mail with more lines starting with ``--`` (the feed parser takes about
+#: 8 us per part: 10,000 parts cost it 0.08 s).
+MAX_DELIMITER_LINES = 10_000
 #: A message whose first 4 KiB hold more than this fraction of control bytes is binary.
 MAX_CONTROL_FRACTION = 0.10
 _SURROGATES = re.compile("[\udc80-\udcff]")
@@ -88,7 +111,15 @@ def parse_mail(raw: bytes) -> Mail:
         mail = Mail(parts=[("text/plain", "", "")])
         _add_text(raw[2:] if raw.startswith(b"\r\n") else raw[1:], "", "text/plain", mail)
         return mail
-    return mail_of_message(read_message(raw))
+    try:
+        return mail_of_message(read_message(raw))
+    except RecursionError:  # nesting the boundary count did not see (MAX_BOUNDARIES)
+        return mail_of_message(read_message(raw, flat=True))
+
+
+class TooManyMimeBoundaries(MessageDefect):
+    """More MIME boundaries (or ``message/*`` parts) than :data:`MAX_BOUNDARIES`: the
+    message was read flat, its body as one text part."""
 
 
 def mail_of_message(message: Message) -> Mail:
@@ -96,6 +127,11 @@ def mail_of_message(message: Message) -> Mail:
     mail = Mail()
     for name, value in message.raw_items():
         mail.headers.append((name.lower(), decode_header_value(value)))
+    if any(isinstance(defect, TooManyMimeBoundaries) for defect in message.defects):
+        mail.defects.add(TooManyMimeBoundaries.__name__)
+        mail.parts.append(("text/plain", "", ""))
+        _add_text(message.get_payload().encode("ascii", "surrogateescape"), "", "", mail)
+        return mail
     for part in message.walk():
         mail.defects.update(type(d).__name__ for d in part.defects)
         if part.is_multipart():
@@ -110,17 +146,46 @@ _HEADER_BLOCK = re.compile(
     r"(?:((?:From |[\041-\071\073-\176]*:|[\t ])[^\r\n]*(?:\r\n|\r|\n|\Z)))*"
 )
 _NEWLINE = re.compile(r"\r\n|\r|\n")
-_HEADER_PARSER = Parser(policy=compat32)
+#: Header names whose parameters the email package parses (lower case).
+_PARAMETER_HEADERS = frozenset({"content-type", "content-disposition"})
 
 
-def read_message(raw: bytes) -> Message:
+def cap_header(name: str, value: str) -> str:
+    """``value`` cut to :data:`MAX_HEADER_CHARS` (:data:`MAX_PARAMETER_HEADER_CHARS` for
+    the headers in :data:`_PARAMETER_HEADERS`)."""
+    if len(value) <= MAX_PARAMETER_HEADER_CHARS:
+        return value
+    if name.lower() in _PARAMETER_HEADERS:
+        return value[:MAX_PARAMETER_HEADER_CHARS]
+    return value[:MAX_HEADER_CHARS]
+
+
+class _CappedCompat32(Compat32):
+    """``compat32``, with every header value cut by :func:`cap_header` as the feed
+    parser reads it, in every part: nothing after that sees a longer value."""
+
+    def header_source_parse(self, sourcelines: list[str]) -> tuple[str, str]:
+        name, value = super().header_source_parse(sourcelines)
+        return name, cap_header(name, value)
+
+
+_POLICY = _CappedCompat32()
+_HEADER_PARSER = Parser(policy=_POLICY)
+# Counted in the lower-cased text of multipart and message/* mail: what nests MIME parts.
+_NESTING = (re.compile(r"boundary\s*="), re.compile(r"content-type:\s*message/"))
+
+
+def read_message(raw: bytes, *, flat: bool = False) -> Message:
     """``email.message_from_bytes(raw)`` (``compat32``), the same message, faster.
 
     The feed parser joins a single-part body from its lines one by one in Python;
     here it parses the header block only, and a body that is not ``multipart/*`` or
     ``message/*`` becomes the payload in one piece (with the defect the feed parser
     records when the empty line after the headers is missing). Multipart and
-    ``message/*`` mail is parsed in full, as before.
+    ``message/*`` mail is parsed in full, as before, unless it nests more than
+    :data:`MAX_BOUNDARIES` parts (or ``flat``): then its body is the payload in one
+    piece, and a :class:`TooManyMimeBoundaries` defect says so. Header values are cut
+    by :func:`cap_header`.
     """
     text = raw.decode("ascii", "surrogateescape")
     block = _HEADER_BLOCK.match(text)
@@ -130,7 +195,10 @@ def read_message(raw: bytes) -> Message:
     else:
         message = _header_block(text[:end].splitlines(True))
     if message.get_content_maintype() in ("multipart", "message"):
-        return message_from_string(text, policy=compat32)
+        flat = flat or text.count("\n--") > MAX_DELIMITER_LINES or _nesting(text) > MAX_BOUNDARIES
+        if not flat:
+            return message_from_string(text, policy=_POLICY)
+        message.defects.append(TooManyMimeBoundaries())
     body = text[end:]
     if separator := _NEWLINE.match(body):
         body = body[separator.end() :]
@@ -143,6 +211,16 @@ def read_message(raw: bytes) -> Message:
     return message
 
 
+def _nesting(text: str) -> int:
+    """MIME boundary parameters and ``message/*`` content types in ``text`` (counted up to
+    :data:`MAX_BOUNDARIES` + 1 of each)."""
+    lowered = text.lower()
+    return sum(
+        sum(1 for _ in itertools.islice(pattern.finditer(lowered), MAX_BOUNDARIES + 1))
+        for pattern in _NESTING
+    )
+
+
 # str.splitlines breaks lines (and so does the feed parser) at these too, not only at \r, \n.
 _OTHER_LINE_BREAK = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _EOL = re.compile(r"(\r\n|\r|\n)\Z")
@@ -152,7 +230,7 @@ def _header_block(lines: list[str]) -> Message:
     """The message the feed parser makes of a header block whose every line matches its
     ``headerRE`` (``FeedParser._parse_headers`` with the ``compat32`` policy, whose
     ``header_source_parse`` is inlined), without its line-by-line buffering."""
-    message = Message(policy=compat32)
+    message = Message(policy=_POLICY)
     name, value = "", []
     for number, line in enumerate(lines):
         if line[0] in " \t":
@@ -162,7 +240,7 @@ def _header_block(lines: list[str]) -> Message:
                 value.append(line)
             continue
         if name:
-            message.set_raw(name, "".join(value).rstrip("\r\n"))
+            message.set_raw(name, cap_header(name, "".join(value).rstrip("\r\n")))
             name, value = "", []
         if line.startswith("From "):
             if number == 0:
@@ -176,7 +254,7 @@ def _header_block(lines: list[str]) -> Message:
             continue
         name, value = line[:colon], [line[colon + 1 :].lstrip(" \t")]
     if name:
-        message.set_raw(name, "".join(value).rstrip("\r\n"))
+        message.set_raw(name, cap_header(name, "".join(value).rstrip("\r\n")))
     return message
 
 
@@ -267,6 +345,8 @@ def _add_text(payload: bytes, charset: str, content_type: str, mail: Mail) -> No
     """Decode a text part's payload (HTML turned into text) into ``mail``."""
     text = decode_bytes(payload[: 4 * MAX_PART_CHARS], charset or None)[:MAX_PART_CHARS]
     if content_type == "text/html" or (content_type == "text/plain" and _looks_like_html(text)):
+        from nbayes.spam.markup import html_to_text  # its patterns compiled for HTML only
+
         text, urls, tags = html_to_text(text)
         mail.urls.extend(urls)
         mail.html_tags.update(tags)
@@ -276,48 +356,3 @@ def _add_text(payload: bytes, charset: str, content_type: str, mail: Mail) -> No
 def _looks_like_html(text: str) -> bool:
     head = text[:2048].lower()
     return "<html" in head or "<body" in head
-
-
-_HTML_DROP = re.compile(r"<!--.*?-->|<(script|style)\b.*?</\1\s*>", re.S | re.I)
-_HTML_URL = re.compile(r"""\b(?:href|src|action)\s*=\s*["']?([^"'\s>]+)""", re.I)
-_HTML_TAG = re.compile(r"<\s*/?\s*([a-zA-Z][a-zA-Z0-9]*)[^>]*>")
-
-
-def html_to_text(markup: str) -> tuple[str, list[str], set[str]]:
-    """HTML to (visible text, URLs in href/src/action attributes, tag names).
-
-    Comments, scripts and styles are dropped, tags become spaces, and character
-    references are unescaped.
-    """
-    markup = _HTML_DROP.sub(" ", markup)
-    urls = [html.unescape(u) for u in html_urls(markup)]
-    # one pass over the tags: split gives the text between them and, from the pattern's
-    # group, their names (text, name, text, ...); the text joined by spaces is
-    # _HTML_TAG.sub(" ", markup)
-    pieces = _HTML_TAG.split(markup)
-    tags = {t.lower() for t in set(pieces[1::2])}
-    text = html.unescape(" ".join(pieces[::2]))
-    return text, urls, tags
-
-
-# _HTML_URL without re.I and without the leading \b, so that the regex engine's fast scan
-# for the first letters (h, s, a) applies: about twice as fast.
-_HTML_URL_LOWER = re.compile(r"""(?:href|src|action)\s*=\s*["']?([^"'\s>]+)""")
-
-
-def html_urls(markup: str) -> list[str]:
-    """``_HTML_URL.findall(markup)``, faster on ASCII markup: matched case-sensitively in
-    its lower-cased copy (the same length, and for ASCII text re.I is exactly that),
-    the word boundary before the attribute name checked here, as the scan would."""
-    if not markup.isascii():
-        return _HTML_URL.findall(markup)
-    lowered = markup.lower()
-    urls, position = [], 0
-    while (match := _HTML_URL_LOWER.search(lowered, position)) is not None:
-        start = match.start()
-        if start and (lowered[start - 1].isalnum() or lowered[start - 1] == "_"):
-            position = start + 1  # no word boundary: \b fails here, scan on
-            continue
-        urls.append(markup[match.start(1) : match.end(1)])
-        position = match.end()
-    return urls

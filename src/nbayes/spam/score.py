@@ -30,13 +30,12 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-from numpy.typing import NDArray
-
+from nbayes.spam._numpy import np  # imported on first use (nbayes.spam._numpy)
 from nbayes.spam.store import TokenStore, Totals
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
+    from numpy.typing import NDArray
 
 METHODS = ("fisher", "graham", "naive-bayes")
 

@@ -11,6 +11,10 @@ import numpy as np
 _WORD, _DIGIT, _LETTER, _SPACE = 1, 2, 4, 8
 
 KIND_WORD, KIND_NUMBER, KIND_URL, KIND_EMAIL, KIND_HOST = 0, 1, 2, 3, 4
+#: A compound longer than this (code points) is not kept whole. A rejected compound
+#: yields its first word run and is scanned again from its second run on, so without a
+#: bound hostile text (``a.`` * n) took time quadratic in n.
+MAX_COMPOUND = 256
 
 
 @nb.njit(cache=True, inline="always")
@@ -125,7 +129,7 @@ def rich_token(cps, i, n, cls, schemes):
     digits) form a compound, kept whole as an e-mail address (one ``@``, a dot
     after it, last label of >= 2 letters), a host name (no ``@``, a dot, last label
     of >= 2 letters) or a number (digit runs joined by ``.`` or ``,``); any other
-    compound yields only its first word run.
+    compound, and any longer than :data:`MAX_COMPOUND`, yields only its first word run.
     """
     for s in range(schemes.shape[0]):
         scheme = schemes[s]
@@ -175,12 +179,14 @@ def rich_token(cps, i, n, cls, schemes):
         if sep != 0x2D:
             last_start = j
             last_letters = True
-        while j < n and cls[cps[j]] & _WORD:
+        while j < n and cls[cps[j]] & _WORD and j - i <= MAX_COMPOUND:
             if not cls[cps[j]] & _DIGIT:
                 all_digits = False
             if not cls[cps[j]] & _LETTER:
                 last_letters = False
             j += 1
+        if j - i > MAX_COMPOUND:
+            return first_end, KIND_WORD, first_end
     if j == first_end:
         return first_end, KIND_WORD, first_end
     tld = last_letters and j - last_start >= 2

@@ -29,6 +29,14 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
+from nbayes.core.fitted_attributes import (
+    Field,
+    FittedAttributes,
+    StoresFittedAttributes,
+    dict_of,
+    instance,
+    integer,
+)
 from nbayes.text.headers import Post, split_post, strip_quotes, strip_signature
 from nbayes.text.tokenize import Tokenizer
 from nbayes.text.transforms import RennieTransformer
@@ -39,7 +47,7 @@ __all__ = ["PostVectorizer", "make_text_classifier"]
 _MODES = ("keep", "drop")
 
 
-class PostVectorizer(TransformerMixin, BaseEstimator):
+class PostVectorizer(StoresFittedAttributes, TransformerMixin, BaseEstimator):
     """Posts (str or bytes) -> counts of body tokens and ``<field>:<word>`` header tokens.
 
     Parameters
@@ -72,6 +80,15 @@ class PostVectorizer(TransformerMixin, BaseEstimator):
     n_body_features_ : int
         Columns ``[0, n_body_features_)`` are the body block.
     """
+
+    #: What model files store: the fitted vectorizers (each its vocabulary).
+    _fitted_attributes = FittedAttributes(
+        {
+            "body_vectorizer_": Field(instance(CountVectorizer)),
+            "header_vectorizers_": Field(dict_of(instance(CountVectorizer))),
+            "n_body_features_": Field(integer(1)),
+        }
+    )
 
     def __init__(
         self,
@@ -126,6 +143,35 @@ class PostVectorizer(TransformerMixin, BaseEstimator):
     def _body_tokenizer(self) -> Tokenizer:
         return self.tokenizer or Tokenizer(kind="rich", stop_words="english")
 
+    def _body_vectorizer(self) -> CountVectorizer:
+        """The body's vectorizer, unfitted."""
+        tokenizer = self._body_tokenizer()
+        # the vectorizer folds case when either it or its tokenizer says so: follow the tokenizer
+        return CountVectorizer(
+            tokenizer=tokenizer,
+            lowercase=tokenizer.lowercase,
+            ngram_range=self.ngram_range,
+            binary=self.binary,
+            min_df=self.min_df,
+            max_df=self.max_df,
+        )
+
+    def _field_vectorizer(self) -> CountVectorizer:
+        """A header field's vectorizer, unfitted: the body's tokenizer without stop
+        words, unigrams only."""
+        tokenizer = self._body_tokenizer()
+        field_tokenizer = Tokenizer(
+            kind=tokenizer.kind,
+            lowercase=tokenizer.lowercase,
+            min_len=tokenizer.min_len,
+            max_len=tokenizer.max_len,
+            numbers=tokenizer.numbers,
+            stop_words=None,
+        )
+        return CountVectorizer(
+            tokenizer=field_tokenizer, lowercase=tokenizer.lowercase, binary=self.binary
+        )
+
     # ------------------------------------------------------------ text
     def _parse(self, raw_documents) -> list[Post]:
         if isinstance(raw_documents, str | bytes):
@@ -153,31 +199,12 @@ class PostVectorizer(TransformerMixin, BaseEstimator):
         """Learn the vocabularies; the matrix (n_documents, n_features)."""
         fields = self._check_params()
         posts = self._parse(raw_documents)
-        tokenizer = self._body_tokenizer()
-        # the vectorizer folds case when either it or its tokenizer says so: follow the tokenizer
-        self.body_vectorizer_ = CountVectorizer(
-            tokenizer=tokenizer,
-            lowercase=tokenizer.lowercase,
-            ngram_range=self.ngram_range,
-            binary=self.binary,
-            min_df=self.min_df,
-            max_df=self.max_df,
-        )
+        self.body_vectorizer_ = self._body_vectorizer()
         blocks = [self.body_vectorizer_.fit_transform([self._body(p) for p in posts])]
         self.n_body_features_ = blocks[0].shape[1]
-        field_tokenizer = Tokenizer(
-            kind=tokenizer.kind,
-            lowercase=tokenizer.lowercase,
-            min_len=tokenizer.min_len,
-            max_len=tokenizer.max_len,
-            numbers=tokenizer.numbers,
-            stop_words=None,
-        )
         self.header_vectorizers_ = {}
         for field in fields:
-            vectorizer = CountVectorizer(
-                tokenizer=field_tokenizer, lowercase=tokenizer.lowercase, binary=self.binary
-            )
+            vectorizer = self._field_vectorizer()
             texts = [p.field(field) for p in posts]
             try:
                 blocks.append(vectorizer.fit_transform(texts))
@@ -185,6 +212,21 @@ class PostVectorizer(TransformerMixin, BaseEstimator):
                 continue
             self.header_vectorizers_[field] = vectorizer
         return self._stack(blocks)
+
+    def _check_restored(self) -> None:
+        """ValueError unless the parameters are valid, the fitted vectorizers are the
+        ones these parameters make, the body block is as wide as its vocabulary and
+        every header block is one of ``header_fields``."""
+        fields = self._check_params()
+        made = [(self._body_vectorizer(), self.body_vectorizer_)]
+        made += [(self._field_vectorizer(), v) for v in self.header_vectorizers_.values()]
+        if any(a.get_params() != b.get_params() for a, b in made):
+            raise ValueError("a fitted vectorizer's parameters are not the ones fit makes.")
+        if self.n_body_features_ != len(self.body_vectorizer_.vocabulary_):
+            raise ValueError("n_body_features_ does not match the body vocabulary.")
+        unknown = sorted(set(self.header_vectorizers_) - set(fields))
+        if unknown:
+            raise ValueError(f"a header vectorizer for {unknown[0]!r:.40} is not in header_fields.")
 
     def transform(self, raw_documents) -> sp.csr_matrix:
         """The matrix (n_documents, n_features) of new posts, fitted vocabularies."""

@@ -18,7 +18,9 @@ Two kinds of tokens:
     - numbers: digit runs joined by ``.`` or ``,`` (``3.14``, ``1,000,000``,
       ``192.168.0.1``).
 
-    Any other joined run (``e.g``, ``well-known``) splits into its word runs.
+    Any other joined run (``e.g``, ``well-known``) splits into its word runs, and so
+    does one longer than 256 code points (from its first word run on: the scan then
+    starts again at the next run, whose own joined run may be short enough to keep).
 
 Then, in this order: case folding (``lowercase``, Python's ``str.lower``, applied to
 the text before tokenizing, as scikit-learn does); dropping tokens shorter than
@@ -84,6 +86,8 @@ class Tokenizer:
         Tokens to drop (compared after case folding), before n-grams are formed.
     ngram_range : (int, int), default=(1, 1)
 
+    Notes
+    -----
     A Tokenizer is callable (``str | bytes -> list[str]``), so it can be passed as
     ``tokenizer=`` to scikit-learn's vectorizers as well as to nbayes's, which run
     it compiled. Bytes are decoded as UTF-8, invalid bytes replaced.

@@ -23,10 +23,21 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from nbayes.core.fitted_attributes import (
+    Field,
+    FittedAttributes,
+    StoresFittedAttributes,
+    array,
+    integer,
+    strings,
+)
+
 __all__ = ["RennieTransformer", "make_twcnb"]
 
 
-class RennieTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+class RennieTransformer(
+    StoresFittedAttributes, OneToOneFeatureMixin, TransformerMixin, BaseEstimator
+):
     """Rennie et al.'s log-TF, IDF and length normalisation of a count matrix.
 
     Parameters
@@ -50,6 +61,15 @@ class RennieTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         "idf": ["boolean"],
         "norm": [None, str],
     }
+
+    #: What model files store.
+    _fitted_attributes = FittedAttributes(
+        {"n_features_in_": Field(integer(1))},
+        {
+            "feature_names_in_": Field(strings),
+            "idf_": Field(array("f", finite=True, nonnegative=True)),
+        },
+    )
 
     def __init__(self, *, tf="log", idf=True, norm="l2"):
         self.tf = tf
@@ -79,6 +99,16 @@ class RennieTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
                 idf = np.log(X.shape[0] / np.asarray(df, dtype=np.float64))
             self.idf_ = np.where(df > 0, idf, 0.0)
         return self
+
+    def _check_restored(self) -> None:
+        """ValueError unless ``idf_`` is there exactly when ``idf``, one per feature."""
+        idf = getattr(self, "idf_", None)
+        if (idf is not None) != bool(self.idf):
+            raise ValueError("idf_ does not match the idf parameter.")
+        names = getattr(self, "feature_names_in_", None)
+        for value in (idf, names):
+            if value is not None and len(value) != self.n_features_in_:
+                raise ValueError("idf_ or feature_names_in_ does not match n_features_in_.")
 
     def transform(self, X) -> sp.csr_matrix | NDArray:
         """The transformed matrix, same shape and sparsity as X."""

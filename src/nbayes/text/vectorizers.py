@@ -22,6 +22,7 @@ from sklearn.feature_extraction import text as sk_text
 from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_is_fitted
 
+from nbayes.core.fitted_attributes import boolean, strings, vocabulary_terms
 from nbayes.text import _engine
 from nbayes.text.tokenize import Tokenizer, check_ngram_range, stop_word_set
 
@@ -267,12 +268,15 @@ class CountVectorizer(_Compiled, BaseEstimator):
             raise ValueError("Vocabulary indices must be 0 .. len(vocabulary) - 1, each once.")
         if not vocabulary:
             raise ValueError("empty vocabulary passed to fit")
-        terms = sorted(vocabulary, key=vocabulary.get)
+        self._use_terms(sorted(vocabulary, key=vocabulary.get))
+        self._vocabulary_cache = dict(vocabulary)
+
+    def _use_terms(self, terms: list[str]) -> None:
+        """Make ``terms`` the features, column j for ``terms[j]``, in the compiled tables."""
         index = self._vocab.add_features(terms)
         self._column = np.full(self._vocab.n_features, -1, np.int64)
         self._column[index] = np.arange(len(terms))
         self._features = index
-        self._vocabulary_cache = dict(vocabulary)
 
     def _finish(self, indptr, entries, counts, n_docs):
         """The count matrix of CSR rows of stream entries (columns from ``_column``)."""
@@ -286,6 +290,46 @@ class CountVectorizer(_Compiled, BaseEstimator):
             shape=(n_docs, len(self._features)),
         )
         return _as_scipy(X)
+
+    # ------------------------------------------------------------ model files
+    def _fitted_state(self) -> dict:
+        """What model files store: the terms in column order (n_features,) and whether
+        they were given. The compiled tables are rebuilt from them (:meth:`_restore`)."""
+        check_is_fitted(self, "fixed_vocabulary_")
+        return {
+            "vocabulary_": vocabulary_terms(self.vocabulary_),
+            "fixed_vocabulary_": self.fixed_vocabulary_,
+        }
+
+    def _restore(self, state: dict) -> CountVectorizer:
+        """The fitted vectorizer from its terms: the compiled tables built as a fit
+        with that vocabulary builds them (stop words, then the terms), so ``transform``
+        gives what the saved vectorizer gave."""
+        if sorted(state) != ["fixed_vocabulary_", "vocabulary_"]:
+            raise ValueError("a CountVectorizer's state is vocabulary_ and fixed_vocabulary_.")
+        terms = list(strings(state["vocabulary_"], "vocabulary_"))
+        fixed = boolean(state["fixed_vocabulary_"], "fixed_vocabulary_")
+        if not terms:
+            raise ValueError("vocabulary_ is empty.")
+        self._check_params()
+        self._rules = self._fast_rules()
+        vocabulary = {term: j for j, term in enumerate(terms)}
+        if self._rules is None:
+            self._fallback = self._sklearn()
+            self._fallback.vocabulary_ = vocabulary
+            self._fallback.fixed_vocabulary_ = fixed
+        else:
+            self._fallback = None
+            self._vocab = _engine.Vocabulary(self._rules)
+            self._vocab.add_stop_words(self._stop_words())
+            self._use_terms(terms)
+            self._vocab.compact()
+        self._vocabulary_cache = vocabulary
+        self.fixed_vocabulary_ = fixed
+        return self
+
+    def _check_restored(self) -> None:
+        """Nothing more: :meth:`_restore` checked the terms (distinct strings)."""
 
     # ------------------------------------------------------------ transform
     def transform(self, raw_documents):
@@ -392,6 +436,19 @@ class HashingVectorizer(_Compiled, BaseEstimator):
         """Check the parameters (there is nothing to learn)."""
         self._check_params()
         return self
+
+    def _fitted_state(self) -> dict:
+        """Nothing: a hashing vectorizer learns nothing (model files store its parameters)."""
+        return {}
+
+    def _restore(self, state: dict) -> HashingVectorizer:
+        if state:
+            raise ValueError("a HashingVectorizer has no fitted state.")
+        return self
+
+    def _check_restored(self) -> None:
+        """ValueError unless the parameters are valid."""
+        self._check_params()
 
     def partial_fit(self, X=None, y=None):
         """Check the parameters (there is nothing to learn)."""

@@ -1,21 +1,21 @@
-"""``nbayes spam stats`` and ``nbayes spam dump``."""
+"""``nbayes spam stats`` and ``nbayes spam dump``: reading the database, never writing it."""
 
 from __future__ import annotations
 
 import click
 
-from nbayes.cli.spam.options import db_option, open_store
-from nbayes.spam.store import SCHEMA_VERSION
+from nbayes.cli.spam.options import db_option, lock_timeout_option, open_store, tsv_field
 
 
 @click.command()
 @db_option
-def stats(db) -> None:
+@lock_timeout_option
+def stats(db, lock_timeout) -> None:
     """Messages and tokens in the token database."""
-    with open_store(db) as store, store.snapshot():
+    with open_store(db, lock_timeout, readonly=True) as store, store.snapshot():
         totals = store.totals()
     click.echo(f"database\t{db}")
-    click.echo(f"schema\t{SCHEMA_VERSION}")
+    click.echo(f"schema\t{store.version}")
     click.echo(f"spam messages\t{totals.messages[1]}")
     click.echo(f"ham messages\t{totals.messages[0]}")
     click.echo(f"tokens\t{totals.vocabulary}")
@@ -23,11 +23,18 @@ def stats(db) -> None:
 
 @click.command()
 @db_option
-def dump(db) -> None:
-    """Print token<TAB>ham<TAB>spam for every token, sorted, then the message counts."""
-    with open_store(db) as store, store.snapshot():
+@lock_timeout_option
+def dump(db, lock_timeout) -> None:
+    """Print token<TAB>ham<TAB>spam for every token, sorted, then the message counts.
+
+    Backslashes, tabs and line breaks in a token are written \\\\, \\t, \\n, \\r.
+    """
+    with open_store(db, lock_timeout, readonly=True) as store, store.snapshot():
         tokens, counts = store.all_counts()
         totals = store.totals()
-    for token, (ham, spam) in zip(tokens, counts.tolist(), strict=True):
-        click.echo(f"{token}\t{ham}\t{spam}")
+    lines = [
+        b"%s\t%d\t%d\n" % (tsv_field(token), ham, spam)
+        for token, (ham, spam) in zip(tokens, counts.tolist(), strict=True)
+    ]
+    click.echo(b"".join(lines), nl=False)
     click.echo(f".MSG_COUNT\t{totals.messages[0]}\t{totals.messages[1]}")

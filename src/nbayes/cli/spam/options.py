@@ -4,21 +4,44 @@ from __future__ import annotations
 
 import functools
 import itertools
+import os
 import sys
+from pathlib import Path
 
 import click
 
 from nbayes.spam.score import METHODS, ScoreSettings
-from nbayes.spam.store import StoreError, TokenStore
+from nbayes.spam.store import DEFAULT_TIMEOUT, TokenStore
 
 _DEFAULTS = ScoreSettings()
+#: What a command exits with when it cannot do its work (bogofilter's convention).
+EXIT_ERROR = 3
+
+
+def default_db() -> Path:
+    """``$XDG_DATA_HOME/nbayes/spam.db``, or ``~/.local/share/nbayes/spam.db`` where that
+    variable is unset, empty or not an absolute path (the XDG base directory rules)."""
+    base = os.environ.get("XDG_DATA_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base, "nbayes", "spam.db")
+
 
 db_option = click.option(
     "--db",
-    required=True,
     type=click.Path(dir_okay=False),
     envvar="NBAYES_SPAM_DB",
-    help="Token database (SQLite); also $NBAYES_SPAM_DB.",
+    default=lambda: str(default_db()),
+    show_default="$XDG_DATA_HOME/nbayes/spam.db",
+    help="Token database (SQLite), a file path; also $NBAYES_SPAM_DB.",
+)
+lock_timeout_option = click.option(
+    "--lock-timeout",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_TIMEOUT,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long to wait while another process holds the database's lock.",
 )
 exclude_option = click.option(
     "--exclude", multiple=True, metavar="GLOB", help="Skip files whose name matches (repeatable)."
@@ -91,18 +114,31 @@ def scoring_options(command):
     return wrapper
 
 
-def open_store(path: str, create: bool = False) -> TokenStore:
-    """The token store at ``path``, or a click error naming the problem."""
-    try:
-        return TokenStore(path, create=create)
-    except (StoreError, OSError) as error:
-        raise click.ClickException(str(error)) from None
-    except Exception as error:  # sqlite3.DatabaseError: not a database
-        raise click.ClickException(f"{path}: cannot open token database: {error}") from None
+def open_store(
+    path: str, timeout: float = DEFAULT_TIMEOUT, *, create: bool = False, readonly: bool = False
+) -> TokenStore:
+    """The token store at ``path`` (errors: :class:`~nbayes.spam.store.StoreError`, which
+    the ``spam`` group reports in one line with exit status 3). Creating one at the
+    default location makes its directory first (private to the user)."""
+    if create and Path(path) == default_db():
+        Path(path).parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return TokenStore(path, timeout=timeout, create=create, readonly=readonly)
+
+
+def tsv_field(text: str) -> bytes:
+    r"""``text`` for one field of a tab-separated line, as the bytes the file system
+    uses (names undecodable in UTF-8 stay as they are): backslash, tab, newline and
+    carriage return written ``\\``, ``\t``, ``\n``, ``\r``, so a line is one record."""
+    raw = os.fsencode(text)
+    if b"\\" in raw or b"\t" in raw or b"\n" in raw or b"\r" in raw:
+        raw = raw.replace(b"\\", b"\\\\").replace(b"\t", b"\\t").replace(b"\n", b"\\n")
+        raw = raw.replace(b"\r", b"\\r")
+    return raw
 
 
 def report(name: str, problem: str) -> None:
-    click.echo(f"nbayes: {name}: {problem}", err=True)
+    """``nbayes: NAME: PROBLEM`` on stderr, one line (the name escaped as in TSV)."""
+    click.echo(f"nbayes: {os.fsdecode(tsv_field(name))}: {problem}", err=True)
 
 
 def progress_bar(label: str, *, prints_lines: bool = False):

@@ -8,6 +8,7 @@ from nbayes.cli.spam.options import (
     db_option,
     exclude_option,
     jobs_option,
+    lock_timeout_option,
     open_store,
     progress_bar,
     report,
@@ -44,6 +45,7 @@ def _with_sources(command):
 
 @click.command()
 @db_option
+@lock_timeout_option
 @_with_sources
 @exclude_option
 @click.option(
@@ -62,11 +64,13 @@ def _with_sources(command):
 )
 @jobs_option
 @scoring_options
-def train(db, spam_sources, ham_sources, exclude, mode, batch_size, jobs, settings) -> None:
+def train(
+    db, lock_timeout, spam_sources, ham_sources, exclude, mode, batch_size, jobs, settings
+) -> None:
     """Learn spam and ham messages into the token database DB."""
     if not spam_sources and not ham_sources:
         raise click.UsageError("give at least one --spam or --ham source")
-    with open_store(db, create=True) as store:
+    with open_store(db, lock_timeout, create=True) as store:
         spam = iter_mail(spam_sources, exclude=exclude, on_error=report)
         ham = iter_mail(ham_sources, exclude=exclude, on_error=report)
         with progress_bar("training") as bar:
@@ -88,13 +92,14 @@ def train(db, spam_sources, ham_sources, exclude, mode, batch_size, jobs, settin
 
 @click.command()
 @db_option
+@lock_timeout_option
 @_with_sources
 @exclude_option
-def unlearn(db, spam_sources, ham_sources, exclude) -> None:
+def unlearn(db, lock_timeout, spam_sources, ham_sources, exclude) -> None:
     """Reverse the training of these messages exactly (all or nothing)."""
     if not spam_sources and not ham_sources:
         raise click.UsageError("give at least one --spam or --ham source")
-    with open_store(db) as store:
+    with open_store(db, lock_timeout) as store:
         spam = iter_mail(spam_sources, exclude=exclude, on_error=report)
         ham = iter_mail(ham_sources, exclude=exclude, on_error=report)
         messages = list(tokenized(interleave(spam, ham), on_error=report))

@@ -1,0 +1,159 @@
+"""``nbayes spam classify``: one message from stdin, as a mail delivery agent runs it.
+
+It never loses or holds up mail. With ``--passthrough`` the message always comes
+back whole on stdout: marked with its verdict, or, on any failure at all (a message
+the parser chokes on, a missing, locked or corrupt database, a bad option, a bug),
+unchanged, with one line on stderr and exit status 3.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+
+import click
+
+from nbayes.cli.spam.options import (
+    EXIT_ERROR,
+    db_option,
+    lock_timeout_option,
+    scoring_options,
+)
+from nbayes.spam.mark import DEFAULT_HEADER, POINTS, check_header_name
+
+EXIT = {"Spam": 0, "Ham": 1, "Unsure": 2}
+_PASSTHROUGH_FLAG = re.compile(r"--passthrough|-[a-zA-Z]*p[a-zA-Z]*")
+
+
+class _PassThroughOnUsageError(click.Command):
+    """Usage errors exit with status 3, not click's 2 (which means Unsure here), and
+    with ``-p`` the message still goes through, unchanged."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, list(args), parent=parent, **extra)
+        except click.exceptions.Exit:
+            raise
+        except click.ClickException as error:
+            error.show()
+            options = args[: args.index("--")] if "--" in args else args
+            if any(_PASSTHROUGH_FLAG.fullmatch(a) for a in options):
+                shutil.copyfileobj(sys.stdin.buffer, sys.stdout.buffer)
+                sys.stdout.flush()
+            sys.exit(EXIT_ERROR)
+
+
+def _header_name(_ctx, _param, value: str) -> str:
+    try:
+        return check_header_name(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+@click.command(cls=_PassThroughOnUsageError)
+@db_option
+@lock_timeout_option
+@click.option(
+    "--passthrough",
+    "-p",
+    is_flag=True,
+    help="Write the message to stdout with the verdict header added (unchanged on error).",
+)
+@click.option(
+    "--exit-zero",
+    "-e",
+    is_flag=True,
+    help="Exit 0 for spam, ham and unsure alike (3 still means an error), for mail "
+    "delivery agents that take a filter's non-zero exit for a failure (procmail).",
+)
+@click.option(
+    "--update",
+    "-u",
+    is_flag=True,
+    help="Learn the message as its verdict when that is Spam or Ham (bogofilter's -u); "
+    "a message already learnt is not counted twice.",
+)
+@click.option(
+    "--header",
+    default=DEFAULT_HEADER,
+    show_default=True,
+    callback=_header_name,
+    help="Name of the verdict header (replaces any the message has).",
+)
+@click.option(
+    "--subject-tag",
+    default="",
+    metavar="TAG",
+    help="Put TAG at the front of the Subject of spam (with --passthrough).",
+)
+@click.option(
+    "--spamassassin-headers",
+    is_flag=True,
+    help="Also add X-Spam-Flag, X-Spam-Status and X-Spam-Level as SpamAssassin does "
+    "(points: 10 x score), for mail rules written for it (with --passthrough).",
+)
+@scoring_options
+def classify(
+    db, lock_timeout, passthrough, exit_zero, update, header, subject_tag, spamassassin_headers,
+    settings,
+) -> None:  # fmt: skip
+    """Classify one message from stdin: exit 0 spam, 1 ham, 2 unsure, 3 error."""
+    raw = sys.stdin.buffer.read()
+    try:
+        verdict, value = _classify(raw, db, lock_timeout, settings, update)
+        if passthrough:
+            spamassassin = POINTS * value if spamassassin_headers else None
+            output = _marked(
+                raw, verdict, value, header=header, subject_tag=subject_tag,
+                spamassassin=spamassassin, threshold=POINTS * settings.spam_cutoff,
+            )  # fmt: skip
+        else:
+            output = None
+    except Exception as error:  # anything at all: the message goes through unchanged
+        click.echo(f"nbayes: {_one_line(error)}", err=True)
+        if passthrough:
+            sys.stdout.buffer.write(raw)
+            sys.stdout.flush()
+        sys.exit(EXIT_ERROR)
+    if output is None:
+        click.echo(f"{verdict}\t{value:.6f}")
+    else:
+        sys.stdout.buffer.write(output)
+        sys.stdout.flush()
+    sys.exit(0 if exit_zero else EXIT[verdict])
+
+
+def _classify(raw: bytes, db: str, timeout: float, settings, update: bool) -> tuple[str, float]:
+    """(verdict, score) of ``raw``; with ``update``, learnt as its verdict if not Unsure."""
+    from nbayes.cli.spam.options import open_store
+    from nbayes.spam.single import score_message
+    from nbayes.spam.tokens import tokenize
+
+    tokens = tokenize(raw)
+    with open_store(db, timeout, readonly=not update) as store:
+        value = score_message(store, tokens, settings)
+        verdict = settings.verdict(value)
+        if update and verdict != "Unsure":  # once per message, however often it comes
+            from nbayes.spam.feedback import tell
+
+            tell(store, tokens, raw, verdict.lower(), learn=True)
+    return verdict, value
+
+
+def _marked(raw: bytes, verdict: str, value: float, **how) -> bytes:
+    from nbayes.spam.mark import mark
+
+    return mark(raw, verdict, value, **how)
+
+
+def _one_line(error: BaseException) -> str:
+    """An error in one line: its message (a StoreError or MailParseError says what went
+    wrong), or its type and message for anything unexpected."""
+    from nbayes.spam.parse import MailParseError
+    from nbayes.spam.store import StoreError
+
+    text = " ".join(str(error).split())
+    if isinstance(error, (StoreError, MailParseError, OSError)):
+        return text or type(error).__name__
+    return f"cannot classify this message: {type(error).__name__}: {text}"[:500]

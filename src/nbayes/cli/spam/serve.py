@@ -1,0 +1,137 @@
+"""``nbayes spam serve``: a spamd-compatible daemon (``spamc`` and MTA setups built for it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from nbayes.cli.spam.classify import _header_name
+from nbayes.cli.spam.options import db_option, lock_timeout_option, open_store, scoring_options
+from nbayes.spam.mark import DEFAULT_HEADER
+
+
+def _listen(_ctx, _param, values: tuple[str, ...]) -> list[tuple[str, int]]:
+    from nbayes.spam.server import parse_listen
+
+    try:
+        return [parse_listen(value) for value in values]
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+def _mode(_ctx, _param, value: str | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        mode = int(value, 8)
+    except ValueError:
+        mode = -1
+    if not 0 <= mode <= 0o777:
+        raise click.BadParameter(f"an octal file mode such as 660, got {value!r}")
+    return mode
+
+
+@click.command()
+@db_option
+@lock_timeout_option
+@click.option(
+    "--listen",
+    multiple=True,
+    callback=_listen,
+    metavar="HOST:PORT",
+    help="TCP address to listen on ([::1]:783 for IPv6, *:783 for every interface; "
+    "repeatable) [default: 127.0.0.1:783 where no --socket is given].",
+)
+@click.option(
+    "--socket",
+    "sockets",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Unix socket to listen on (spamc -U PATH; repeatable).",
+)
+@click.option("--socket-mode", callback=_mode, metavar="OCTAL", help="Permissions of --socket.")
+@click.option(
+    "--allow-tell",
+    is_flag=True,
+    help="Accept TELL (spamc -L spam|ham|forget): learning into the database, which is "
+    "created if missing.",
+)
+@click.option(
+    "--max-connections",
+    type=click.IntRange(min=1),
+    default=16,
+    show_default=True,
+    help="Requests answered at once (the others wait).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=30.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Give up on a client that sends or reads nothing for this long.",
+)
+@click.option(
+    "--max-size",
+    type=click.IntRange(min=1),
+    default=64 * 2**20,
+    show_default=True,
+    metavar="BYTES",
+    help="Largest message accepted.",
+)
+@click.option(
+    "--header",
+    default=DEFAULT_HEADER,
+    show_default=True,
+    callback=_header_name,
+    help="Name of the verdict header PROCESS and HEADERS add.",
+)
+@click.option(
+    "--subject-tag", default="", metavar="TAG", help="Put TAG at the front of the Subject of spam."
+)
+@click.option(
+    "--spamassassin-headers/--no-spamassassin-headers",
+    default=True,
+    show_default=True,
+    help="Also add X-Spam-Flag, X-Spam-Status and X-Spam-Level, as spamd does.",
+)
+@click.option("--verbose", "-v", is_flag=True, help="Log a line per request on stderr.")
+@scoring_options
+def serve(
+    db, lock_timeout, listen, sockets, socket_mode, allow_tell, max_connections, timeout,
+    max_size, header, subject_tag, spamassassin_headers, verbose, settings,
+) -> None:  # fmt: skip
+    """Answer spamd's protocol (SPAMC/1.5: CHECK, SYMBOLS, REPORT, PROCESS, HEADERS,
+    PING, TELL) from the token database, for spamc and mail servers built for spamd.
+
+    Scores are points: 10 times the filter's score against 10 times --spam-cutoff, so
+    `spamc -c` prints e.g. 9.9/9.0 and exits 1 for spam, 0 for ham and unsure.
+    """
+    from nbayes.spam.server import DEFAULT_PORT, Limits, StorePool, serve
+    from nbayes.spam.spamd import Filter, Marking
+
+    if not listen and not sockets:
+        listen = [("127.0.0.1", DEFAULT_PORT)]
+    if allow_tell:
+        open_store(db, lock_timeout, create=True).close()  # makes the default directory
+    pool = StorePool(Path(db), lock_timeout, writable=allow_tell)
+    marking = Marking(header, subject_tag, spamassassin_headers)
+    answering = Filter(pool.reader, pool.writer if allow_tell else None, settings, marking)
+    try:
+        serve(
+            answering, listen=listen, sockets=list(sockets), socket_mode=socket_mode,
+            limits=Limits(max_connections, timeout, max_size), verbose=verbose,
+            on_hangup=pool.reset,
+        )  # fmt: skip
+    except OSError as error:
+        raise click.ClickException(f"cannot listen: {_in_words(error)}") from None
+    finally:
+        pool.close()
+
+
+def _in_words(error: OSError) -> str:
+    text = error.strerror or str(error)
+    if isinstance(error, PermissionError):
+        text += " (ports below 1024 need root: --listen 127.0.0.1:PORT with spamc -p PORT)"
+    return text

@@ -1,0 +1,249 @@
+"""The spamd protocol (SPAMC/1.5), as SpamAssassin's ``spamc`` client speaks it.
+
+A request is a line ``METHOD SPAMC/1.5``, header lines ``Name: value``, an empty line
+and the message (``Content-length`` bytes, zlib-compressed where ``Compress: zlib``);
+lines end in CRLF. A response is ``SPAMD/1.5 <code> <text>``, headers, an empty line
+and a body. The methods and what :class:`Filter` answers:
+
+=============  ===============================================================
+PING           ``SPAMD/1.5 0 PONG``
+CHECK          the ``Spam`` header only
+SYMBOLS        ``Spam``; body: the rule names that fired (``NBAYES_SPAM`` ...)
+REPORT         ``Spam``; body: a report (the verdict and the strongest clues)
+REPORT_IFSPAM  as REPORT, the body only for spam
+PROCESS        ``Spam``; body: the message marked (:func:`nbayes.spam.mark.mark`)
+HEADERS        ``Spam``; body: the marked header block (spamc adds the body back)
+TELL           learn or forget: ``Message-class: spam|ham`` with ``Set: local``
+               or ``Remove: local``; answers ``DidSet``/``DidRemove: local`` where
+               the database changed (only with ``allow_tell``; ``remote`` ignored)
+SKIP           nothing: the connection is closed
+=============  ===============================================================
+
+``Spam: True ; 9.9 / 9.0`` carries the verdict (``True`` for Spam only, Unsure is
+``False``) and the score as *points*: 10 times the filter's score in [0, 1], against 10
+times the spam cutoff, so ``spamc -c`` prints ``9.9/9.0`` and exits 1 for spam and 0
+otherwise. The ``User`` header is read and ignored: one database serves every user.
+A request the server cannot answer gets a status other than 0 (spamc then passes the
+message through unchanged): 65 (EX_DATAERR) for input that is not mail or too large,
+69 (EX_UNAVAILABLE) for TELL where it is not allowed, 75 (EX_TEMPFAIL) for a locked
+database, 70 (EX_SOFTWARE) for other failures, 76 (EX_PROTOCOL) for a malformed
+request.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+from nbayes.spam.feedback import tell
+from nbayes.spam.mark import POINTS, mark, split_head
+from nbayes.spam.parse import MailParseError
+from nbayes.spam.score import ScoreSettings, score_tokens
+from nbayes.spam.single import clues, fisher_score
+from nbayes.spam.store import StoreError, TokenStore
+from nbayes.spam.tokens import tokenize
+
+PROTOCOL = "SPAMD/1.5"
+EX_OK, EX_DATAERR, EX_UNAVAILABLE, EX_SOFTWARE, EX_TEMPFAIL, EX_PROTOCOL = 0, 65, 69, 70, 75, 76
+_STATUS_TEXT = {
+    EX_OK: "EX_OK", EX_DATAERR: "EX_DATAERR", EX_UNAVAILABLE: "EX_UNAVAILABLE",
+    EX_SOFTWARE: "EX_SOFTWARE", EX_TEMPFAIL: "EX_TEMPFAIL", EX_PROTOCOL: "EX_PROTOCOL",
+}  # fmt: skip
+METHODS = ("PING", "CHECK", "SYMBOLS", "REPORT", "REPORT_IFSPAM", "PROCESS", "HEADERS", "TELL",
+           "SKIP")  # fmt: skip
+MAX_LINE = 8192
+MAX_HEADERS = 64
+
+
+class ProtocolError(Exception):
+    """A request that is not spamd protocol (answered with ``code`` and closed)."""
+
+    def __init__(self, text: str, code: int = EX_PROTOCOL) -> None:
+        super().__init__(text)
+        self.code = code
+
+
+@dataclass
+class Request:
+    """A parsed request: method, protocol version, headers (lower-case names), message."""
+
+    method: str
+    version: str
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes = b""
+
+
+def read_request(stream: BinaryIO, max_size: int) -> Request | None:
+    """The next request on ``stream`` (a socket's file); None if the client sent nothing.
+    :class:`ProtocolError` for a malformed request or a message over ``max_size`` bytes."""
+    line = stream.readline(MAX_LINE + 1)
+    if not line:
+        return None
+    method, _, version = line.rstrip(b"\r\n").decode("latin-1").partition(" ")
+    if method not in METHODS or not version.startswith("SPAMC/"):
+        raise ProtocolError(f"bad request line: {line[:80]!r}")
+    headers: dict[str, str] = {}
+    while (line := stream.readline(MAX_LINE + 1)) not in (b"\r\n", b"\n"):
+        name, colon, value = line.decode("latin-1").partition(":")
+        if not colon or len(headers) >= MAX_HEADERS or len(line) > MAX_LINE:
+            raise ProtocolError(f"bad header line: {line[:80]!r}")
+        headers[name.strip().lower()] = value.strip()
+    request = Request(method, version, headers)
+    if method in ("PING", "SKIP"):
+        return request
+    request.body = _read_body(stream, headers, max_size)
+    return request
+
+
+def _read_body(stream: BinaryIO, headers: dict[str, str], max_size: int) -> bytes:
+    length = headers.get("content-length")
+    if length is None:  # protocol 1.2 and older: the message runs to the end
+        body = stream.read(max_size + 1)
+    else:
+        if not length.isdigit():
+            raise ProtocolError(f"bad Content-length: {length!r}")
+        if int(length) > max_size:
+            raise ProtocolError(f"message of {length} bytes, over {max_size}", EX_DATAERR)
+        body = stream.read(int(length))
+        if len(body) != int(length):
+            raise ProtocolError(f"message cut short: {len(body)} of {length} bytes")
+    if headers.get("compress", "").lower() == "zlib":
+        inflate = zlib.decompressobj()
+        try:
+            body = inflate.decompress(body, max_size + 1)
+        except zlib.error as error:
+            raise ProtocolError(f"bad zlib data: {error}", EX_DATAERR) from None
+    if len(body) > max_size:
+        raise ProtocolError(f"message over {max_size} bytes", EX_DATAERR)
+    return body
+
+
+def response(code: int, headers: list[tuple[str, str]] = (), body: bytes | None = None) -> bytes:
+    """A response: status line, headers (``Content-length`` added for a body), body."""
+    lines = [f"{PROTOCOL} {code} {_STATUS_TEXT.get(code, 'EX_SOFTWARE')}"]
+    lines += [f"{name}: {value}" for name, value in headers]
+    if body is not None:
+        lines.append(f"Content-length: {len(body)}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + (body or b"")
+
+
+@dataclass(frozen=True)
+class Marking:
+    """How PROCESS and HEADERS mark a message (see :func:`nbayes.spam.mark.mark`)."""
+
+    header: str = "X-Nbayes-Spam"
+    subject_tag: str = ""
+    spamassassin_headers: bool = True
+
+
+class Filter:
+    """Answers spamd requests from a token store (no sockets: see
+    :mod:`nbayes.spam.server`). ``reader()`` and ``writer()`` are context managers
+    giving a store to read and one to write (TELL); ``allow_tell`` enables TELL."""
+
+    def __init__(
+        self,
+        reader: Callable[[], AbstractContextManager[TokenStore]],
+        writer: Callable[[], AbstractContextManager[TokenStore]] | None,
+        settings: ScoreSettings,
+        marking: Marking = Marking(),
+    ) -> None:
+        self.reader, self.writer = reader, writer
+        self.settings, self.marking = settings, marking
+
+    def answer(self, request: Request) -> bytes:
+        """The response bytes for ``request`` (errors become status codes)."""
+        if request.method == "PING":
+            return f"{PROTOCOL} 0 PONG\r\n".encode()
+        try:
+            tokens = tokenize(request.body)
+        except MailParseError as error:
+            raise ProtocolError(f"not a mail message: {error}", EX_DATAERR) from None
+        if request.method == "TELL":
+            return self._tell(request, tokens)
+        with self.reader() as store, store.snapshot():
+            counts = store.counts(tokens)
+            totals = store.totals(vocabulary=False)
+            if self.settings.method == "fisher":
+                score = fisher_score(tokens, counts, totals, self.settings)
+            else:
+                score = float(score_tokens(store, [tokens], self.settings)[0])
+        verdict = self.settings.verdict(score)
+        spam = [("Spam", self._spam_header(verdict, score))]
+        method = request.method
+        if method == "CHECK":
+            return response(EX_OK, spam, b"")
+        if method == "SYMBOLS":
+            return response(EX_OK, spam, f"NBAYES_{verdict.upper()}".encode())
+        if method in ("REPORT", "REPORT_IFSPAM"):
+            if method == "REPORT_IFSPAM" and verdict != "Spam":
+                return response(EX_OK, spam, b"")
+            strongest = clues(tokens, counts, totals, self.settings)
+            return response(EX_OK, spam, self._report(verdict, score, strongest))
+        marked = mark(
+            request.body, verdict, score, header=self.marking.header,
+            subject_tag=self.marking.subject_tag,
+            spamassassin=self._points(score) if self.marking.spamassassin_headers else None,
+            threshold=self._points(self.settings.spam_cutoff),
+        )  # fmt: skip
+        if method == "HEADERS":  # the header block and the empty line: spamc adds the body
+            head, rest = split_head(marked)
+            blank = (
+                b"\r\n" if rest.startswith(b"\r\n") else b"\n" if rest.startswith(b"\n") else b""
+            )
+            return response(EX_OK, spam, head + blank)
+        return response(EX_OK, spam, marked)
+
+    def _points(self, score: float) -> float:
+        return POINTS * score
+
+    def _spam_header(self, verdict: str, score: float) -> str:
+        points, threshold = self._points(score), self._points(self.settings.spam_cutoff)
+        return f"{verdict == 'Spam'} ; {points:.1f} / {threshold:.1f}"
+
+    def _report(self, verdict: str, score: float, strongest: list[tuple[str, float]]) -> bytes:
+        points, threshold = self._points(score), self._points(self.settings.spam_cutoff)
+        lines = [
+            f"nbayes scored this message {verdict}: {points:.1f} points, {threshold:.1f}"
+            " needed for spam.",
+            "",
+            f"Content analysis details:   ({points:.1f} points, {threshold:.1f} required)",
+            "",
+            " pts rule name              description",
+            "---- ---------------------- --------------------------------------------------",
+            f"{points:4.1f} NBAYES_{verdict.upper():<15} Bayesian spam probability {score:.4f}",
+            "",
+            "Strongest clues (token: its spam probability f(w)):",
+            *(f"  {token[:60]}: {f:.4f}" for token, f in strongest),
+        ]
+        return ("\n".join(lines) + "\n").encode("utf-8", "replace")
+
+    def _tell(self, request: Request, tokens) -> bytes:
+        if self.writer is None:
+            return response(EX_UNAVAILABLE, [], b"TELL commands are not enabled (--allow-tell)")
+        label = request.headers.get("message-class", "").lower() or None
+        if label not in (None, "spam", "ham"):
+            raise ProtocolError(f"bad Message-class: {label!r}")
+        wanted_set = "local" in request.headers.get("set", "").lower()
+        wanted_remove = "local" in request.headers.get("remove", "").lower()
+        if wanted_set and (wanted_remove or label is None):
+            raise ProtocolError("TELL: Set needs a Message-class, and not with Remove")
+        headers = []
+        with self.writer() as store:
+            if wanted_set and tell(store, tokens, request.body, label, learn=True):
+                headers.append(("DidSet", "local"))
+            if wanted_remove and tell(store, tokens, request.body, label, learn=False):
+                headers.append(("DidRemove", "local"))
+        return response(EX_OK, headers, b"")
+
+
+def status_of(error: Exception) -> int:
+    """The status a failed request is answered with."""
+    if isinstance(error, ProtocolError):
+        return error.code
+    if isinstance(error, StoreError) and "locked" in str(error):
+        return EX_TEMPFAIL
+    return EX_SOFTWARE

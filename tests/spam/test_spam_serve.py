@@ -1,0 +1,221 @@
+"""``nbayes spam serve`` with the real ``spamc`` (SpamAssassin's client, Debian package
+``spamc``; CI installs it): every method spamc sends, learning, both transports,
+concurrent clients, bad clients, and a clean stop."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from spam_mail import corpus
+
+from nbayes.spam.mark import mark
+from nbayes.spam.score import ScoreSettings
+from nbayes.spam.single import score_message
+from nbayes.spam.store import TokenStore
+from nbayes.spam.tokens import tokenize
+
+NBAYES = str(Path(sys.executable).with_name("nbayes"))
+SPAM, HAM = corpus(41, 0)[0][-1], corpus(0, 41)[0][-1]
+
+
+def spamc_binary() -> str:
+    found = shutil.which("spamc")
+    if found is None:
+        message = "spamc is not installed (apt-get install spamc)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return found
+
+
+class Server:
+    """A ``nbayes spam serve`` process; its TCP port and Unix socket once listening."""
+
+    def __init__(self, db: Path, sock: Path, *args: str) -> None:
+        self.db, self.sock = db, sock
+        command = [NBAYES, "spam", "serve", "--db", str(db), "--listen", "127.0.0.1:0"]
+        self.process = subprocess.Popen(
+            [*command, "--socket", str(sock), *args],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        self.log: list[str] = []
+        self.reader = threading.Thread(target=self._read_log, daemon=True)
+        self.reader.start()
+        deadline = time.monotonic() + 60
+        while sum("listening on" in line for line in self.log) < 2:
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"serve did not start: {self.log}")
+            time.sleep(0.02)
+        line = next(line for line in self.log if "listening on 127.0.0.1:" in line)
+        self.port = int(line.rsplit(":", 1)[1])
+
+    def _read_log(self) -> None:
+        for line in self.process.stderr:
+            self.log.append(line.rstrip("\n"))
+
+    def spamc(self, *args: str, message: bytes = b"", unix: bool = False):
+        where = ["-U", str(self.sock)] if unix else ["-d", "127.0.0.1", "-p", str(self.port)]
+        return subprocess.run(
+            [spamc_binary(), *where, *args], input=message, capture_output=True, timeout=60,
+            check=False,
+        )  # fmt: skip
+
+    def stop(self) -> int:
+        self.process.send_signal(signal.SIGTERM)
+        code = self.process.wait(60)
+        self.reader.join(10)
+        return code
+
+
+@pytest.fixture
+def db(tmp_path):
+    messages, labels = corpus(40, 40)
+    path = tmp_path / "t.db"
+    with TokenStore(path) as store:
+        store.learn([(tokenize(m), m, lab) for m, lab in zip(messages, labels, strict=True)])
+    return path
+
+
+@pytest.fixture
+def server(db, tmp_path):
+    spamc_binary()
+    running = Server(db, tmp_path / "spamd.sock", "--allow-tell")
+    yield running
+    if running.process.poll() is None:
+        assert running.stop() == 0, running.log
+        assert not running.sock.exists()
+
+
+def test_spamc_check_exits_1_for_spam_and_0_for_ham(server):
+    for unix in (False, True):
+        spam = server.spamc("-c", message=SPAM, unix=unix)
+        points, threshold = map(float, spam.stdout.decode().split("/"))
+        assert spam.returncode == 1 and points >= threshold == 9.0
+        ham = server.spamc("-c", message=HAM, unix=unix)
+        assert ham.returncode == 0 and float(ham.stdout.decode().split("/")[0]) < 9.0
+
+
+def test_spamc_process_headers_symbols_report_and_ping(server):
+    with TokenStore(server.db, readonly=True) as store:
+        score = score_message(store, tokenize(SPAM), ScoreSettings())
+    expected = mark(SPAM, "Spam", score, spamassassin=10 * score, threshold=9.0)
+    assert server.spamc(message=SPAM).stdout == expected
+    assert server.spamc("--headers", message=SPAM).stdout == expected
+    assert server.spamc("-E", message=SPAM).returncode == 1
+    assert server.spamc("-E", message=HAM).returncode == 0
+    assert server.spamc("-y", message=SPAM).stdout == b"NBAYES_SPAM"
+    report = server.spamc("-R", message=SPAM).stdout.decode()
+    assert report.startswith(f"{10 * score:.1f}/9.0\n") and "NBAYES_SPAM" in report
+    assert server.spamc("-r", message=HAM).stdout == b""  # REPORT_IFSPAM, not spam
+    assert server.spamc("-K").stdout.startswith(b"SPAMD/1.5 0")
+
+
+def test_spamc_learns_moves_and_forgets(server):
+    new = b"From: x@y.example\nSubject: zork quux\n\nfrobnicate the zork\n"
+    with TokenStore(server.db, readonly=True) as store:
+        before = store.totals()
+
+    def learn(kind: str) -> str:
+        result = server.spamc("-L", kind, message=new)
+        assert result.returncode == 0, result.stderr
+        return result.stdout.decode().strip()
+
+    assert learn("spam") == "Message successfully un/learned"
+    assert learn("spam") == "Message was already un/learned"
+    with TokenStore(server.db, readonly=True) as store:
+        assert store.totals().messages == (40, 41) and store.trained_as(new) == (0, 1)
+    assert learn("ham") == "Message successfully un/learned"
+    with TokenStore(server.db, readonly=True) as store:
+        assert store.totals().messages == (41, 40)
+    assert learn("forget") == "Message successfully un/learned"
+    assert learn("forget") == "Message was already un/learned"
+    with TokenStore(server.db, readonly=True) as store:
+        assert store.totals() == before
+
+
+def test_concurrent_clients_all_get_their_answers(server):
+    learnt = [
+        f"From: n{i}@y.example\nSubject: new {i}\n\nword{i} zork\n".encode() for i in range(8)
+    ]
+    failures = []
+
+    def client(worker: int) -> None:
+        for i in range(8):
+            message, want = (SPAM, 1) if (worker + i) % 2 else (HAM, 0)
+            result = server.spamc("-c", message=message, unix=bool(i % 3 == 0))
+            if result.returncode != want:
+                failures.append((worker, i, result))
+        result = server.spamc("-L", "spam", message=learnt[worker])
+        if b"successfully" not in result.stdout:
+            failures.append((worker, "learn", result))
+
+    threads = [threading.Thread(target=client, args=(w,)) for w in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    with TokenStore(server.db, readonly=True) as store:
+        assert store.totals().messages == (40, 48)
+
+
+def test_bad_and_idle_clients_never_stop_the_server(db, tmp_path):
+    spamc_binary()
+    server = Server(db, tmp_path / "s.sock", "--max-connections", "2", "--timeout", "1")
+    try:
+        assert server.spamc("-c", message=b"\x00\x01\x02" * 500).stdout == b"0/0\n"  # fallback
+        assert server.spamc(message=b"\x00\x01\x02" * 500).stdout == b"\x00\x01\x02" * 500
+        with socket.create_connection(("127.0.0.1", server.port)) as garbage:
+            garbage.sendall(b"GET / HTTP/1.0\r\n\r\n")
+            assert garbage.recv(100) == b"SPAMD/1.5 76 EX_PROTOCOL\r\n\r\n"
+        idle = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(2)]
+        try:  # both slots taken by clients sending nothing: answered once they time out
+            assert server.spamc("-c", message=SPAM).returncode == 1
+        finally:
+            for connection in idle:
+                connection.close()
+        assert server.spamc("-c", message=SPAM).returncode == 1
+    finally:
+        assert server.stop() == 0
+    assert any("bad request line" in line for line in server.log)
+
+
+def test_without_allow_tell_nothing_is_written(db, tmp_path):
+    spamc_binary()
+    before = db.read_bytes()
+    server = Server(db, tmp_path / "s.sock")
+    try:
+        assert server.spamc("-c", message=SPAM).returncode == 1
+        server.spamc("-L", "spam", message=b"Subject: x\n\nnew words\n")  # refused (status 69)
+    finally:
+        assert server.stop() == 0
+    assert db.read_bytes() == before
+
+
+def test_a_stale_socket_is_replaced_and_other_files_are_left_alone(db, tmp_path):
+    spamc_binary()
+    stale = tmp_path / "stale.sock"
+    leftover = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    leftover.bind(str(stale))  # bound, never listening: what a killed server leaves
+    leftover.close()
+    server = Server(db, stale)
+    try:
+        assert server.spamc("-c", message=HAM, unix=True).returncode == 0
+    finally:
+        assert server.stop() == 0
+    (tmp_path / "plain").write_text("not a socket")
+    result = subprocess.run(
+        [NBAYES, "spam", "serve", "--db", str(db), "--socket", str(tmp_path / "plain")],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert result.returncode == 1 and "exists and is not a socket" in result.stderr
+    assert (tmp_path / "plain").read_text() == "not a socket"
