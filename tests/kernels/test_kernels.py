@@ -493,3 +493,35 @@ def test_compiled_gaussian_moments_with_missing_values_equal_the_numpy_passes(we
         np.testing.assert_array_equal(ours, theirs)
         assert np.isfinite(ours).all()
     assert np.all(compiled[2][2, 5][compiled[1][2, 5] > 0] == 7.25)
+
+
+@pytest.mark.parametrize("weighting", ["ones", "integers", "uniform"])
+def test_compiled_categorical_counts_equal_the_bincount_path(weighting):
+    """One compiled pass adds what the blocked bincounts add: the same counts (exactly
+    for whole weights; to rounding for others, added in another order); missing codes
+    add nothing, and a code beyond its category count is refused."""
+    pytest.importorskip("numba")
+    from nbayes.events.categorical import CategoricalStats, add_codes
+
+    rng = np.random.default_rng(15)
+    X = rng.integers(-1, 6, size=(5000, 4))
+    y = rng.integers(0, 3, 5000)
+    weights = {
+        "ones": np.ones(5000),
+        "integers": rng.integers(0, 4, 5000).astype(float),
+        "uniform": rng.uniform(0.1, 3, 5000),
+    }[weighting]
+    W = _validate.hard_class_weights(y.astype(np.intp), 3, weights)
+    sizes = np.full(4, 6)
+    compiled = add_codes(CategoricalStats.zero(3, 4), X, W, sizes).counts
+    _kernels.ENABLED = False
+    try:
+        fallback = add_codes(CategoricalStats.zero(3, 4), X, W, sizes).counts
+    finally:
+        _kernels.ENABLED = True
+    if weighting == "uniform":
+        np.testing.assert_allclose(compiled, fallback, rtol=1e-12)
+    else:
+        np.testing.assert_array_equal(compiled, fallback)
+    with pytest.raises(IndexError, match="beyond"):
+        add_codes(CategoricalStats.zero(3, 4), X, W, np.full(4, 5))

@@ -141,9 +141,18 @@ def _by_hand(model: NaiveBayes, frame: pd.DataFrame) -> np.ndarray:
     return joint
 
 
-def test_every_pattern_of_missing_values_leaves_out_exactly_those_terms():
+@pytest.mark.parametrize("direct", ["direct", "gemm"])
+def test_every_pattern_of_missing_values_leaves_out_exactly_those_terms(
+    kernel_path, direct, monkeypatch
+):
     """Random holes in every column (so rows of every pattern, all-missing rows too):
-    the joint log-likelihood is the prior plus each observed value's term."""
+    the joint log-likelihood is the prior plus each observed value's term, whether
+    the gaussian columns are scored directly (compiled, or NumPy feature by feature)
+    or by the GEMM path with the rows with a gap scored again."""
+    from nbayes.events import gaussian
+
+    if direct == "gemm":
+        monkeypatch.setattr(gaussian, "DIRECT_MAX_TERMS", 0)
     frame, y = make_table(4000, rate=0.3)
     model = NaiveBayes(columns=SPEC).fit(frame, y)
     np.testing.assert_allclose(
@@ -153,3 +162,19 @@ def test_every_pattern_of_missing_values_leaves_out_exactly_those_terms():
     np.testing.assert_allclose(
         model.predict_joint_log_proba(complete), _by_hand(model, complete), rtol=1e-11, atol=1e-9
     )
+
+
+def test_compiled_direct_gaussian_log_likelihood_equals_the_numpy_pass(monkeypatch):
+    """The same terms added in the same order: bitwise the same."""
+    pytest.importorskip("numba")
+    from nbayes import _kernels
+    from nbayes.events import gaussian
+
+    frame, y = make_table(3000, rate=0.2)
+    model = NaiveBayes(columns=SPEC).fit(frame, y)
+    (params,) = [p for p in model._fitted.params if isinstance(p, gaussian.GaussianParams)]
+    X = frame[["height", "score"]].to_numpy()
+    unknown = np.isnan(X)
+    compiled = gaussian._observed_log_likelihood(params, X, unknown)
+    monkeypatch.setattr(_kernels, "ENABLED", False)
+    np.testing.assert_array_equal(compiled, gaussian._observed_log_likelihood(params, X, unknown))

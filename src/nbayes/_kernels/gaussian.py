@@ -1,8 +1,8 @@
-"""Gaussian kernels: the class moments of a row block (with or without missing values),
-the one-pass update of running moments by a later batch
-(:func:`nbayes.events._gaussian_fit.shifted_update`), and the log-likelihood terms
-(:func:`nbayes.events.gaussian.log_likelihood`); each the same operations in the same
-order as its NumPy path (bitwise the same result)."""
+"""Gaussian kernels: the class moments of a row block, the one-pass update of running
+moments by a later batch (:func:`nbayes.events._gaussian_fit.shifted_update`), and the
+log-likelihood terms (:func:`nbayes.events.gaussian.log_likelihood`); each the same
+operations in the same order as its NumPy path (bitwise the same result). Rows with
+missing values: :mod:`nbayes._kernels.gaussian_observed`."""
 
 from __future__ import annotations
 
@@ -65,63 +65,6 @@ def class_moments(
     reference, offset, m2 = np.zeros(shape), np.zeros(shape), np.zeros(shape)
     jit(_class_moments_kernel)(X, labels, weights, class_count, reference, offset, m2)
     return reference, offset, m2
-
-
-def _observed_moments_kernel(X, observed, labels, weights, count, reference, offset, m2):
-    """See :func:`observed_class_moments`; the outputs start at zero."""
-    n_rows, n_features = X.shape
-    seen = np.zeros(reference.shape, dtype=np.bool_)
-    for i in range(n_rows):  # the first usable value of each class and feature
-        if weights[i] > 0:
-            c = labels[i]
-            for j in range(n_features):
-                if observed[i, j] and not seen[c, j]:
-                    seen[c, j] = True
-                    reference[c, j] = X[i, j]
-    for i in range(n_rows):
-        w, c = weights[i], labels[i]
-        for j in range(n_features):
-            usable = observed[i, j] and w > 0
-            count[c, j] += w * (1.0 if observed[i, j] else 0.0)
-            offset[c, j] += w * ((X[i, j] - reference[c, j]) if usable else 0.0)
-    for c in range(offset.shape[0]):
-        for j in range(n_features):
-            offset[c, j] = offset[c, j] / count[c, j] if count[c, j] > 0 else 0.0
-    for i in range(n_rows):
-        w, c = weights[i], labels[i]
-        for j in range(n_features):
-            usable = observed[i, j] and w > 0
-            deviation = ((X[i, j] - reference[c, j]) - offset[c, j]) if usable else 0.0
-            m2[c, j] += w * (deviation * deviation)
-
-
-def observed_class_moments(
-    X: NDArray[np.float64],
-    observed: NDArray[np.bool_],
-    labels: NDArray[np.intp],
-    weights: NDArray[np.float64],
-    n_classes: int,
-) -> tuple[NDArray[np.float64], ...] | None:
-    """The passes of :func:`nbayes.events._gaussian_fit.block_moments` for hard labels
-    with missing values, row by row with no temporaries: ``(count, reference, offset,
-    m2)``, each (n_classes, n_features), for rows X (n_rows, n_features) whose entries
-    ``observed`` marks as present (X holds 0 elsewhere), of classes ``labels`` and
-    weights ``weights`` (n_rows,).
-
-    ``reference_cj`` is the first value of feature j in a row of class c with positive
-    weight where it is observed (0 if none); ``count_cj = sum_i w_i [observed_ij]``,
-    ``offset_cj = sum_i w_i s_ij / count_cj`` and ``m2_cj = sum_i w_i (s_ij -
-    offset_cj)^2`` with ``s_ij = x_ij - reference_cj`` over the usable entries
-    (observed, positive weight) and 0 elsewhere, each sum over every row in order of i:
-    the additions of the sparse products ``W.T @ v`` the NumPy path makes, so the same
-    rounding. None when the compiled kernels are not available.
-    """
-    if not available():
-        return None
-    shape = (n_classes, X.shape[1])
-    count, reference, offset, m2 = (np.zeros(shape) for _ in range(4))
-    jit(_observed_moments_kernel)(X, observed, labels, weights, count, reference, offset, m2)
-    return count, reference, offset, m2
 
 
 def _shifted_update_kernel(

@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 
 from nbayes._kernels import gaussian as gaussian_kernels
+from nbayes._kernels import gaussian_observed
 from nbayes.core.parallel import SCRATCH, Scratch, map_blocks
 from nbayes.core.validation import ClassWeights, row_blocks
 from nbayes.events.moments import GaussianStats, chan_merge
@@ -56,7 +57,7 @@ def block_moments(
         return hard_block_moments(X, W.labels, W.values, W.n_classes, SCRATCH)
     class_count = W.class_totals()
     if W.labels is not None:  # the same passes compiled, where numba is installed
-        compiled = gaussian_kernels.observed_class_moments(
+        compiled = gaussian_observed.observed_class_moments(
             X, observed, W.labels, W.values, W.n_classes
         )
         if compiled is not None:

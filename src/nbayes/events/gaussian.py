@@ -36,7 +36,6 @@ Example
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from numbers import Real
@@ -47,6 +46,7 @@ from numpy.typing import NDArray
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from nbayes._kernels import gaussian as gaussian_kernels
+from nbayes._kernels import gaussian_observed
 from nbayes.core.validation import ClassWeights
 from nbayes.events._contract import EventModel, setting, skip_missing_setting
 from nbayes.events._gaussian_fit import add_into
@@ -205,42 +205,37 @@ def _quadratic_direct(
     return out
 
 
+#: A table's gaussian columns are scored directly (one pass, missing values skipped)
+#: up to this many (class, feature) pairs; beyond, the GEMM path is faster (1,000,000
+#: rows: 4 features x 3 classes 12 ms against 321 ms unblocked; 20,000 rows, 50 x 10:
+#: 11 ms against 15 ms; 64 x 16: 21 against 16; 50 x 50: 50 against 21).
+DIRECT_MAX_TERMS = 512
+
+
 def _observed_log_likelihood(
-    params: GaussianParams, X: NDArray[np.float64], unknown: NDArray[np.bool_]
+    params: GaussianParams, X: NDArray[np.float64], unknown: NDArray[np.bool_] | None
 ) -> NDArray[np.float64]:
-    """``log P(x | c)`` summed over each row's known features (``unknown`` marks the
-    others: missing values, features never seen), (n_samples, n_classes), in time
-    linear in the rows whatever the patterns of unknown features.
-
-    Every row goes through :func:`_log_likelihood` with its unknown entries set to a
-    finite value (unless no row has every feature known), so a row with every feature
-    known gets the same log-likelihood as without missing values anywhere; the rows
-    with an unknown feature are then computed again directly, feature by feature,
-    their unknown terms left out.
-    """
-    partial = np.flatnonzero(_any_per_row(unknown))  # the rows with a gap
-    if partial.shape[0] < X.shape[0]:
-        out = _log_likelihood(params, np.where(unknown, params.theta[0], X))
-    else:  # no row has every feature known (e.g. a feature never seen in training)
-        out = np.empty((X.shape[0], params.theta.shape[0]))
-    X, unknown = X[partial], unknown[partial]
-    total = np.zeros((partial.shape[0], params.theta.shape[0]))
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+    """``log P(x | c) = -1/2 sum_j [log(2 pi var_cj) + (x_j - theta_cj)^2 / var_cj]``
+    over each row's known features (``unknown`` marks the others: missing values,
+    features never seen; None: every feature is known), (n_samples, n_classes), computed
+    directly, the terms added in order of j: one pass over the rows whatever their
+    patterns of missing values (compiled), or one NumPy pass per feature over the rows
+    that know it (the same operations in the same order)."""
+    with np.errstate(divide="ignore"):
         log_norm = np.log(2.0 * np.pi * params.var)
+    seen = np.ones(X.shape[1], dtype=bool) if params.seen is None else params.seen
+    compiled = gaussian_observed.observed_log_likelihood(X, seen, params.theta, params.var,
+                                                         log_norm)  # fmt: skip
+    if compiled is not None:
+        return compiled
+    out = np.zeros((X.shape[0], params.theta.shape[0]))
+    with np.errstate(over="ignore", invalid="ignore"):
         for j in range(X.shape[1]):
-            rows = np.flatnonzero(~unknown[:, j])
+            rows = slice(None) if unknown is None else np.flatnonzero(~unknown[:, j])
             deviation = X[rows, j, None] - params.theta[:, j]
-            total[rows] -= 0.5 * (log_norm[:, j] + deviation * deviation / params.var[:, j])
-    out[partial] = total
+            out[rows] += log_norm[:, j] + deviation * deviation / params.var[:, j]
+    out *= -0.5
     return out
-
-
-def _any_per_row(mask: NDArray[np.bool_]) -> NDArray[np.bool_]:
-    """``mask.any(axis=1)``; for a few columns as an OR of columns, which NumPy does
-    tens of times faster than a reduction along a short axis."""
-    if mask.shape[1] > 16 or mask.shape[1] == 0:
-        return mask.any(axis=1)
-    return functools.reduce(np.logical_or, mask.T)
 
 
 def _log_likelihood_terms(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -318,10 +313,25 @@ class Gaussian(EventModel[GaussianStats, GaussianParams]):
         return unknown if unknown.any() else None
 
     def log_likelihood(self, params: GaussianParams, X) -> NDArray[np.float64]:
+        """``log P(x | c)`` (n_samples, n_classes). With ``skip_missing`` (a table's
+        columns) summed over each row's known features: directly, in one pass, for a
+        table's few columns (so rows with missing values cost what complete rows
+        cost); for many, by the GEMM path with the gaps filled, then the rows with a
+        gap again directly."""
+        if not self.skip_missing:
+            return _log_likelihood(params, X)
         unknown = self._unknown(params, X)
+        if params.theta.size <= DIRECT_MAX_TERMS:
+            return _observed_log_likelihood(params, X, unknown)
         if unknown is None:
             return _log_likelihood(params, X)
-        return _observed_log_likelihood(params, X, unknown)
+        partial = np.flatnonzero(unknown.any(axis=1))
+        if partial.shape[0] < X.shape[0]:
+            out = _log_likelihood(params, np.where(unknown, params.theta[0], X))
+        else:  # no row has every feature known (e.g. a feature never seen in training)
+            out = np.empty((X.shape[0], params.theta.shape[0]))
+        out[partial] = _observed_log_likelihood(params, X[partial], unknown[partial])
+        return out
 
     def log_likelihood_terms(self, params: GaussianParams, X) -> NDArray[np.float64]:
         X = np.asarray(X, dtype=np.float64)

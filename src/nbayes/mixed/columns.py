@@ -27,7 +27,7 @@ Free text: a string column is ``"text"`` (a bag of words, :mod:`nbayes.events.te
 when both hold:
 
 - its values have words: the median number of whitespace-separated words is at least
-  :data:`TEXT_MIN_WORDS` (3), over up to :data:`TEXT_SAMPLE` (1,000) non-missing
+  :data:`TEXT_MIN_WORDS` (3), over up to :data:`TEXT_SAMPLE` (200) non-missing
   values spread evenly over the column;
 - most values are distinct: at least :data:`TEXT_MIN_DISTINCT` (half) of the
   column's non-missing values are different from each other.
@@ -223,7 +223,7 @@ TEXT_MIN_WORDS = 3
 #: ... and at least this share of distinct values among the non-missing ones
 TEXT_MIN_DISTINCT = 0.5
 #: ... the words counted in this many values at most, spread evenly over the column.
-TEXT_SAMPLE = 1000
+TEXT_SAMPLE = 200
 
 
 def looks_like_text(values, count_distinct: Callable[[], int]) -> bool:
