@@ -168,8 +168,9 @@ def _dataset(n_rows: int, missing: bool, folder: Path, with_sklearn: bool = True
         + ("`num3` 2 % missing. " if missing else "no missing values. ")
         + "scikit-learn: OrdinalEncoder on the 3 string columns, "
         + ("mean-imputed " if missing else "")
-        + "numbers, CategoricalNB + GaussianNB (`bench/table_path.py`). Predictions agree "
-        + f"with nbayes's on {agree:.2%} of the rows."
+        + "numbers, CategoricalNB + one GaussianNB per numeric column "
+        + "(`bench/table_path.py`). Predictions agree with nbayes's on "
+        + f"{agree:.2%} of the rows."
     ]
     label = f"{n_rows:,} rows, " + ("2 % missing in one column" if missing else "no missing")
     return Dataset(
