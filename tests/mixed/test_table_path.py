@@ -178,3 +178,12 @@ def test_compiled_direct_gaussian_log_likelihood_equals_the_numpy_pass(monkeypat
     compiled = gaussian._observed_log_likelihood(params, X, unknown)
     monkeypatch.setattr(_kernels, "ENABLED", False)
     np.testing.assert_array_equal(compiled, gaussian._observed_log_likelihood(params, X, unknown))
+
+
+def test_categorical_labels_keep_their_categories_dtype():
+    frame, y = make_table(2000)
+    codes = pd.Series(np.searchsorted(["a", "b", "c"], y) + 7, dtype="category")
+    model = NaiveBayes(columns=SPEC).fit(frame, codes)
+    expected = NaiveBayes(columns=SPEC).fit(frame, codes.to_numpy())
+    assert model.classes_.dtype == expected.classes_.dtype
+    np.testing.assert_array_equal(model.classes_, [7, 8, 9])

@@ -289,7 +289,7 @@ def _factorize(y) -> tuple[NDArray[np.intp], NDArray] | None:
         codes, uniques = pandas.factorize(y, use_na_sentinel=True)
         if codes.size and codes.min() < 0:
             raise ValueError("Input y contains NaN.")
-        uniques = np.asarray(uniques, dtype=None if y.dtype.kind in "biuf" else object)
+        uniques = np.asarray(uniques)  # a categorical keeps its categories' dtype
     else:
         return None
     return np.asarray(codes, dtype=np.intp), np.asarray(uniques)
