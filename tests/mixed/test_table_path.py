@@ -174,10 +174,9 @@ def test_compiled_direct_gaussian_log_likelihood_equals_the_numpy_pass(monkeypat
     model = NaiveBayes(columns=SPEC).fit(frame, y)
     (params,) = [p for p in model._fitted.params if isinstance(p, gaussian.GaussianParams)]
     X = frame[["height", "score"]].to_numpy()
-    unknown = np.isnan(X)
-    compiled = gaussian._observed_log_likelihood(params, X, unknown)
+    compiled = gaussian._observed_log_likelihood(params, X)
     monkeypatch.setattr(_kernels, "ENABLED", False)
-    np.testing.assert_array_equal(compiled, gaussian._observed_log_likelihood(params, X, unknown))
+    np.testing.assert_array_equal(compiled, gaussian._observed_log_likelihood(params, X))
 
 
 def test_categorical_labels_keep_their_categories_dtype():
@@ -187,3 +186,31 @@ def test_categorical_labels_keep_their_categories_dtype():
     expected = NaiveBayes(columns=SPEC).fit(frame, codes.to_numpy())
     assert model.classes_.dtype == expected.classes_.dtype
     np.testing.assert_array_equal(model.classes_, [7, 8, 9])
+
+
+@pytest.mark.parametrize("dtype", ["str", "string[pyarrow]", "object", "category"])
+def test_values_looked_up_in_the_vocabulary_equal_the_factorized_path(dtype, monkeypatch):
+    """Prediction codes an Arrow string column against the fitted vocabulary in one
+    look-up pass (pyarrow's index_in); other columns are factorized and mapped. Both
+    give the same probabilities, with unseen and missing values."""
+    from nbayes.mixed.vocabulary import Vocabulary
+
+    frame, y = make_table(3000)
+    model = NaiveBayes(columns=SPEC).fit(frame.astype({"colour": dtype}), y)
+    probe = frame.assign(colour=frame["colour"].replace("red", "pink"))
+    probe.loc[::9, "colour"] = None
+    probe = probe.astype({"colour": dtype})
+    looked_up = model.predict_log_proba(probe)
+    monkeypatch.setattr(Vocabulary, "known_values", lambda self, params, j: None)
+    np.testing.assert_allclose(model.predict_log_proba(probe), looked_up, rtol=1e-13)
+
+
+def test_an_arrow_string_column_is_coded_against_known_values():
+    from nbayes.mixed.columns import UNSEEN, read_codes
+
+    table = pd.DataFrame({"c": pd.array(["b", None, "zz", "a", "b"], dtype="str")})
+    uniques, codes = read_codes(table, 0, ["a", "b"])
+    assert uniques == ["a", "b", UNSEEN]
+    np.testing.assert_array_equal(codes, [1, -1, 2, 0, 1])
+    uniques, codes = read_codes(table.astype(object), 0, ["a", "b"])  # factorized instead
+    assert [uniques[c] if c >= 0 else None for c in codes] == ["b", None, "zz", "a", "b"]

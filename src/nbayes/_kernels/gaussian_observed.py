@@ -13,20 +13,18 @@ from nbayes._kernels import available, jit
 
 
 def _observed_moments_kernel(X, observed, labels, weights, count, reference, offset, m2):
-    """See :func:`observed_class_moments`; the outputs start at zero."""
+    """See :func:`observed_class_moments`; the outputs start at zero. The reference of
+    a class and feature is taken at its first usable entry, in the pass that sums the
+    offsets (every earlier entry of it adds 0, as in the NumPy path)."""
     n_rows, n_features = X.shape
     seen = np.zeros(reference.shape, dtype=np.bool_)
-    for i in range(n_rows):  # the first usable value of each class and feature
-        if weights[i] > 0:
-            c = labels[i]
-            for j in range(n_features):
-                if observed[i, j] and not seen[c, j]:
-                    seen[c, j] = True
-                    reference[c, j] = X[i, j]
     for i in range(n_rows):
         w, c = weights[i], labels[i]
         for j in range(n_features):
             usable = observed[i, j] and w > 0
+            if usable and not seen[c, j]:
+                seen[c, j] = True
+                reference[c, j] = X[i, j]
             count[c, j] += w * (1.0 if observed[i, j] else 0.0)
             offset[c, j] += w * ((X[i, j] - reference[c, j]) if usable else 0.0)
     for c in range(offset.shape[0]):
@@ -69,7 +67,7 @@ def observed_class_moments(
     return count, reference, offset, m2
 
 
-def _observed_log_likelihood_kernel(X, seen, theta, var, log_norm, out):
+def _observed_log_likelihood_kernel(X, seen, theta, precision, log_norm, out):
     """See :func:`observed_log_likelihood`."""
     n_rows, n_features = X.shape
     n_classes = theta.shape[0]
@@ -80,7 +78,7 @@ def _observed_log_likelihood_kernel(X, seen, theta, var, log_norm, out):
                 x = X[i, j]
                 if seen[j] and x == x:  # known: seen in training, and not NaN
                     deviation = x - theta[c, j]
-                    total += log_norm[c, j] + deviation * deviation / var[c, j]
+                    total += log_norm[c, j] + deviation * deviation * precision[c, j]
             out[i, c] = total * -0.5
 
 
@@ -88,16 +86,16 @@ def observed_log_likelihood(
     X: NDArray[np.float64],
     seen: NDArray[np.bool_],
     theta: NDArray[np.float64],
-    var: NDArray[np.float64],
+    precision: NDArray[np.float64],
     log_norm: NDArray[np.float64],
 ) -> NDArray[np.float64] | None:
-    """``-1/2 sum_j [log_norm_cj + (x_ij - theta_cj)^2 / var_cj]`` over the features j
-    of row i that are known (``seen[j]``, and ``x_ij`` not NaN), the terms added in
-    order of j: (n_rows, n_classes) for X (n_rows, n_features), ``theta``, ``var`` and
-    ``log_norm = log(2 pi var)`` (n_classes, n_features). None when the compiled
-    kernels are not available."""
+    """``-1/2 sum_j [log_norm_cj + (x_ij - theta_cj)^2 precision_cj]`` over the
+    features j of row i that are known (``seen[j]``, and ``x_ij`` not NaN), the terms
+    added in order of j: (n_rows, n_classes) for X (n_rows, n_features), ``theta``,
+    ``precision = 1 / var`` and ``log_norm = log(2 pi var)`` (n_classes, n_features).
+    None when the compiled kernels are not available."""
     if not available():
         return None
     out = np.empty((X.shape[0], theta.shape[0]))
-    jit(_observed_log_likelihood_kernel)(X, seen, theta, var, log_norm, out)
+    jit(_observed_log_likelihood_kernel)(X, seen, theta, precision, log_norm, out)
     return out

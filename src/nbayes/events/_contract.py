@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from numbers import Real
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
@@ -135,6 +136,14 @@ class EventModel(ABC, Generic[StatsT, ParamsT]):
         values allowed); else :class:`nbayes.errors.DomainError` naming the first
         offending value. Default: every value is allowed."""
         return X
+
+    def known_values(self, params: ParamsT, j: int) -> Sequence | None:
+        """For a model that reads values and codes them (``reads == "values"``), the
+        values of feature ``j`` it knows, in the order of their codes: a reader of
+        prediction input may then code a column against them in one look-up pass
+        (:func:`nbayes.mixed.columns.read_codes`). None (the default) where the model
+        needs the values themselves (text to tokenize, an unknown value to name)."""
+        return None
 
     def missing(self, n_samples: int, n_features: int) -> NDArray:
         """An input block of missing values only, (n_samples, n_features)."""

@@ -212,28 +212,26 @@ def _quadratic_direct(
 DIRECT_MAX_TERMS = 512
 
 
-def _observed_log_likelihood(
-    params: GaussianParams, X: NDArray[np.float64], unknown: NDArray[np.bool_] | None
-) -> NDArray[np.float64]:
+def _observed_log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np.float64]:
     """``log P(x | c) = -1/2 sum_j [log(2 pi var_cj) + (x_j - theta_cj)^2 / var_cj]``
-    over each row's known features (``unknown`` marks the others: missing values,
-    features never seen; None: every feature is known), (n_samples, n_classes), computed
-    directly, the terms added in order of j: one pass over the rows whatever their
-    patterns of missing values (compiled), or one NumPy pass per feature over the rows
-    that know it (the same operations in the same order)."""
+    over each row's known features (seen in training, not NaN), (n_samples, n_classes),
+    computed directly, the terms added in order of j: one pass over the rows whatever
+    their patterns of missing values (compiled), or one NumPy pass per feature over the
+    rows that know it (the same operations in the same order)."""
     with np.errstate(divide="ignore"):
         log_norm = np.log(2.0 * np.pi * params.var)
+        precision = 1.0 / params.var
     seen = np.ones(X.shape[1], dtype=bool) if params.seen is None else params.seen
-    compiled = gaussian_observed.observed_log_likelihood(X, seen, params.theta, params.var,
+    compiled = gaussian_observed.observed_log_likelihood(X, seen, params.theta, precision,
                                                          log_norm)  # fmt: skip
     if compiled is not None:
         return compiled
     out = np.zeros((X.shape[0], params.theta.shape[0]))
     with np.errstate(over="ignore", invalid="ignore"):
-        for j in range(X.shape[1]):
-            rows = slice(None) if unknown is None else np.flatnonzero(~unknown[:, j])
+        for j in np.flatnonzero(seen):
+            rows = np.flatnonzero(~np.isnan(X[:, j]))
             deviation = X[rows, j, None] - params.theta[:, j]
-            out[rows] += log_norm[:, j] + deviation * deviation / params.var[:, j]
+            out[rows] += log_norm[:, j] + deviation * deviation * precision[:, j]
     out *= -0.5
     return out
 
@@ -320,9 +318,9 @@ class Gaussian(EventModel[GaussianStats, GaussianParams]):
         gap again directly."""
         if not self.skip_missing:
             return _log_likelihood(params, X)
-        unknown = self._unknown(params, X)
         if params.theta.size <= DIRECT_MAX_TERMS:
-            return _observed_log_likelihood(params, X, unknown)
+            return _observed_log_likelihood(params, X)
+        unknown = self._unknown(params, X)
         if unknown is None:
             return _log_likelihood(params, X)
         partial = np.flatnonzero(unknown.any(axis=1))
@@ -330,7 +328,7 @@ class Gaussian(EventModel[GaussianStats, GaussianParams]):
             out = _log_likelihood(params, np.where(unknown, params.theta[0], X))
         else:  # no row has every feature known (e.g. a feature never seen in training)
             out = np.empty((X.shape[0], params.theta.shape[0]))
-        out[partial] = _observed_log_likelihood(params, X[partial], unknown[partial])
+        out[partial] = _observed_log_likelihood(params, X[partial])
         return out
 
     def log_likelihood_terms(self, params: GaussianParams, X) -> NDArray[np.float64]:

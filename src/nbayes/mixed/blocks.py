@@ -89,10 +89,16 @@ class Block:
         inner = model(**settings)
         return Vocabulary(inner) if inner.reads == "codes" else inner
 
-    def read(self, table, event: EventModel) -> Any:
-        """The block's columns of ``table`` as ``event`` reads them, checked."""
-        if event.reads == "values":  # factorized on the block threads (Arrow hashes
-            data = map_blocks(lambda j: read_codes(table, j), self.positions)  # GIL-free)
+    def read(self, table, event: EventModel, params: Any = None) -> Any:
+        """The block's columns of ``table`` as ``event`` reads them, checked; values
+        coded against those ``event`` knows under fitted ``params``, if given."""
+        if event.reads == "values":  # each column factorized, or coded against the values
+            # the model knows, on the block threads (Arrow hashes without the GIL)
+            def read_one(k: int):
+                known = None if params is None else event.known_values(params, k)
+                return read_codes(table, self.positions[k], known)
+
+            data = map_blocks(read_one, range(len(self.positions)))
         else:
             data = np.empty((_n_rows(table), len(self.keys)))
             for k, (key, j) in enumerate(self._columns()):

@@ -129,21 +129,63 @@ def read_column(X, j: int) -> tuple[NDArray, NDArray[np.bool_]]:
     return values, missing_mask(values)
 
 
-def read_codes(X, j: int) -> tuple[list, NDArray[np.intp]]:
+class _Unseen:
+    """The value that stands for every value not among those a model knows."""
+
+    def __repr__(self) -> str:
+        return "<a value never seen in training>"
+
+
+#: See :func:`read_codes`.
+UNSEEN = _Unseen()
+
+
+def read_codes(X, j: int, known: Sequence | None = None) -> tuple[list, NDArray[np.intp]]:
     """Column ``j`` of a table factorized: ``(uniques, codes)``, ``codes`` (n_samples,)
     indexing ``uniques``, -1 where the value is missing.
 
     A pandas column is factorized by pandas itself, so string columns (Arrow-backed or
-    categorical) never become one Python object per row."""
+    categorical) never become one Python object per row. With ``known`` (the values a
+    fitted model knows), an Arrow-backed string column is instead looked up in them
+    (one hash probe per value, ``pyarrow.compute.index_in``): then ``uniques`` is
+    ``known`` followed by :data:`UNSEEN`, the code of every other value."""
     if _is_pandas(X):
         import pandas as pd
 
-        codes, uniques = pd.factorize(X.iloc[:, j], use_na_sentinel=True)
+        series = X.iloc[:, j]
+        if known is not None:
+            codes = _arrow_codes_in(series, known)
+            if codes is not None:
+                return [*known, UNSEEN], codes
+        codes, uniques = pd.factorize(series, use_na_sentinel=True)
         return list(uniques), np.asarray(codes, dtype=np.intp)
     values, missing = read_column(X, j)
     codes = np.full(values.shape[0], -1, dtype=np.intp)
     uniques, codes[~missing] = factorize(values[~missing])
     return uniques, codes
+
+
+def _arrow_codes_in(series, known: Sequence) -> NDArray[np.intp] | None:
+    """The index of each value of an Arrow-backed string Series in ``known`` (strings),
+    ``len(known)`` for a value not there, -1 where missing; None for other columns."""
+    import pandas as pd
+
+    array = series.array
+    if not isinstance(array, pd.arrays.ArrowExtensionArray):
+        return None
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    chunked = array.__arrow_array__()
+    if not (pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type)):
+        return None
+    if not all(isinstance(value, str) for value in known):
+        return None
+    found = pc.index_in(chunked, value_set=pa.array(list(known), type=chunked.type))
+    codes = pc.fill_null(found, len(known)).to_numpy().astype(np.intp)
+    if chunked.null_count:
+        codes[chunked.is_null().to_numpy()] = -1
+    return codes
 
 
 def factorize(values: NDArray) -> tuple[list, NDArray[np.intp]]:
@@ -198,7 +240,9 @@ def infer_kind(X, j: int) -> str:
             return "categorical"
         if pd.api.types.is_string_dtype(dtype) or pd.api.types.is_object_dtype(dtype):
             series = X.iloc[:, j]
-            return "text" if looks_like_text(series.dropna(), series.nunique) else "categorical"
+            sample = series.iloc[:: _sample_step(len(series))].dropna().tolist()
+            text = looks_like_text(sample, int(series.count()), series.nunique)
+            return "text" if text else "categorical"
     else:
         import polars as pl
 
@@ -208,8 +252,11 @@ def infer_kind(X, j: int) -> str:
         if dtype.is_float() or dtype.is_integer():
             return "gaussian"
         if dtype == pl.String:
-            series = X.to_series(j).drop_nulls()
-            return "text" if looks_like_text(series, series.n_unique) else "categorical"
+            series = X.to_series(j)
+            sample = series.gather_every(_sample_step(len(series))).drop_nulls().to_list()
+            n_values = len(series) - series.null_count()
+            text = looks_like_text(sample, n_values, lambda: series.drop_nulls().n_unique())
+            return "text" if text else "categorical"
         if dtype in (pl.Categorical, pl.Object) or isinstance(dtype, pl.Enum):
             return "categorical"
     raise TypeError(
@@ -226,24 +273,25 @@ TEXT_MIN_DISTINCT = 0.5
 TEXT_SAMPLE = 200
 
 
-def looks_like_text(values, count_distinct: Callable[[], int]) -> bool:
-    """Whether the non-missing ``values`` of a string column (a pandas or polars Series,
-    or a sequence) look like free text (see the module docstring): a median of at least
-    :data:`TEXT_MIN_WORDS` words a value in a sample of :data:`TEXT_SAMPLE` of them,
-    and, only then asked (a pass over the column), ``count_distinct()`` at least
-    :data:`TEXT_MIN_DISTINCT` of them. Values that are not all strings are not text."""
-    n = len(values)
-    if n == 0:
-        return False
-    step = max(1, n // TEXT_SAMPLE)
-    sample = values[::step] if not hasattr(values, "iloc") else values.iloc[::step]
-    sample = list(sample)[:TEXT_SAMPLE]
-    if not all(isinstance(value, str) for value in sample):
+def _sample_step(n_rows: int) -> int:
+    """Every how many rows a value is sampled: about :data:`TEXT_SAMPLE` in all."""
+    return max(1, n_rows // TEXT_SAMPLE)
+
+
+def looks_like_text(sample: list, n_values: int, count_distinct: Callable[[], int]) -> bool:
+    """Whether a string column of ``n_values`` non-missing values looks like free text
+    (see the module docstring), from ``sample`` (non-missing values spread evenly over
+    it: a median of at least :data:`TEXT_MIN_WORDS` words) and, asked only then (it
+    takes a pass over the column), ``count_distinct()`` (at least
+    :data:`TEXT_MIN_DISTINCT` of ``n_values``). Values that are not all strings are
+    not text."""
+    sample = sample[:TEXT_SAMPLE]
+    if not sample or not all(isinstance(value, str) for value in sample):
         return False
     words = sorted(len(value.split()) for value in sample)
     if words[len(words) // 2] < TEXT_MIN_WORDS:
         return False
-    return count_distinct() >= TEXT_MIN_DISTINCT * n
+    return count_distinct() >= TEXT_MIN_DISTINCT * n_values
 
 
 #: The dtype a column inferred as each kind came from, for values drawn by ``sample``

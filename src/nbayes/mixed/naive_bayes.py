@@ -246,10 +246,10 @@ class NaiveBayes(BaseNB):
         return table if isinstance(table, BlockData) else event.read(table)
 
     def _prediction_input(self, table, fitted) -> BlockData:
-        """The table read and encoded whole, once (each column factorized once, its
-        values mapped to the fitted codes once); prediction then scores it in row
-        blocks on the block threads."""
-        return fitted.event.encode(fitted.params, fitted.event.read(table))
+        """The table read and encoded whole, once (each column of values coded once
+        against the fitted vocabulary); prediction then scores it in row blocks on the
+        block threads."""
+        return fitted.event.encode(fitted.params, fitted.event.read(table, fitted.params))
 
     def _row_blocks(self, X: BlockData) -> list[slice]:
         return row_blocks(X.shape[0], max(X.shape[1], len(self.classes_)))

@@ -75,9 +75,12 @@ class ColumnModel(EventModel[MixedStats, tuple]):
     n_features: int = 0
 
     # ------------------------------------------------------------ input
-    def read(self, table) -> BlockData:
-        """A table's blocks, each read and checked by its own event model."""
-        parts = tuple(b.read(table, e) for b, e in zip(self.layout, self.events, strict=True))
+    def read(self, table, params: tuple | None = None) -> BlockData:
+        """A table's blocks, each read and checked by its own event model; ``params``
+        (fitted, for prediction input) let a block code its values against the values
+        its model knows (see ``EventModel.known_values``)."""
+        blocks = self._blocks(params or (None,) * len(self.layout))
+        parts = tuple(b.read(table, e, p) for b, e, p in blocks)
         return BlockData(table.shape, parts)
 
     def missing(self, n_samples: int, n_features: int) -> BlockData:

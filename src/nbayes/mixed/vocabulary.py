@@ -164,6 +164,13 @@ class Vocabulary(EventModel[VocabularyStats, VocabularyParams]):
             columns.append(_recode(column, mapped))
         return np.column_stack(columns) if columns else np.empty((n_samples, 0), np.intp)
 
+    def known_values(self, params: VocabularyParams, j: int) -> list | None:
+        """Column ``j``'s vocabulary, unless an unknown value must be named
+        (``handle_unknown="error"``)."""
+        if getattr(self.inner, "handle_unknown", "ignore") == "error":
+            return None
+        return list(params.codes[j])
+
     def encode(self, params: VocabularyParams, X: Factorized) -> NDArray[np.intp]:
         """The fitted codes of the values (see :meth:`codes`)."""
         return self.codes(params, X)
