@@ -191,10 +191,15 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         self._validate_params()
         X, y = self._validated_X_y(X, y, reset=True)
         event = self._event_model()
-        X = self._input_for(event, X)
-        self.classes_, index = encode_targets(y)
+        X, (self.classes_, index) = self._training_input(event, X, y)
         self._own_stats(event.zero(len(self.classes_), X.shape[1]))
         return self._learn(event, X, y, sample_weight, index)
+
+    def _training_input(self, event: EventModel, X, y):
+        """``(input, (classes, label index))`` of validated X and y: X as ``event``
+        reads it (``_input_for``) and the labels encoded (checked, sorted distinct
+        labels and each row's index among them)."""
+        return self._input_for(event, X), encode_targets(y)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add one batch to the statistics.
