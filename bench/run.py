@@ -82,6 +82,17 @@ def _verdict(case: Case, rival: str, vs_sk, vs_floor, ours, theirs) -> tuple[str
         wanted.append(f"≤{case.max_vs_floor:.2g}× floor")
         if vs_floor is not None and vs_floor > case.max_vs_floor:
             misses.append(f"{vs_floor / case.max_vs_floor:.2f}× over floor target")
+    if case.max_s is not None:
+        wanted.append(f"≤{case.max_s:g} s")
+        if ours.median_s > case.max_s:
+            misses.append(f"{ours.median_s / case.max_s:.2f}× over the {case.max_s:g} s target")
+    if case.max_over_rival_s is not None:
+        wanted.append(f"≤{_short(rival)} + {case.max_over_rival_s:g} s")
+        if theirs is None:
+            misses.append(f"not judged: no {rival} measurement")
+        elif ours.median_s - theirs.median_s > case.max_over_rival_s:
+            over = ours.median_s - theirs.median_s
+            misses.append(f"{over:.2f} s over {_short(rival)}, target {case.max_over_rival_s:g} s")
     if theirs is not None and case.compare_memory:
         wanted.append(f"mem ≤ {_short(rival)}")
         if ours.peak_bytes > theirs.peak_bytes:

@@ -1,4 +1,4 @@
-"""Scenario H: the table path. ``NaiveBayes`` on a generated 1,000,000-row CSV against
+"""Scenario I: the table path. ``NaiveBayes`` on a generated 1,000,000-row CSV against
 one ``pandas.read_csv`` of the file and scikit-learn's closest pipeline.
 
 The table (issue 18): 4 numeric columns, the last with 2 % missing values, 3 string
@@ -25,7 +25,7 @@ Times are wall-clock medians of interleaved calls (``bench/harness.py``); the pr
 CPU time of the same calls (all threads) is given beneath each table, as on a shared
 machine it tells the work done apart from the waiting.
 
-    python bench/run.py --only H                # writes the H section of bench/RESULTS.md
+    python bench/run.py --only I                # writes the I section of bench/RESULTS.md
     python -m bench.table_path [--rows N]       # prints the timings, writes nothing
 """
 
@@ -183,7 +183,7 @@ def _dataset(n_rows: int, missing: bool, folder: Path, with_sklearn: bool = True
     )
 
 
-@register("H", "The table path: NaiveBayes on a 1,000,000-row CSV against read_csv")
+@register("I", "The table path: NaiveBayes on a 1,000,000-row CSV against read_csv")
 def table_path(quick: bool) -> Iterator[Dataset]:
     n_rows = SMOKE_ROWS if quick else FULL_ROWS
     with tempfile.TemporaryDirectory() as folder:

@@ -4,12 +4,8 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
-from sklearn.pipeline import make_pipeline
-
-pytest.importorskip("numba")
-
 from conftest import DATA, require_path
+from sklearn.pipeline import make_pipeline
 
 from nbayes import ComplementNB, MultinomialNB
 from nbayes.text import CountVectorizer, RennieTransformer

@@ -12,19 +12,48 @@ from __future__ import annotations
 
 import re
 
+import numba as nb
 import numpy as np
 import pytest
 from sklearn.feature_extraction import text as sk
-
-pytest.importorskip("numba")
-
-import numba as nb
 from test_text_vectorizers import assert_same_matrix
 
-from nbayes.text import CountVectorizer, Tokenizer, _unicode
-from nbayes.text._kernels_ascii import _bits, _block, load8, word_bytes
-from nbayes.text._kernels_table import add_key, find_key
+from nbayes.text import CountVectorizer, Tokenizer, _kernels_ascii, _kernels_table, _unicode
 from nbayes.text._prefetch import prefetch
+
+
+# The helpers have no Python wrapper (only kernels call them): compiled stubs call them.
+@nb.njit
+def _bits(m):
+    return _kernels_ascii._bits(m)
+
+
+@nb.njit
+def _block(buf, j, end):
+    return _kernels_ascii._block(buf, j, end)
+
+
+@nb.njit
+def load8(buf, j, end):
+    return _kernels_ascii.load8(buf, j, end)
+
+
+@nb.njit
+def word_bytes(w):
+    return _kernels_ascii.word_bytes(w)
+
+
+@nb.njit
+def find_key(table, t_bytes, t_off, buf, s, length, h, lowercase):
+    return _kernels_table.find_key(table, t_bytes, t_off, buf, s, length, h, lowercase)
+
+
+@nb.njit
+def add_key(table, t_bytes, t_off, t_stop, counts, buf, s, length, h, slot, lowercase):
+    return _kernels_table.add_key(
+        table, t_bytes, t_off, t_stop, counts, buf, s, length, h, slot, lowercase
+    )
+
 
 # bytes chosen to sit next to the class boundaries of [0-9A-Za-z_]
 EDGE_BYTES = b"/0123456789:@ABCYZ[^_`abcyz{\x7f\x00\x10\x19\x1f\t\n -.,'"

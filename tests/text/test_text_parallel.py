@@ -11,8 +11,6 @@ import pytest
 import scipy.sparse as sp
 from sklearn.feature_extraction import text as sk
 
-pytest.importorskip("numba")
-
 from nbayes.text import CountVectorizer, HashingVectorizer, Tokenizer, _parallel
 
 WORDS = (
@@ -192,7 +190,7 @@ def test_int64_streams_equal_int32_streams(threads, monkeypatch, two_threads):
 def test_small_chunks_and_short_streams_change_nothing(threads, monkeypatch, two_threads):
     """Documents joined a few at a time (chunks smaller than one document too), and
     stream arrays that start short and grow many times: the same matrices."""
-    from nbayes.text import _encode, _engine
+    from nbayes.text import _encode, _engine, _pass
 
     train, test = corpus(300, 5), corpus(80, 6)
     threads(two_threads)
@@ -201,8 +199,8 @@ def test_small_chunks_and_short_streams_change_nothing(threads, monkeypatch, two
     X_usual, T_usual = usual.fit_transform(train), usual.transform(test)
     tokens = Tokenizer(ngram_range=(1, 2)).tokenize_many(train)
     monkeypatch.setattr(_encode, "CHUNK_BYTES", 64)
-    monkeypatch.setattr(_engine, "STREAM_BYTES_TALLY", 10**9)
-    monkeypatch.setattr(_engine, "STREAM_BYTES", 10**9)
+    monkeypatch.setattr(_pass, "STREAM_BYTES_TALLY", 10**9)
+    monkeypatch.setattr(_pass, "STREAM_BYTES", 10**9)
     text = _engine.encode_documents(train)
     chunks = list(text.chunks(0, text.n_docs))
     assert len(chunks) > 50
@@ -220,7 +218,7 @@ def test_columns_written_in_two_threads_equal_one(threads, dropped):
     """The matrix's columns written in two halves of the rows (the first half's
     dropped entries leave a gap the second half is moved down over) equal the one
     pass of the kernel: indptr, columns and values."""
-    from nbayes.text._engine import _kernels
+    from nbayes.text import _kernels
 
     rng = np.random.default_rng(7)
     n_rows, n_tok, n_gram = 500, 300, 40
@@ -232,7 +230,7 @@ def test_columns_written_in_two_threads_equal_one(threads, dropped):
     col_tok, col_gram = column[:n_tok], column[n_tok:]
     one = entries.copy()
     values_one = np.empty(len(one), np.int64)
-    ptr_one, kept_one = _kernels().to_columns(
+    ptr_one, kept_one = _kernels.to_columns(
         indptr, one, counts, col_tok, col_gram, one, values_one
     )
     threads(True)
@@ -270,15 +268,14 @@ def test_folded_tokens_are_found_in_the_table_at_their_ids(threads):
     """After the fold (ids in the second half's order of appearance, table slots
     taken in its table's slot order), looking every token's bytes up in the table
     finds it at its own id and inserts nothing."""
-    from nbayes.text import _engine
+    from nbayes.text import _engine, _kernels
 
     threads(True)
     vocab = _engine.Vocabulary(_engine.Rules())
     vocab.analyze(_engine.encode_documents(corpus(400, 9)), True, tally=True)
     n_tok = vocab.n_tokens
     names = vocab.t_bytes[: vocab.t_off[n_tok]]
-    ids = _engine._kernels().intern_tokens(names, vocab.t_off[: n_tok + 1], *vocab._tokens(),
-                                           vocab.counts)  # fmt: skip
+    ids = _kernels.intern_tokens(names, vocab.t_off[: n_tok + 1], *vocab._tokens(), vocab.counts)
     assert np.array_equal(ids, np.arange(n_tok)) and vocab.n_tokens == n_tok
 
 

@@ -7,11 +7,8 @@ import re
 
 import numpy as np
 import pytest
-from sklearn.base import clone
-
-pytest.importorskip("numba")
-
 from conftest import DATA, require_path
+from sklearn.base import clone
 
 from nbayes.text import (
     ENGLISH_STOP_WORDS,

@@ -10,8 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-pytest.importorskip("numba")
-
 from nbayes.text import (
     ENGLISH_STOP_WORDS,
     Tokenizer,
@@ -137,6 +135,26 @@ def test_tables_match_python_for_every_code_point():
             assert lower[c] == ord(ch.lower()), hex(c)
     # lower-casing twice changes nothing (documents may be lower-cased by Python first)
     assert np.array_equal(lower[lower], lower)
+
+
+def test_tables_are_kept_in_the_user_cache_and_rebuilt_when_damaged(tmp_path, monkeypatch):
+    """A table is built once and read back by a later process (here: a second kept
+    wrapper, as a fresh process has); a damaged file is built again."""
+    monkeypatch.setattr(_unicode, "cache_root", lambda: tmp_path)
+    built = []
+
+    def table():
+        built.append(1)
+        return np.arange(_unicode.N_CODE_POINTS, dtype=np.int32)
+
+    first = _unicode._kept(table)()
+    (path,) = (tmp_path / "tables").iterdir()
+    assert path.name.startswith("table-py") and built == [1]
+    again = _unicode._kept(table)()
+    assert built == [1] and np.array_equal(again, first)
+    path.write_bytes(path.read_bytes()[:100])  # cut short
+    assert np.array_equal(_unicode._kept(table)(), first) and built == [1, 1]
+    assert np.array_equal(_unicode._kept(table)(), first) and built == [1, 1]  # rewritten
 
 
 @settings(max_examples=150, deadline=None)

@@ -6,13 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import DATA, require_path
 from sklearn.base import clone
 from sklearn.feature_extraction import text as sk
 from sklearn.pipeline import make_pipeline
-
-pytest.importorskip("numba")
-
-from conftest import DATA, require_path
 
 from nbayes import MultinomialNB
 from nbayes.text import CountVectorizer, HashingVectorizer, Tokenizer
@@ -227,24 +224,29 @@ def test_prefix_keys_are_big_endian_zero_padded_prefixes():
     past the name's end (one 8-byte load where 8 bytes are left in the buffer, masked
     to the name; byte by byte at the buffer's end), for names of 0-20 bytes anywhere,
     the last ones ending at the buffer's last byte."""
-    from nbayes.text._engine import _kernels
+    from nbayes.text import _kernels
 
     rng = np.random.default_rng(1)
     lengths = np.concatenate([np.arange(21), rng.integers(0, 21, 300), np.arange(21)[::-1]])
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
     ends = starts + lengths
     buf = rng.integers(0, 256, int(ends[-1]), dtype=np.uint8)
-    first, second = _kernels().prefix_keys(buf, starts, ends)
+    first, second = _kernels.prefix_keys(buf, starts, ends)
     for i, (s, e) in enumerate(zip(starts, ends, strict=True)):
         name = buf[s:e].tobytes() + bytes(16)
         assert first[i] == int.from_bytes(name[:8], "big"), i
         assert second[i] == int.from_bytes(name[8:16], "big"), i
 
 
+@pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("ngram_range", [(1, 1), (1, 2)])
-def test_vocabulary_sort_orders_names_as_python_sorts(ngram_range):
+def test_vocabulary_sort_orders_names_as_python_sorts(ngram_range, compiled, monkeypatch):
     """Names sharing long prefixes (16+ bytes), prefixes of each other, non-ASCII:
-    the fitted vocabulary's columns are in Python's sorted order of the names."""
+    the fitted vocabulary's columns are in Python's sorted order of the names, by the
+    compiled prefix-key sort and by the Python sort small vocabularies take."""
+    from nbayes.text import _sort
+
+    monkeypatch.setattr(_sort, "COMPILED_MIN", 0 if compiled else 10**9)
     stems = ["a" * 20, "ab" * 9, "\u00e9t\u00e9" * 5, "x", "word"]
     docs = [" ".join(s + t for s in stems for t in ["", "a", "b", "zz", "\u00e0"][: 1 + i % 5])
             for i in range(40)]  # fmt: skip

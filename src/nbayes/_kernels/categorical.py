@@ -9,51 +9,59 @@ from functools import cache
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes._kernels import available, jit, numba
+from nbayes._kernels import available, jit, kernel
 
 _MAX_ACCUMULATORS = 8  # class totals held in registers at once (one 64-byte table line)
 
 
-def _gather_source(width: int) -> str:
-    """A gather-sum kernel with ``width`` class totals in named locals.
-
-    Written out per width because a total kept in a local stays in a register; held in
-    an array, every addition waits for the previous one's store (3-5x slower).
-    """
-    totals = [f"t{c}" for c in range(width)]
-    return "\n".join(
-        [
-            "def gather_sum(codes, offsets, n_categories, table, out):",
-            "    n_rows, n_features = codes.shape",
-            "    n_classes = out.shape[1]",
-            "    unknown = 0",
-            "    for i in range(n_rows):",
-            f"        for c0 in range(0, table.shape[1], {width}):",
-            "            " + " = ".join(totals) + " = 0.0",
-            "            for j in range(n_features):",
-            "                code = codes[i, j]",
-            "                if code < 0:",
-            "                    continue",
-            "                if code >= n_categories[j]:",
-            "                    if c0 == 0:",
-            "                        unknown += 1",
-            "                    continue",
-            "                row = offsets[j] + code",
-            *[f"                t{c} += table[row, c0 + {c}]" for c in range(width)],
-            *[
-                f"            if c0 + {c} < n_classes:\n                out[i, c0 + {c}] = t{c}"
-                for c in range(width)
-            ],
-            "    return unknown",
-        ]
-    )
-
-
 @cache
 def _gather_kernel(width: int) -> Callable:
-    namespace: dict = {}
-    exec(compile(_gather_source(width), f"<nbayes gather_sum {width}>", "exec"), namespace)
-    return numba().njit(nogil=True)(namespace["gather_sum"])
+    """The gather-sum kernel with ``width`` (1 to 8) class totals in named locals.
+
+    The totals are locals because a total kept in a local stays in a register; held
+    in an array, every addition waits for the previous one's store (3-5x slower).
+    ``width`` is a constant of the compiled code (a closure variable), so the
+    compiler drops the totals and the tests of ``width`` beyond it; numba caches
+    each width's machine code on disk like any kernel's.
+    """
+
+    def gather_sum(codes, offsets, n_categories, table, out):
+        n_rows, n_features = codes.shape
+        n_classes = out.shape[1]
+        unknown = 0
+        for i in range(n_rows):
+            for c0 in range(0, table.shape[1], width):
+                t0 = t1 = t2 = t3 = t4 = t5 = t6 = t7 = 0.0
+                for j in range(n_features):
+                    code = codes[i, j]
+                    if code < 0:
+                        continue
+                    if code >= n_categories[j]:
+                        if c0 == 0:
+                            unknown += 1
+                        continue
+                    row = offsets[j] + code
+                    t0 += table[row, c0]
+                    if width > 1:
+                        t1 += table[row, c0 + 1]
+                    if width > 2:
+                        t2 += table[row, c0 + 2]
+                    if width > 3:
+                        t3 += table[row, c0 + 3]
+                    if width > 4:
+                        t4 += table[row, c0 + 4]
+                    if width > 5:
+                        t5 += table[row, c0 + 5]
+                    if width > 6:
+                        t6 += table[row, c0 + 6]
+                    if width > 7:
+                        t7 += table[row, c0 + 7]
+                for c, total in enumerate((t0, t1, t2, t3, t4, t5, t6, t7)):
+                    if c < width and c0 + c < n_classes:
+                        out[i, c0 + c] = total
+        return unknown
+
+    return kernel(gather_sum)
 
 
 def gather_width(n_classes: int) -> int:
@@ -84,7 +92,7 @@ def gather_sum(
     shape (n_rows, n_classes), and the number of codes ``>= n_categories_j``.
 
     codes (n_rows, n_features); table from :func:`gather_table`. None when the
-    compiled kernels are not available.
+    compiled kernels are switched off (:data:`nbayes._kernels.ENABLED`).
     """
     if not available():
         return None

@@ -1,11 +1,14 @@
 """A click group whose subcommands are imported only when used (click's documented
 "lazily loading subcommands" pattern): ``nbayes spam classify``, run by a mail server
 once per message, then imports the spam filter alone, not pandas, matplotlib and
-scikit-learn for the other commands."""
+scikit-learn for the other commands; and ``nbayes --help`` imports none of them: it
+lists each subcommand with the help text read from its source file."""
 
 from __future__ import annotations
 
+import ast
 import importlib
+import importlib.util
 from collections.abc import Mapping
 
 import click
@@ -13,7 +16,7 @@ import click
 
 class LazyGroup(click.Group):
     """``lazy_commands`` maps a subcommand's name to ``"module:attribute"``, its click
-    command, imported the first time the subcommand is run, listed or asked for help."""
+    command, imported the first time the subcommand is run or asked for help."""
 
     def __init__(self, *args, lazy_commands: Mapping[str, str] | None = None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -28,3 +31,49 @@ class LazyGroup(click.Group):
             command = getattr(importlib.import_module(module), attribute)
             self.add_command(command, cmd_name)
         return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """click's listing of the subcommands and their short help, with the ones not
+        imported yet described by :func:`_described` instead of imported."""
+        commands = []
+        for name in self.list_commands(ctx):
+            command = self.commands.get(name)
+            if command is None and name in self.lazy_commands:
+                command = _described(name, self.lazy_commands[name])
+            if command is None:
+                command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                commands.append((name, command))
+        if commands:
+            limit = formatter.width - 6 - max(len(name) for name, _ in commands)
+            rows = [(name, command.get_short_help_str(limit)) for name, command in commands]
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+def _described(name: str, target: str) -> click.Command | None:
+    """A stand-in for the command ``target`` (``"module:function"``) that carries only
+    its help: the ``help``/``short_help``/``hidden`` given to its decorator, else its
+    docstring, read from the module's source without running it. None where the
+    source cannot be read that way (the caller then imports the command)."""
+    module, function = target.split(":")
+    try:
+        spec = importlib.util.find_spec(module)
+        with open(spec.origin, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read())
+    except (ImportError, AttributeError, TypeError, OSError, SyntaxError, ValueError):
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == function:
+            settings = {"help": ast.get_docstring(node)}
+            for decorator in node.decorator_list:  # @click.command(...), not the options
+                called = getattr(decorator, "func", decorator)
+                if getattr(called, "attr", getattr(called, "id", "")) not in ("command", "group"):
+                    continue
+                for keyword in getattr(decorator, "keywords", []):
+                    if keyword.arg in ("help", "short_help", "hidden"):
+                        if not isinstance(keyword.value, ast.Constant):
+                            return None
+                        settings[keyword.arg] = keyword.value.value
+            return click.Command(name, **settings)
+    return None

@@ -4,7 +4,7 @@ and Rennie et al.'s (2003) corrections.
 - :class:`Tokenizer`: Unicode words, numbers, URLs, e-mail addresses and host names,
   case folding, length bounds, English stop words, word n-grams.
 - :class:`CountVectorizer`, :class:`HashingVectorizer`: scikit-learn's, the same
-  numbers, compiled with numba (``pip install 'nbayes[text]'``).
+  numbers, compiled with numba.
 - :class:`RennieTransformer`, :func:`make_twcnb`: log-TF, IDF, length and weight
   normalisation (TWCNB).
 - :class:`PostVectorizer`, :func:`make_text_classifier`: news posts and mail as

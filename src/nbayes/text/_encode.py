@@ -56,7 +56,9 @@ class Text:
         while first < stop:
             end = int(np.searchsorted(self.offsets, self.offsets[first] + size, "right")) - 1
             end = min(max(end, first + 1), stop)
-            buf = np.frombuffer(b"".join(self.parts[first:end]), dtype=np.uint8)
+            # writable (a bytearray, joined at the same cost), as every other byte
+            # array the kernels take, so that each of them compiles once
+            buf = np.frombuffer(bytearray().join(self.parts[first:end]), dtype=np.uint8)
             offsets = self.offsets[first : end + 1] - self.offsets[first]
             yield first, buf, offsets, self.form[first:end]
             first = end

@@ -1,8 +1,8 @@
-"""Python side of the compiled tokenizer: documents -> UTF-8 (joined a chunk at a
-time) -> feature stream, and the interned tables of tokens and features that give
-names to ids.
-
-numba is imported here, lazily: ``pip install 'nbayes[text]'``.
+"""Python side of the compiled tokenizer: the interned tables of tokens and features
+that give names to ids (:class:`Vocabulary`), and how text becomes features
+(:class:`Rules`). A pass over documents (:class:`nbayes.text._pass.Pass`) turns
+them into a feature stream, in one thread or two (:mod:`nbayes.text._parallel`);
+names sort by :mod:`nbayes.text._sort`. None of those import this module back.
 """
 
 from __future__ import annotations
@@ -13,28 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes.text import _parallel, _sort, _unicode
+from nbayes.text import _kernels, _parallel, _sort
 from nbayes.text._encode import Text, encode_documents, read_documents  # noqa: F401 (API)
-
-_SCHEMES = ("http://", "https://", "ftp://", "www.")
-
-
-def _kernels():
-    try:
-        from nbayes.text import _kernels
-    except ImportError as error:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "nbayes.text needs numba for its compiled tokenizer: pip install 'nbayes[text]'"
-        ) from error
-    return _kernels
-
-
-def _schemes() -> NDArray[np.int64]:
-    width = max(map(len, _SCHEMES))
-    table = np.full((len(_SCHEMES), width + 1), -1, np.int64)
-    for row, scheme in enumerate(_SCHEMES):
-        table[row, : len(scheme)] = [ord(ch) for ch in scheme]
-    return table
+from nbayes.text._pass import Pass
 
 
 @dataclass(frozen=True)
@@ -49,11 +30,13 @@ class Rules:
     ngram_range: tuple[int, int] = (1, 1)
 
     def opts(self, insert: bool) -> NDArray[np.int64]:
+        """The rules the compiled pass reads at run time (the layout of
+        :mod:`nbayes.text._kernels`); ``rich`` picks the pass itself
+        (:func:`nbayes.text._kernels.analyze_for`), and so does whether n-grams are formed."""
         max_len = np.iinfo(np.int64).max if self.max_len is None else self.max_len
         return np.array(
             [
                 self.lowercase,
-                self.rich,
                 self.min_len,
                 max_len,
                 self.numbers,
@@ -66,32 +49,17 @@ class Rules:
 
 
 def _utf8_strings(strings: Iterable[str]) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
+    """The UTF-8 of ``strings`` joined, writable (as the kernels' own scratch keys, so
+    they compile once), and their offsets."""
     encoded = [s.encode("utf-8") for s in strings]
     offsets = np.zeros(len(encoded) + 1, np.int64)
     np.cumsum([len(b) for b in encoded], out=offsets[1:])
-    return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
+    return np.frombuffer(bytearray(b"".join(encoded)), dtype=np.uint8), offsets
 
 
 # A stream is int32 below this bound on its ids and counts (tests lower it to check
 # the int64 path).
 INT32_BOUND = 2**31
-# Bytes of text per stream entry, a first guess at the stream's length.
-STREAM_BYTES_TALLY = 16
-STREAM_BYTES = 6
-
-
-def _resize(array: NDArray, size: int) -> None:
-    """Resize an array that owns its data and has no views, in place (``realloc``:
-    no copy where the block can grow or shrink where it is; new entries are zeros)."""
-    array.resize(size, refcheck=False)
-
-
-def _filled(array: NDArray[np.int64], size: int) -> NDArray[np.int64]:
-    """``array`` (or a new one of ``size`` if shorter) filled with -1."""
-    if len(array) < size:
-        return np.full(size, -1, np.int64)
-    array[:] = -1
-    return array
 
 
 def _pow2(n: int) -> int:
@@ -162,13 +130,12 @@ class Vocabulary:
         self.g_toks = grown(self.g_toks, int(self.g_off[n_gram]) + gram_tokens)
         self.t_where = grown(self.t_where, n_tok + tokens + 1, -1)
         self.g_where = grown(self.g_where, n_gram + grams + 1, -1)
-        kernels = _kernels()
         if 2 * (n_tok + tokens + 1) > len(self.t_table) // 2:
             cap = _pow2(2 * (n_tok + tokens + 1))
-            self.t_table = kernels.rehash(self.t_table, cap)
+            self.t_table = _kernels.rehash(self.t_table, cap)
         if 2 * (n_gram + grams + 1) > len(self.g_table) // 2:
             cap = _pow2(2 * (n_gram + grams + 1))
-            self.g_table = kernels.rehash(self.g_table, cap)
+            self.g_table = _kernels.rehash(self.g_table, cap)
 
     def compact(self) -> None:
         """Give back what only inserting needs: the tables' spare room, the hash
@@ -182,17 +149,19 @@ class Vocabulary:
         self.g_off = self.g_off[: n_gram + 1].copy()
         self.t_where = self.t_where[:0].copy()
         self.g_where = self.g_where[:0].copy()
-        kernels = _kernels()
         if len(self.t_table) // 2 > _pow2(2 * (n_tok + 1)):
-            self.t_table = kernels.rehash(self.t_table, _pow2(2 * (n_tok + 1)))
+            self.t_table = _kernels.rehash(self.t_table, _pow2(2 * (n_tok + 1)))
         if len(self.g_table) // 2 > _pow2(2 * (n_gram + 1)):
-            self.g_table = kernels.rehash(self.g_table, _pow2(2 * (n_gram + 1)))
+            self.g_table = _kernels.rehash(self.g_table, _pow2(2 * (n_gram + 1)))
 
     def add_stop_words(self, words: Iterable[str]) -> None:
         """Mark the tokens ``words`` (compared after case folding) as stop words."""
+        words = list(words)
+        if not words:
+            return
         buf, offsets = _utf8_strings(words)
         self.reserve(len(offsets), len(buf), 0, 0)
-        ids = _kernels().intern_tokens(buf, offsets, *self._tokens(), self.counts)
+        ids = _kernels.intern_tokens(buf, offsets, *self._tokens(), self.counts)
         self.t_stop[ids] = 1
 
     def add_features(self, terms: Sequence[str]) -> NDArray[np.int64]:
@@ -200,11 +169,10 @@ class Vocabulary:
 
         Feature indices refer to the tables as they are after this call.
         """
-        kernels = _kernels()
         split = [term.split(" ") for term in terms]
         buf, offsets = _utf8_strings(t for parts in split for t in parts)
         self.reserve(len(offsets), len(buf), len(split), len(offsets))
-        tokens = kernels.intern_tokens(buf, offsets, *self._tokens(), self.counts)
+        tokens = _kernels.intern_tokens(buf, offsets, *self._tokens(), self.counts)
         bounds = np.zeros(len(split) + 1, np.int64)
         np.cumsum([len(parts) for parts in split], out=bounds[1:])
         sizes = np.diff(bounds)
@@ -214,7 +182,7 @@ class Vocabulary:
         gram_tokens = np.concatenate(
             [tokens[bounds[i] : bounds[i + 1]] for i in np.flatnonzero(grams)] or [tokens[:0]]
         )
-        gram_ids = kernels.intern_grams(gram_tokens, gram_bounds, *self._grams(), self.counts)
+        gram_ids = _kernels.intern_grams(gram_tokens, gram_bounds, *self._grams(), self.counts)
         index = tokens[bounds[:-1]].copy()
         index[grams] = self.n_tokens + gram_ids
         return index
@@ -270,9 +238,7 @@ class Vocabulary:
         newline, and their offsets, shape (n_features + 1,)."""
         n_tok = self.n_tokens
         token_part = self.t_bytes[: self.t_off[n_tok]]
-        grams = _kernels().gram_bytes(
-            self.g_toks, self.g_off, self.n_grams, self.t_bytes, self.t_off
-        )
+        grams = _kernels.gram_bytes(self.g_toks, self.g_off, self.n_grams, self.t_bytes, self.t_off)
         # tokens: insert a newline after each one
         out = np.empty(len(token_part) + n_tok + len(grams), np.uint8)
         token_ends = self.t_off[1 : n_tok + 1] + np.arange(n_tok)
@@ -306,7 +272,7 @@ class Vocabulary:
         if weight is None:
             weight = np.ones(len(column), np.float64)
         n_tok = self.n_tokens
-        return _kernels().count(
+        return _kernels.count(
             stream, doc_off, column[:n_tok], column[n_tok:], weight[:n_tok], weight[n_tok:],
             n_columns,
         )  # fmt: skip
@@ -320,7 +286,7 @@ class Vocabulary:
         counted, self.counted = self.counted, None
         if counted is not None and counted[0] == self.n_features:
             return counted[1], counted[2]
-        return _kernels().frequencies(entries, counts, self.n_tokens, self.n_features)
+        return _kernels.frequencies(entries, counts, self.n_tokens, self.n_features)
 
     def to_columns(self, indptr, entries, counts, column: NDArray[np.int64], dtype):
         """CSR (indptr, indices, data) with each entry at ``column[feature index]``
@@ -348,7 +314,7 @@ class Vocabulary:
     def murmur3(self) -> NDArray[np.int64]:
         """scikit-learn's signed murmurhash3_32 (seed 0) of every feature name."""
         out, offsets = self.name_bytes()
-        return _kernels().murmur3_32(out, offsets[:-1], offsets[1:] - 1, 0)
+        return _kernels.murmur3_32(out, offsets[:-1], offsets[1:] - 1, 0)
 
     def sorted_order(self) -> NDArray[np.intp]:
         """Feature indices in code-point order of their names (as Python sorts); the
@@ -365,83 +331,3 @@ class Vocabulary:
             return _sort.name_order(self.t_bytes, self.t_off[:n], self.t_off[1 : n + 1])
         out, offsets = self.name_bytes()
         return _sort.name_order(out, offsets[:-1], offsets[1:] - 1)
-
-
-class Pass:
-    """One thread's compiled pass over runs of documents handed to it one at a time,
-    in any order (:meth:`add`): a single stream (and counts, with ``tally``) of
-    ``dtype`` that the runs append to, grown as needed.
-
-    ``rows`` holds one array per run (documents start..stop - 1), in the order the
-    runs were added: shape (stop - start + 1,), where each document's entries begin
-    and end in the stream. The vocabulary's row-position arrays are filled once, here: stream
-    positions only grow, so a position left by an earlier run is never taken for
-    one in the current row.
-    """
-
-    def __init__(self, vocab: Vocabulary, n_bytes: int, insert: bool, tally: bool, dtype):
-        self.vocab, self.insert, self.tally = vocab, insert, tally
-        rules = vocab.rules
-        lo, hi = rules.ngram_range
-        self.orders = hi - lo + 1
-        self.gram_orders = max(0, hi - max(lo, 2) + 1)  # orders of n >= 2
-        self.gram_tokens = sum(range(max(lo, 2), hi + 1))
-        opts = rules.opts(insert)
-        self.tables = _unicode.char_classes(), _unicode.lower_map(), opts, _schemes()
-        # a first guess (distinct entries per document: ~1 per 12 bytes in 20 Newsgroups
-        # and BBC news); the pass stops and the arrays grow in place where it is short
-        per_entry = STREAM_BYTES_TALLY if tally else STREAM_BYTES
-        capacity = max(1024, n_bytes // per_entry * self.orders)
-        self.stream = np.empty(capacity, dtype)
-        self.data = np.empty(capacity if tally else 0, dtype)
-        self.n_stream = 0
-        self.rows: list[NDArray[np.int64]] = []
-        if insert:
-            # vocabularies grow about as the square root of the text (Heaps' law; 18 MB
-            # halves of 20 Newsgroups: 91k, 130k tokens; 2.5 MB of BBC: 19k, 21k)
-            guess = int(20 * n_bytes**0.5)
-            vocab.reserve(guess, 8 * guess, guess * self.gram_orders, guess * self.gram_tokens)
-        vocab.t_where = _filled(vocab.t_where, vocab.n_tokens + 1)
-        vocab.g_where = _filled(vocab.g_where, vocab.n_grams + 1)
-
-    def add(self, text: Text, start: int, stop: int) -> None:
-        """Append the stream of documents start..stop - 1 (joined a chunk at a time)."""
-        kernels = _kernels()
-        vocab, rules = self.vocab, self.vocab.rules
-        doc_off = np.empty(stop - start + 1, np.int64)
-        doc_off[0] = self.n_stream
-        for first, buf, offsets, form in text.chunks(start, stop):
-            n_docs = len(offsets) - 1
-            rows = doc_off[first - start : first - start + n_docs + 1]
-            next_doc, stopped = 0, (-1, -1)
-            while True:
-                next_doc, self.n_stream = kernels.analyze(
-                    buf, offsets, form, next_doc, *self.tables, *vocab._tokens(),
-                    *vocab._grams(), vocab.counts, self.stream, self.n_stream, rows,
-                    self.tally, self.data, vocab.t_where, vocab.g_where,
-                )  # fmt: skip
-                if next_doc == n_docs:
-                    break
-                if (next_doc, self.n_stream) == stopped:
-                    raise RuntimeError("nbayes.text: the compiled pass found no room twice")
-                stopped = next_doc, self.n_stream
-                # room for the document the pass stopped at (as the pass counts it)
-                size = int(offsets[next_doc + 1] - offsets[next_doc])
-                new = int(kernels.max_tokens(size, rules.rich, rules.min_len)) + 1
-                if self.insert:  # what is short at least doubles
-                    vocab.reserve(new, 2 * size + 4, new * self.gram_orders, new * self.gram_tokens)
-                need = self.n_stream + new * self.orders
-                if need > len(self.stream):
-                    capacity = max(len(self.stream) + len(self.stream) // 2, need)
-                    _resize(self.stream, capacity)
-                    if self.tally:
-                        _resize(self.data, capacity)
-        self.rows.append(doc_off)
-
-    def finish(self) -> None:
-        """Cut ``stream`` and ``data`` (empty without tally) to the entries written,
-        and let go of the vocabulary (a thread's copy is freed once folded)."""
-        self.vocab = None
-        _resize(self.stream, self.n_stream)
-        if self.tally:
-            _resize(self.data, self.n_stream)

@@ -19,10 +19,10 @@ the next byte.
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from nbayes._kernels import helper
 from nbayes.text._kernels_table import _FNV_OFFSET, add_key, find_key, finish, mix
 from nbayes.text._prefetch import prefetch
 
@@ -42,32 +42,32 @@ _UPPER_LO, _UPPER_HI = _bounds(0x41, 0x5A)  # A-Z
 _SCORE_LO, _SCORE_HI = _bounds(0x5F, 0x5F)  # _
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def _in(w, lo, hi):
     """0x80 in each byte of w (bytes < 0x80) inside the range given by _bounds."""
     return (w + lo) & ~(w + hi) & _HIGH
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def word_bytes(w):
     """0x80 in each byte of w (bytes < 0x80) that is a word character."""
     letters = _in(w | _CASE, _LOWER_LO, _LOWER_HI)
     return letters | _in(w, _DIGIT_LO, _DIGIT_HI) | _in(w, _SCORE_LO, _SCORE_HI)
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def _digits(w):
     return _in(w, _DIGIT_LO, _DIGIT_HI)
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def _lower(w, lowercase):
     if lowercase:
         return w | (_in(w, _UPPER_LO, _UPPER_HI) >> np.uint64(2))
     return w
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def _low_bytes(n):
     """Mask of the low n bytes of a uint64, 0 <= n <= 8."""
     if n >= 8:
@@ -75,13 +75,13 @@ def _low_bytes(n):
     return (np.uint64(1) << np.uint64(8 * n)) - np.uint64(1)
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def _first(bits):
     """Index of the lowest byte whose high bit is set (bits != 0)."""
     return np.int64(trailing_zeros(bits) >> np.uint64(3))
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def _load_full(buf, u):
     """buf[u:u + 8] (all inside buf) as a little-endian uint64: LLVM makes the eight
     byte loads one 8-byte load."""
@@ -97,7 +97,7 @@ def _load_full(buf, u):
     )
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def load8(buf, j, end):
     """buf[j:min(j + 8, end)] as a little-endian uint64, zero-padded."""
     if j + 8 <= end:
@@ -111,7 +111,7 @@ def load8(buf, j, end):
 _MOVEMASK = np.uint64(0x0102040810204080)
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def _bits(m):
     """The flags of m (0x80 in some bytes, nothing else) as 8 bits: byte i's to bit i.
     The product adds byte i's flag (bit 8i + 7 of m, bit 8i after the shift) times
@@ -120,7 +120,7 @@ def _bits(m):
     return ((m >> np.uint64(7)) * _MOVEMASK) >> np.uint64(56)
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def _block(buf, j, end):
     """(word mask, high) of the 64 bytes buf[j:j + 64], those at or after ``end``
     read as zeros: bit i of the mask is set where byte j + i is a word character,
@@ -141,7 +141,7 @@ def _block(buf, j, end):
     return mask, high & _HIGH
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def _first_high(buf, j, end):
     """Offset from j of the first byte >= 0x80 in buf[j:min(j + 64, end)] (one exists)."""
     for k in range(8):
@@ -151,13 +151,13 @@ def _first_high(buf, j, end):
     return 64
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def _word_at(buf, s, n, n_buf, lowercase):
     """buf[s:s + n] (0 < n <= 8) as a little-endian uint64, lower-cased if asked."""
     return _lower(load8(buf, s, n_buf) & _low_bytes(n), lowercase)
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def _all_digits(buf, s, length):
     """Whether the ASCII bytes buf[s:s + length] are all digits, 8 at a time."""
     for k in range(0, length, 8):
@@ -167,7 +167,7 @@ def _all_digits(buf, s, length):
     return True
 
 
-@nb.njit(cache=True, inline="always")
+@helper
 def scan_ascii(
     buf, start, end, lowercase, min_len, max_len, numbers, insert, found,
     toks, n_toks, t_table, t_bytes, t_off, t_stop, counts, t_where,
@@ -259,14 +259,14 @@ def scan_ascii(
     return n_toks, stopped
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def _ascii_word(b):
     """Whether the byte b is an ASCII word character ([0-9A-Za-z_])."""
     c = b | 0x20
     return (0x61 <= c <= 0x7A) or (0x30 <= b <= 0x39) or b == 0x5F
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def next_high(buf, j, end):
     """Index of the first byte >= 0x80 in buf[j:end], or ``end``; 8 bytes at a time."""
     while j + 8 <= end:
@@ -279,7 +279,7 @@ def next_high(buf, j, end):
     return j
 
 
-@nb.njit(cache=True, inline="always")
+@helper
 def unicode_span(buf, start, end, min_gap):
     """(a, b): the next part of the UTF-8 (or latin-1) text buf[start:end] that the
     decoding path must take, or (end, end) if buf[start:end] is all ASCII.

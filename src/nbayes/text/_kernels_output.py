@@ -4,22 +4,24 @@ scikit-learn's MurmurHash3 of names (HashingVectorizer)."""
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
+from nbayes._kernels import helper, kernel
 from nbayes.text._kernels_ascii import _load_full
 from nbayes.text._kernels_table import gram_entry
 
 _M32 = np.uint64(0xFFFFFFFF)
 
 
-@nb.njit(cache=True)
+@helper
 def _sort_row(indices, data, a, b):
     """Sort indices[a:b] (carrying data along): insertion sort for short rows."""
     if b - a > 32:
         order = np.argsort(indices[a:b], kind="mergesort")
-        indices[a:b] = indices[a:b][order]
-        data[a:b] = data[a:b][order]
+        keys, values = indices[a:b].copy(), data[a:b].copy()
+        for k in range(b - a):  # loops, not slices: no shape checks to compile
+            indices[a + k] = keys[order[k]]
+            data[a + k] = values[order[k]]
         return
     for i in range(a + 1, b):
         key, value = indices[i], data[i]
@@ -32,7 +34,7 @@ def _sort_row(indices, data, a, b):
         data[j + 1] = value
 
 
-@nb.njit(cache=True)
+@kernel
 def count(stream, doc_off, col_tok, col_gram, weight_tok, weight_gram, n_columns):
     """CSR (indptr, indices, data) of summed weights per (document, column).
 
@@ -72,7 +74,7 @@ def count(stream, doc_off, col_tok, col_gram, weight_tok, weight_gram, n_columns
     return indptr, indices[:nnz].copy(), data[:nnz].copy()
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def gram_bytes(g_toks, g_off, n_gram, t_bytes, t_off):
     """UTF-8 of every n-gram's name (tokens joined by a space), each followed by \\n."""
     size = 0
@@ -89,8 +91,9 @@ def gram_bytes(g_toks, g_off, n_gram, t_bytes, t_off):
                 out[k] = 0x20
                 k += 1
             a, b = t_off[t], t_off[t + 1]
-            out[k : k + b - a] = t_bytes[a:b]
-            k += b - a
+            for q in range(a, b):
+                out[k] = t_bytes[q]
+                k += 1
         out[k] = 0x0A
         k += 1
     return out
@@ -99,7 +102,7 @@ def gram_bytes(g_toks, g_off, n_gram, t_bytes, t_off):
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def _byte_swap(v):
     """The bytes of the uint64 v in reverse order (LLVM makes it one bswap)."""
     v = ((v & np.uint64(0x00FF00FF00FF00FF)) << np.uint64(8)) | (
@@ -111,7 +114,7 @@ def _byte_swap(v):
     return (v << np.uint64(32)) | (v >> np.uint64(32))
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def _prefix_key(buf, s, e):
     """Bytes buf[s:min(s + 8, e)] as a big-endian uint64, zero-padded on the right."""
     n = min(e - s, 8)
@@ -128,7 +131,7 @@ def _prefix_key(buf, s, e):
     return v
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def prefix_keys(buf, starts, ends):
     """Big-endian uint64 of bytes 0-7 and 8-15 of each string (zero-padded): sorting
     by them sorts strings in code-point order up to a 16-byte common prefix."""
@@ -142,13 +145,13 @@ def prefix_keys(buf, starts, ends):
     return first, second
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def _before(i, j, first, second):
     """Whether item i orders before item j by (first, second)."""
     return first[i] < first[j] or (first[i] == first[j] and second[i] < second[j])
 
 
-@nb.njit(cache=True, inline="always")
+@helper
 def _merge_pass(src, dst, a, b, width, first, second):
     """Merge the sorted runs src[lo:lo + width], src[lo + width:lo + 2 width] for lo
     in a, a + 2 width, ... < b into dst (stable)."""
@@ -164,7 +167,7 @@ def _merge_pass(src, dst, a, b, width, first, second):
                 j += 1
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def sort_ties(order, packed, first, second, shift):
     """Sort, in place and by (first, second), each run of ``order`` whose items
     share ``first >> shift``, given ``packed`` (sorted: ``packed[p] >> shift`` is
@@ -179,7 +182,7 @@ def sort_ties(order, packed, first, second, shift):
     scratch = np.empty(n, order.dtype)
     ties = np.empty((n // 2 + 1, 2), np.int64)
     n_ties = 0
-    a = 0
+    a = np.int64(0)
     while a < n:
         top = packed[a] >> shift
         b = a + 1
@@ -197,7 +200,7 @@ def sort_ties(order, packed, first, second, shift):
                     q -= 1
                 order[q] = item
         else:
-            width = 1
+            width = np.int64(1)
             in_scratch = False  # where the sorted widths now are
             while width < b - a:
                 if in_scratch:
@@ -207,7 +210,8 @@ def sort_ties(order, packed, first, second, shift):
                 in_scratch = not in_scratch
                 width *= 2
             if in_scratch:
-                order[a:b] = scratch[a:b]
+                for p in range(a, b):
+                    order[p] = scratch[p]
         p = a
         while p < b:  # runs of equal (first, second) within this one
             q = p + 1
@@ -221,12 +225,12 @@ def sort_ties(order, packed, first, second, shift):
     return ties[:n_ties].copy()
 
 
-@nb.njit(cache=True)
+@helper(inline=True)
 def _rotl32(x, r):
     return ((x << np.uint64(r)) | (x >> np.uint64(32 - r))) & _M32
 
 
-@nb.njit(cache=True)
+@kernel
 def murmur3_32(buf, starts, ends, seed):
     """Signed MurmurHash3_x86_32 of each buf[starts[i]:ends[i]] (scikit-learn's hash)."""
     c1 = np.uint64(0xCC9E2D51)
@@ -242,10 +246,10 @@ def murmur3_32(buf, starts, ends, seed):
             k = np.uint64(buf[p]) | (np.uint64(buf[p + 1]) << np.uint64(8))
             k |= (np.uint64(buf[p + 2]) << np.uint64(16)) | (np.uint64(buf[p + 3]) << np.uint64(24))
             k = (k * c1) & _M32
-            k = _rotl32(k, 15)
+            k = _rotl32(k, np.int64(15))
             k = (k * c2) & _M32
             h ^= k
-            h = _rotl32(h, 13)
+            h = _rotl32(h, np.int64(13))
             h = (h * np.uint64(5) + np.uint64(0xE6546B64)) & _M32
         tail = s + 4 * nblocks
         rem = length & 3
@@ -257,7 +261,7 @@ def murmur3_32(buf, starts, ends, seed):
         if rem >= 1:
             k ^= np.uint64(buf[tail])
             k = (k * c1) & _M32
-            k = _rotl32(k, 15)
+            k = _rotl32(k, np.int64(15))
             k = (k * c2) & _M32
             h ^= k
         h ^= np.uint64(length)
@@ -271,7 +275,7 @@ def murmur3_32(buf, starts, ends, seed):
     return out
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def frequencies(entries, counts, n_tok, n_features):
     """Document and corpus frequency of every feature index, shapes (n_features,).
 
@@ -289,7 +293,7 @@ def frequencies(entries, counts, n_tok, n_features):
     return df, tf
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def to_columns(indptr, entries, counts, col_tok, col_gram, columns, values):
     """CSR rows of stream entries -> rows of matrix columns, in place of a gather.
 
@@ -314,7 +318,7 @@ def to_columns(indptr, entries, counts, col_tok, col_gram, columns, values):
     return out, k
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def renumber(stream, tok_map, gram_map, out):
     """``out[p]`` = stream entry ``stream[p]`` with its id mapped: token t to
     ``tok_map[t]``, n-gram g to ``gram_map[g]`` (same length; out may be stream)."""

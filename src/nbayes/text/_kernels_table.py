@@ -14,8 +14,9 @@ scan computes the same value from 8-byte loads.
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
+
+from nbayes._kernels import helper, kernel
 
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
@@ -23,21 +24,21 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _ID_MASK = np.int64(0xFFFFFFFF)
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def finish(v):
     """A bijective scramble of the uint64 v, as int64."""
     h = v * _GOLDEN
     return np.int64(h ^ (h >> np.uint64(32)))
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def mix(h, w):
     """One step of the long-key hash: the state h absorbs the 8-byte word w."""
     h = (h ^ w) * _FNV_PRIME
     return h ^ (h >> np.uint64(29))
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def _pack(key, start, stop):
     v = np.uint64(0)
     for q in range(start, stop):
@@ -45,25 +46,25 @@ def _pack(key, start, stop):
     return v
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def token_hash(key, length):
     """The hash of the token bytes key[:length] (see the module docstring)."""
     if length <= 8:
-        return finish(_pack(key, 0, length))
+        return finish(_pack(key, np.int64(0), length))
     h = _FNV_OFFSET
     for q in range(0, length, 8):
         h = mix(h, _pack(key, q, min(q + 8, length)))
     return finish(mix(h, np.uint64(length)))
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def gram_entry(gid):
     """The stream entry of n-gram ``gid``: ``-1 - gid`` (token ids are >= 0), so a
     stream fits int32 whenever its ids do; :func:`gram_entry` is its own inverse."""
     return -1 - gid
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def gram_hash(seq, s, e):
     if e - s == 2:
         return finish(np.uint64(seq[s]) | (np.uint64(seq[s + 1]) << np.uint64(32)))
@@ -74,7 +75,7 @@ def gram_hash(seq, s, e):
     return finish(h)
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def _folded(c, lowercase):
     """The ASCII byte c, upper case folded to lower if ``lowercase``."""
     if lowercase and 0x41 <= c <= 0x5A:
@@ -82,7 +83,7 @@ def _folded(c, lowercase):
     return c
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def _same_key(t_bytes, a, buf, s, length, lowercase):
     """Whether the token bytes t_bytes[a:a + length] equal buf[s:s + length], ASCII
     upper case folded first if ``lowercase``. A byte loop on purpose: comparing 8
@@ -94,7 +95,7 @@ def _same_key(t_bytes, a, buf, s, length, lowercase):
     return True
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def find_key(table, t_bytes, t_off, buf, s, length, h, lowercase):
     """(token id or -1, slot) of the bytes buf[s:s + length] with hash h, ASCII upper
     case folded if ``lowercase`` (the ASCII scan looks tokens up in the text itself,
@@ -113,13 +114,13 @@ def find_key(table, t_bytes, t_off, buf, s, length, h, lowercase):
         i = (i + 1) & mask
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def find_token(table, t_bytes, t_off, key, length, h):
     """(token id or -1, slot) of the bytes key[:length] with hash h."""
-    return find_key(table, t_bytes, t_off, key, 0, length, h, False)
+    return find_key(table, t_bytes, t_off, key, np.int64(0), length, h, np.bool_(False))
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def find_gram(table, g_toks, g_off, seq, s, e, h):
     """(n-gram id or -1, slot) of the token-id sequence seq[s:e] with hash h."""
     mask = (table.shape[0] >> 1) - 1
@@ -144,7 +145,7 @@ def find_gram(table, g_toks, g_off, seq, s, e, h):
         i = (i + 1) & mask
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def add_key(table, t_bytes, t_off, t_stop, counts, buf, s, length, h, slot, lowercase):
     """Append token buf[s:s + length], ASCII upper case folded if ``lowercase``, at
     the empty ``slot`` :func:`find_key` returned (room is reserved by the caller)."""
@@ -160,18 +161,20 @@ def add_key(table, t_bytes, t_off, t_stop, counts, buf, s, length, h, slot, lowe
     return tid
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def add_token(table, t_bytes, t_off, t_stop, counts, key, length, h, slot):
     """Append token key[:length] (room is reserved by the caller)."""
-    return add_key(table, t_bytes, t_off, t_stop, counts, key, 0, length, h, slot, False)
+    zero, lowercase = np.int64(0), np.bool_(False)
+    return add_key(table, t_bytes, t_off, t_stop, counts, key, zero, length, h, slot, lowercase)
 
 
-@nb.njit(cache=True, inline="always")
+@helper(inline=True)
 def add_gram(table, g_toks, g_off, counts, seq, s, e, h, slot):
     """Append the n-gram seq[s:e] (room is reserved by the caller)."""
     gid = counts[1]
     start = g_off[gid]
-    g_toks[start : start + e - s] = seq[s:e]
+    for k in range(e - s):  # a loop, not a slice: no shape check to compile
+        g_toks[start + k] = seq[s + k]
     g_off[gid + 1] = start + e - s
     table[2 * slot] = h
     table[2 * slot + 1] = (np.int64(e - s) << 32) | gid
@@ -179,7 +182,7 @@ def add_gram(table, g_toks, g_off, counts, seq, s, e, h, slot):
     return gid
 
 
-@nb.njit(cache=True)
+@kernel
 def rehash(table, cap):
     """The entries of table in a fresh table of cap slots (a power of 2)."""
     new = np.full(2 * cap, -1, np.int64)
@@ -194,7 +197,7 @@ def rehash(table, cap):
     return new
 
 
-@nb.njit(cache=True)
+@kernel
 def intern_tokens(buf, offsets, table, t_bytes, t_off, t_stop, counts):
     """Token ids of the byte strings buf[offsets[i]:offsets[i+1]], inserted if new."""
     n = offsets.shape[0] - 1
@@ -209,7 +212,7 @@ def intern_tokens(buf, offsets, table, t_bytes, t_off, t_stop, counts):
     return ids
 
 
-@nb.njit(cache=True)
+@kernel
 def intern_grams(tokens, offsets, table, g_toks, g_off, counts):
     """n-gram ids of the token-id sequences tokens[offsets[i]:offsets[i+1]]."""
     n = offsets.shape[0] - 1
@@ -224,7 +227,7 @@ def intern_grams(tokens, offsets, table, g_toks, g_off, counts):
     return ids
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def fold_lookup(b_table, b_bytes, b_off, n_tok0, lo, hi, table, t_bytes, t_off, tok_map):
     """Look up, in this vocabulary (``table``, ``t_bytes``/``t_off``), the tokens
     n_tok0.. of another one (table ``b_table``, bytes ``b_bytes``/``b_off``) that sit
@@ -245,7 +248,7 @@ def fold_lookup(b_table, b_bytes, b_off, n_tok0, lo, hi, table, t_bytes, t_off, 
         tok_map[bid] = tid
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def fold_append(b_bytes, b_off, n_tok0, t_bytes, t_off, t_stop, counts, tok_map):
     """Append to this vocabulary the other one's tokens n_tok0.. that
     :func:`fold_lookup` did not find (``tok_map`` -1), in the other's id order (the
@@ -256,14 +259,15 @@ def fold_append(b_bytes, b_off, n_tok0, t_bytes, t_off, t_stop, counts, tok_map)
             continue
         tid = counts[0]
         start, length = t_off[tid], b_off[bid + 1] - b_off[bid]
-        t_bytes[start : start + length] = b_bytes[b_off[bid] : b_off[bid + 1]]
+        for k in range(length):
+            t_bytes[start + k] = b_bytes[b_off[bid] + k]
         t_off[tid + 1] = start + length
         t_stop[tid] = 0
         counts[0] = tid + 1
         tok_map[bid] = tid
 
 
-@nb.njit(cache=True, nogil=True)
+@kernel
 def fold_slots(b_table, n_tok0, first_new, table, tok_map):
     """Hash-table slots for the tokens :func:`fold_append` gave ids from
     ``first_new`` on, taken in ``b_table``'s slot order, near this table's own (in id

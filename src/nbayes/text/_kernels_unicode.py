@@ -4,8 +4,9 @@ the URL / e-mail / host / number compounds of ``Tokenizer(rich=True)``."""
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
+
+from nbayes._kernels import helper
 
 # char class bits, as in nbayes.text._unicode
 _WORD, _DIGIT, _LETTER, _SPACE = 1, 2, 4, 8
@@ -17,7 +18,7 @@ KIND_WORD, KIND_NUMBER, KIND_URL, KIND_EMAIL, KIND_HOST = 0, 1, 2, 3, 4
 MAX_COMPOUND = 256
 
 
-@nb.njit(cache=True, inline="always")
+@helper
 def decode(buf, start, end, cps, lower, lowercase):
     """Code points of buf[start:end] (valid UTF-8) into cps, lower-cased if asked."""
     k = 0
@@ -45,7 +46,7 @@ def decode(buf, start, end, cps, lower, lowercase):
     return k
 
 
-@nb.njit(cache=True, inline="always")
+@helper
 def decode_latin1(buf, start, end, cps, lower, lowercase):
     """Code points of the latin-1 bytes buf[start:end] (each byte its own code
     point) into cps, lower-cased if asked."""
@@ -55,7 +56,7 @@ def decode_latin1(buf, start, end, cps, lower, lowercase):
     return end - start
 
 
-@nb.njit(cache=True, inline="always")
+@helper
 def encode(cps, s, e, out):
     """UTF-8 of cps[s:e] into out; returns its length in bytes."""
     k = 0
@@ -83,7 +84,7 @@ def encode(cps, s, e, out):
 
 
 # ------------------------------------------------------------------ rich tokens
-@nb.njit(cache=True, inline="always")
+@helper
 def _starts_with(cps, i, n, word):
     """cps[i:] starts with the ASCII string given as an int array (case-blind)."""
     if i + word.shape[0] > n:
@@ -97,7 +98,7 @@ def _starts_with(cps, i, n, word):
     return True
 
 
-@nb.njit(cache=True, inline="always")
+@helper
 def _url_end(cps, i, n):
     """End of a URL starting at i: up to whitespace, a control or <>"'`, less
     trailing punctuation."""
@@ -120,7 +121,7 @@ def _url_end(cps, i, n):
     return e
 
 
-@nb.njit(cache=True)
+@helper
 def rich_token(cps, i, n, cls, schemes):
     """The token starting at word character i: (end, kind, end of its first run).
 

@@ -23,6 +23,9 @@ import threading
 import numpy as np
 from numpy.typing import NDArray
 
+from nbayes.text import _kernels
+from nbayes.text._pass import Pass
+
 # below this many bytes a second thread costs more than it saves
 MIN_BYTES = 4_000_000
 # below this many CSR entries, the same for writing the matrix's columns
@@ -97,9 +100,6 @@ def _fold(vocab, other, n_tok0: int, n_gram0: int, pool, second=None, sort=False
     (:meth:`Vocabulary.sorted_order`) starts there as soon as they are all in, while
     this thread puts the new tokens in the hash table.
     """
-    from nbayes.text._engine import _kernels
-
-    kernels = _kernels()
     n_tok, n_gram = other.n_tokens, other.n_grams
     tok_map = np.arange(n_tok, dtype=np.int64)
     gram_map = np.arange(n_gram, dtype=np.int64)
@@ -111,15 +111,15 @@ def _fold(vocab, other, n_tok0: int, n_gram0: int, pool, second=None, sort=False
     job = None
     if n_tok > n_tok0:
         job = pool.submit(
-            kernels.fold_lookup, *b_tokens, half, 2 * half, table, t_bytes, t_off, tok_map
+            _kernels.fold_lookup, *b_tokens, half, 2 * half, table, t_bytes, t_off, tok_map
         )
     counted = None
     if second is not None:
         counted = pool.submit(
-            kernels.frequencies, second[1], second[2], other.n_tokens, other.n_features
+            _kernels.frequencies, second[1], second[2], other.n_tokens, other.n_features
         )
     if n_tok > n_tok0:
-        kernels.fold_lookup(*b_tokens, 0, half, table, t_bytes, t_off, tok_map)
+        _kernels.fold_lookup(*b_tokens, 0, half, table, t_bytes, t_off, tok_map)
         job.result()
     # room for the tokens not found only (the table then seldom grows here, and so
     # seldom shrinks again in compact()); look-ups and ids are unaffected by a rehash
@@ -127,19 +127,19 @@ def _fold(vocab, other, n_tok0: int, n_gram0: int, pool, second=None, sort=False
     vocab.reserve(missing, int(t_hi - t_lo), n_gram - n_gram0, int(g_hi - g_lo))
     first_new = vocab.n_tokens
     if missing:
-        kernels.fold_append(
+        _kernels.fold_append(
             other.t_bytes, other.t_off, n_tok0, vocab.t_bytes, vocab.t_off, vocab.t_stop,
             vocab.counts, tok_map,
         )  # fmt: skip
     if n_gram > n_gram0:
-        gram_map[n_gram0:] = kernels.intern_grams(
+        gram_map[n_gram0:] = _kernels.intern_grams(
             tok_map[other.g_toks[g_lo:g_hi]], other.g_off[n_gram0 : n_gram + 1] - g_lo,
             *vocab._grams(), vocab.counts,
         )  # fmt: skip
     if sort:
         _start_sort(vocab, pool)
     if missing:
-        kernels.fold_slots(other.t_table, n_tok0, first_new, vocab.t_table, tok_map)
+        _kernels.fold_slots(other.t_table, n_tok0, first_new, vocab.t_table, tok_map)
     return tok_map, gram_map, counted
 
 
@@ -181,9 +181,7 @@ class Claims:
 
 
 def _take_runs(vocab, text, claims: Claims, from_front: bool, insert, tally, dtype):
-    """A finished :class:`nbayes.text._engine.Pass` of ``vocab`` over the runs it takes."""
-    from nbayes.text._engine import Pass
-
+    """A finished :class:`nbayes.text._pass.Pass` of ``vocab`` over the runs it takes."""
     run = Pass(vocab, text.n_bytes() // 2, insert, tally, dtype)
     while (piece := claims.take(from_front)) is not None:
         run.add(text, *piece)
@@ -203,9 +201,6 @@ def analyze(
     counts the second thread's feature frequencies while this thread folds the
     vocabularies, and this one then counts its own and adds the two
     (:meth:`Vocabulary.frequencies` returns them)."""
-    from nbayes.text._engine import _kernels
-
-    kernels = _kernels()
     n_tok0, n_gram0 = vocab.n_tokens, vocab.n_grams
     other = _clone(vocab, insert)
     claims = Claims(text.offsets)
@@ -224,7 +219,8 @@ def analyze(
     doc_off, stream, data = _join(front, back, (tok_map, gram_map) if insert else None)
     if tally:
         if counted is not None:
-            df, tf = kernels.frequencies(stream[:n_a], data[:n_a], vocab.n_tokens, vocab.n_features)
+            n_tok, n_features = vocab.n_tokens, vocab.n_features
+            df, tf = _kernels.frequencies(stream[:n_a], data[:n_a], n_tok, n_features)
             df_b, tf_b = counted.result()
             where = np.concatenate([tok_map, vocab.n_tokens + gram_map])  # one-to-one
             df[where] += df_b
@@ -245,8 +241,6 @@ def _join(front, back, maps):
     pages than ``front``'s stream grown in place (which took ~15 ms for 20
     Newsgroups' 3M entries against ~6 ms, copy included).
     """
-    from nbayes.text._engine import _kernels
-
     stream_b, data_b = back.stream, back.data
     back.stream = back.data = None
     n_a, n_b = front.n_stream, back.n_stream
@@ -259,7 +253,7 @@ def _join(front, back, maps):
     for piece_rows in reversed(back.rows):
         lo, hi = int(piece_rows[0]), int(piece_rows[-1])
         if maps is not None:
-            _kernels().renumber(stream_b[lo:hi], *maps, stream[at : at + hi - lo])
+            _kernels.renumber(stream_b[lo:hi], *maps, stream[at : at + hi - lo])
         else:
             stream[at : at + hi - lo] = stream_b[lo:hi]
         if front.tally:
@@ -283,19 +277,16 @@ def to_columns(indptr, entries, counts, col_tok, col_gram, columns, values):
     ``entries`` (each half then writes only over its own entries); entries the first
     half dropped leave a gap that the second half's output is moved down over.
     Returns (indptr, kept) as the kernel does, the same values."""
-    from nbayes.text._engine import _kernels
-
-    kernels = _kernels()
     n_rows = len(indptr) - 1
     if columns is not entries or n_rows < 2 or n_threads() < 2 or len(entries) < MIN_ENTRIES:
-        return kernels.to_columns(indptr, entries, counts, col_tok, col_gram, columns, values)
+        return _kernels.to_columns(indptr, entries, counts, col_tok, col_gram, columns, values)
     cut = int(np.clip(np.searchsorted(indptr, indptr[-1] // 2), 1, n_rows - 1))
     s = int(indptr[cut])
     job = _pool().submit(
-        kernels.to_columns, indptr[cut:] - s, entries[s:], counts[s:], col_tok, col_gram,
+        _kernels.to_columns, indptr[cut:] - s, entries[s:], counts[s:], col_tok, col_gram,
         columns[s:], values[s:],
     )  # fmt: skip
-    head, k1 = kernels.to_columns(
+    head, k1 = _kernels.to_columns(
         indptr[: cut + 1], entries[:s], counts[:s], col_tok, col_gram, columns[:s], values[:s]
     )
     tail, k2 = job.result()

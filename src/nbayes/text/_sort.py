@@ -2,7 +2,7 @@
 
 UTF-8 byte order is code-point order, so names sort by their bytes: by two 8-byte
 big-endian prefix keys (see :func:`by_two_keys`), then, for the few names sharing a
-16-byte prefix, in Python.
+16-byte prefix, in Python. A few thousand names are sorted in Python outright.
 """
 
 from __future__ import annotations
@@ -10,14 +10,22 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from nbayes.text import _kernels
+
+#: Below this many names Python's sort of their bytes (about a microsecond a name)
+#: costs less than compiling the prefix-key sort (about a second, once per machine).
+COMPILED_MIN = 4096
+
 
 def name_order(
     buf: NDArray[np.uint8], starts: NDArray[np.int64], ends: NDArray[np.int64]
 ) -> NDArray[np.intp]:
     """Indices that sort the names ``buf[starts[i]:ends[i]]``, shape (n_names,)."""
-    from nbayes.text._engine import _kernels
-
-    first, second = _kernels().prefix_keys(buf, starts, ends)
+    if len(starts) < COMPILED_MIN:
+        data = buf.tobytes()
+        names = [data[s:e] for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
+        return np.array(sorted(range(len(names)), key=names.__getitem__), dtype=np.intp)
+    first, second = _kernels.prefix_keys(buf, starts, ends)
     order, ties = by_two_keys(first, second)
     for a, b in ties:  # names that share a 16-byte prefix: sorted in Python
         run = order[a:b]
@@ -37,8 +45,6 @@ def by_two_keys(
     bits with the index packed into its low ``b`` bits (``b`` = bits of n - 1), then
     a compiled sort of the runs that share those high bits (``sort_ties``).
     """
-    from nbayes.text._engine import _kernels
-
     n = len(first)
     bits = np.uint64(max(1, (n - 1).bit_length()))
     low = (np.uint64(1) << bits) - np.uint64(1)
@@ -46,5 +52,5 @@ def by_two_keys(
     packed |= np.arange(n, dtype=np.uint64)
     packed.sort()
     order = (packed & low).astype(np.intp)
-    ties = _kernels().sort_ties(order, packed, first, second, bits)
+    ties = _kernels.sort_ties(order, packed, first, second, bits)
     return order, ties

@@ -3,15 +3,27 @@
 The compiled tokenizer classifies and case-folds characters by table look-up, so it
 agrees with Python's ``re`` (``\\w``, ``\\d``) and ``str.lower`` character by
 character, for whatever Unicode version this Python ships.
+
+Building them takes Python's ``re`` over all 1.1M code points (0.3-0.5 s of CPU), so
+each is kept in the user's cache (:func:`nbayes._kernels.cache_root`), one file per
+Python version and Unicode version, and a later process reads it in a millisecond.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import re
+import sys
+import tempfile
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
+
+from nbayes._kernels import cache_root
 
 N_CODE_POINTS = 0x110000
 
@@ -37,7 +49,42 @@ def _mask(pattern: str, text: str) -> NDArray[np.bool_]:
     return np.frombuffer(marked.encode("latin-1"), dtype=np.uint8).astype(bool)
 
 
-@functools.cache
+def _kept(build: Callable[[], NDArray]) -> Callable[[], NDArray]:
+    """``build()``, read from the user's cache where an earlier process wrote it (a
+    file that is missing, unreadable or not of the table's shape is built again);
+    then the same array for the life of the process."""
+    version = f"py{sys.version_info[0]}.{sys.version_info[1]}-unicode{unicodedata.unidata_version}"
+
+    @functools.cache
+    @functools.wraps(build)
+    def kept() -> NDArray:
+        path = cache_root() / "tables" / f"{build.__name__}-{version}.npy"
+        try:
+            table = np.load(path, allow_pickle=False)
+            if table.shape == (N_CODE_POINTS,):
+                return table
+        except (OSError, ValueError):
+            pass
+        table = build()
+        _write(path, table)
+        return table
+
+    return kept
+
+
+def _write(path: Path, table: NDArray) -> None:
+    """Save ``table`` at ``path`` atomically (a reader never sees half a file); a
+    cache that cannot be written is only slower."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npy", delete=False) as out:
+            np.save(out, table, allow_pickle=False)
+        os.replace(out.name, path)
+    except OSError:
+        pass
+
+
+@_kept
 def char_classes() -> NDArray[np.uint8]:
     """Bit flags (WORD, DIGIT, LETTER, SPACE) per code point, shape (0x110000,)."""
     text = _all_code_points()
@@ -54,7 +101,7 @@ def char_classes() -> NDArray[np.uint8]:
     ).astype(np.uint8)
 
 
-@functools.cache
+@_kept
 def lower_map() -> NDArray[np.int32]:
     """``ord(chr(c).lower())`` per code point c, shape (0x110000,).
 
