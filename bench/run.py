@@ -69,7 +69,7 @@ def _short(rival: str) -> str:
     return "sk" if rival.startswith("scikit-learn") else rival
 
 
-def _verdict(case: Case, rival: str, vs_sk, vs_floor, ours, theirs) -> tuple[str, str]:
+def _verdict(case: Case, rival: str, vs_sk, vs_floor, ours, theirs, floor=None) -> tuple[str, str]:
     """(target text, outcome text) for one row."""
     wanted, misses = [], []
     if case.max_vs_sklearn is not None:
@@ -93,6 +93,11 @@ def _verdict(case: Case, rival: str, vs_sk, vs_floor, ours, theirs) -> tuple[str
         elif ours.median_s - theirs.median_s > case.max_over_rival_s:
             over = ours.median_s - theirs.median_s
             misses.append(f"{over:.2f} s over {_short(rival)}, target {case.max_over_rival_s:g} s")
+    if case.max_memory_vs_floor is not None and floor is not None:
+        wanted.append(f"mem ≤{case.max_memory_vs_floor:.2g}× floor")
+        ratio = ours.peak_bytes / max(floor.peak_bytes, 1)
+        if ratio > case.max_memory_vs_floor:
+            misses.append(f"memory {ratio / case.max_memory_vs_floor:.2f}× over floor target")
     if theirs is not None and case.compare_memory:
         wanted.append(f"mem ≤ {_short(rival)}")
         if ours.peak_bytes > theirs.peak_bytes:
@@ -151,7 +156,7 @@ def _table(key: str, dataset: Dataset, repeats: int, records: list[dict]) -> lis
     for case, got in measured:
         ours, theirs, floor = got["nbayes"], got.get("sklearn"), got.get("floor")
         vs_sk, vs_floor = _ratio(ours, theirs), _ratio(ours, floor)
-        target, outcome = _verdict(case, dataset.rival, vs_sk, vs_floor, ours, theirs)
+        target, outcome = _verdict(case, dataset.rival, vs_sk, vs_floor, ours, theirs, floor)
         rates = [_rate(case.items, ours), _rate(case.items, theirs)] if dataset.unit else []
         row = [
             case.task,

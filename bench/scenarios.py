@@ -4,10 +4,11 @@ A scenario yields :class:`Dataset` s one at a time (so only one data set is in m
 at once); each holds :class:`Case` s: the same task done by nbayes, by scikit-learn and
 by the floor, the cheapest computation of the same shape (one read pass, a GEMM or
 sparse product, one bincount). A, B, C and E are defined here; D (text), F (mixed
-columns), G (spam), H (start-up) and I (the table path) in ``bench/scenario_text.py``,
-``scenario_mixed.py``, ``scenario_spam.py``, ``scenario_startup.py`` and
-``table_path.py``, registered when this module is imported. A scenario for a feature not
-built yet is registered with ``build=None`` and a ``missing`` reason.
+columns), G (spam), H (start-up), I (the table path) and J (the command line) in
+``bench/scenario_text.py``, ``scenario_mixed.py``, ``scenario_spam.py``,
+``scenario_startup.py``, ``table_path.py`` and ``cli_tool.py``, registered when this
+module is imported. A scenario for a feature not built yet is registered with
+``build=None`` and a ``missing`` reason.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class Case:
     same_result: bool = True  # nbayes and the rival return the same thing (tests check)
     max_s: float | None = None  # the most seconds nbayes may take (start-up rows)
     max_over_rival_s: float | None = None  # the most seconds nbayes may take over the rival
+    max_memory_vs_floor: float | None = None  # largest acceptable peak-memory ratio
 
 
 Measured = list[tuple[Case, dict[str, Measurement]]]
@@ -291,9 +293,10 @@ def streaming(quick: bool) -> Iterator[Dataset]:
         )
 
 
-# ---------------------------------------------------------------- D, F, G, H, I
+# ---------------------------------------------------------------- D, F, G, H, I, J
 # Registered by their own modules (imported last: they use ``register`` above).
 from bench import (  # noqa: E402, F401
+    cli_tool,
     scenario_mixed,
     scenario_spam,
     scenario_startup,

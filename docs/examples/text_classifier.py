@@ -1,5 +1,5 @@
 """Text: the compiled tokenizer and vectorizers, Rennie et al.'s transforms, and the
-recommended pipeline, on the BBC news corpus (nbayes[bbc]; numba from nbayes[text])."""
+recommended pipeline, on the BBC news corpus (nbayes[bbc])."""
 
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline

@@ -12,6 +12,10 @@ All are subclasses of the built-in error a caller would catch anyway (``ValueErr
   count, a fractional Poisson count, a Bernoulli value other than 0 and 1).
 - :class:`UnknownCategoryError`: a category at predict time that training never saw,
   under ``handle_unknown="error"``.
+- :class:`NotEstimableError`: statistics that hold no parameters yet, though training
+  may still complete them (a kernel density feature with one value so far).
+- :class:`InexactCountWarning` (a warning, not an error): a count has reached 2**53,
+  beyond which float64 no longer counts in ones.
 - :class:`NotSupportedError`: a shared feature whose maths does not exist for a model
   (the linear view of a Gaussian model, a nomogram of AODE, whose log-odds are not a
   sum over features).
@@ -43,6 +47,16 @@ class UnknownCategoryError(ValueError, IndexError):
     def __init__(self, message: str, feature: int | None = None, value: Any = None):
         super().__init__(message)
         self.feature, self.value = feature, value
+
+
+class NotEstimableError(ValueError):
+    """Statistics that give no parameters yet, though more data may (e.g. a kernel
+    density feature with a single value: no bandwidth rule applies). ``column`` is the
+    feature."""
+
+    def __init__(self, message: str, column: int | None = None):
+        super().__init__(message)
+        self.column = column
 
 
 class NotSupportedError(TypeError):
@@ -79,3 +93,8 @@ class DomainError(ValueError):
             f"{self.problem} in data passed to {owner}: {name_of(self.feature)} is "
             f"{self.value!r} in row {self.row}; the model needs {self.requirement}."
         )
+
+
+class InexactCountWarning(RuntimeWarning):
+    """A count of the statistics has reached ``2**53``: float64 no longer counts in ones
+    beyond it (adding 1 changes nothing), so further counts are rounded."""

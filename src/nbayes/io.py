@@ -74,6 +74,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from nbayes._npz import ArchiveError, read_npz
 from nbayes.core.registry import DATACLASSES, SKLEARN, resolve, savable, savable_name
 from nbayes.core.registry import codec as registry_codec
 from nbayes.errors import ModelFileError, StatisticsError
@@ -511,42 +512,42 @@ def load_file(path: str | os.PathLike) -> ModelFile:
         model = _Decoder(arrays).estimator(node)
     except ModelFileError as exc:
         raise ModelFileError(f"{path}: {exc}") from None
+    except RecursionError:
+        raise ModelFileError(f"{path}: malformed model file (nested too deeply).") from None
     metadata = meta.get("metadata", {})
     return ModelFile(model, metadata if isinstance(metadata, dict) else {})
 
 
 def _read(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """The checked metadata and the arrays of the file at ``path``."""
+    """The checked metadata and the arrays of the file at ``path``, read within bounds
+    set by the file's size (:mod:`nbayes._npz`: nothing is inflated before every
+    member's declared size and shape agree)."""
     if not path.is_file():
         raise ModelFileError(f"{path}: no such model file.")
     if not zipfile.is_zipfile(path):
         raise ModelFileError(f"{path} is not an nbayes model file (not an npz archive).")
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            names = list(archive.files)
-            if _META_KEY not in names:
-                raise ModelFileError(f"{path} is not an nbayes model file (no nbayes metadata).")
-            arrays = {name: archive[name] for name in names}
-    except ModelFileError:
-        raise
-    except ValueError as exc:
+        arrays = read_npz(path)
+    except ArchiveError as exc:
         if "pickle" in str(exc):
             raise ModelFileError(
                 f"{path} holds pickled objects, which nbayes never loads (it is not an "
                 "nbayes model file, or it was tampered with)."
             ) from None
-        raise ModelFileError(f"{path} is corrupted: {exc}") from None
-    except (OSError, EOFError, zipfile.BadZipFile, KeyError) as exc:
-        raise ModelFileError(f"{path} is truncated or corrupted: {exc}") from None
-    blob = arrays.pop(_META_KEY)
+        raise ModelFileError(f"{path} is not a valid nbayes model file: {exc}") from None
+    blob = arrays.pop(_META_KEY, None)
+    if blob is None:
+        raise ModelFileError(f"{path} is not an nbayes model file (no nbayes metadata).")
+    if blob.dtype != np.uint8 or blob.ndim != 1:
+        raise ModelFileError(f"{path}: the nbayes metadata is malformed.")
     try:
         meta = json.loads(blob.tobytes().decode())
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         raise ModelFileError(f"{path}: the nbayes metadata is not valid JSON.") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ModelFileError(f"{path} is not an nbayes model file (format is not {FORMAT!r}).")
     version = meta.get("version")
-    if version != VERSION:
+    if type(version) is not int or version != VERSION:  # not 2.0, true or "2"
         raise ModelFileError(
             f"{path} is a version {version!r:.20} nbayes model file; this nbayes "
             f"({_nbayes_version()}) reads version {VERSION} only."

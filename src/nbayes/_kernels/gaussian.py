@@ -67,11 +67,17 @@ def class_moments(
     return reference, offset, m2
 
 
+#: The magnitudes :func:`shifted_update` keeps unscaled (``events.moments``' ordinary
+#: range, less a factor of two for the rounding of the bound on |x|).
+ORDINARY_LOW, ORDINARY_HIGH = 2.0**-399, 2.0**399
+
+
 def _shifted_update_kernel(
-    X, labels, weights, class_count, count, mean, m2, totals, sums, most, commit
+    X, labels, weights, class_count, count, mean, m2, totals, sums, track, most, commit
 ):
     """See :func:`shifted_update`."""
-    new_weight, s1, s2 = sums
+    new_weight, s1, s2, lightest, largest = sums
+    low, high = ORDINARY_LOW, ORDINARY_HIGH
     n_rows, n_features = X.shape
     n_classes = mean.shape[0]
     for i in range(n_rows):  # the pass over the rows: shifted sums
@@ -81,12 +87,23 @@ def _shifted_update_kernel(
             if not class_count[c] > 0:
                 return False
             new_weight[c] += w
+            lightest[0] = min(lightest[0], w)
             for j in range(n_features):
                 deviation = X[i, j] - mean[c, j]
                 s1[c, j] += w * deviation
                 s2[c, j] += w * (deviation * deviation)
+            for t in range(track.shape[0]):
+                largest[t] = max(largest[t], abs(X[i, track[t]]))
     if not commit:
         return True
+    for c in range(n_classes):  # the batch keeps the statistics' scale (unscaled)
+        if new_weight[c] > 0:
+            for j in range(n_features):
+                if not abs(mean[c, j]) + np.sqrt(s2[c, j] / lightest[0]) <= high:
+                    return False
+    for t in range(track.shape[0]):
+        if not (largest[t] == 0 or low <= largest[t] <= high):
+            return False
     for c in range(n_classes):  # the new moments, checked, into s1 (mean) and s2 (M2)
         for j in range(n_features):
             if new_weight[c] > 0:
@@ -141,7 +158,8 @@ def shifted_update(
     labels: NDArray[np.intp],
     weights: NDArray[np.float64],
     stats,
-    sums: tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]],
+    sums: tuple[NDArray[np.float64], ...],
+    track: NDArray[np.intp],
     most: float,
     commit: bool,
 ) -> bool | None:
@@ -151,19 +169,24 @@ def shifted_update(
 
     First the sums ``(n, S1, S2)`` over rows X (n_rows, n_features) of classes
     ``labels`` and weights ``weights`` (n_rows,) are added into ``sums`` (shapes
-    (n_classes,) and (n_classes, n_features)), row by row in order of i over the rows
-    with ``w_i > 0`` (the sparse products' additions); False at the first such row
-    whose class has no running count. Then, if ``commit``, the new moments from
-    ``sums``, checked, are written into ``stats`` (a ``GaussianStats``) with the
-    overall moments pooled from them (``S1`` and ``S2`` are overwritten); False
-    (``stats`` untouched) where a check fails. So one call does a one-block batch;
+    (n_classes,) and (n_classes, n_features)), the smallest ``w_i`` into its fourth
+    array (1,), and the largest ``|x|`` of the features ``track`` (an index array)
+    into its fifth (len(track),), row by row in order of i over the rows with
+    ``w_i > 0`` (the sparse products' additions); False at the first such row whose
+    class has no running count. Then, if ``commit``, False unless the batch keeps the
+    statistics unscaled: ``|m| + sqrt(S2 / min w)`` (a bound on ``|x|``) at most
+    :data:`ORDINARY_HIGH` for every class with rows here, and each tracked largest
+    ``|x|`` 0 or ordinary; then the new moments from ``sums``, checked,
+    are written into ``stats`` (a ``GaussianStats``) with the overall moments pooled
+    from them (``S1`` and ``S2`` are overwritten); False (``stats`` untouched) where
+    a check fails. So one call does a one-block batch;
     a batch of several blocks takes one call per block without ``commit`` and,
     after their sums are added, one with no rows and ``commit``.
     """
     if not available():
         return None
     totals = (stats.total_count, stats.total_mean, stats.total_m2)
-    arrays = (stats.class_count, stats.count, stats.mean, stats.m2, totals, sums)
+    arrays = (stats.class_count, stats.count, stats.mean, stats.m2, totals, sums, track)
     return bool(jit(_shifted_update_kernel)(X, labels, weights, *arrays, most, commit))
 
 

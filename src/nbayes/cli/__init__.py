@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import errno
+import os
+import sys
+
 import click
 
 from nbayes.cli._lazy import LazyGroup
@@ -14,15 +18,36 @@ class _Group(LazyGroup):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
+        except OSError as exc:
+            if exc.errno != errno.EPIPE:
+                raise _input_error(ctx, exc) from None
+            _quiet_broken_pipe()
         except INPUT_ERRORS as exc:
-            if ctx.params.get("debug"):
-                raise
-            # imported here: its table I/O (tempfile, pathlib) cost ``nbayes spam classify``,
-            # run once per delivered message, a tenth of its start-up
-            from nbayes.cli._tables import CLIError
+            raise _input_error(ctx, exc) from None
 
-            lines = str(exc).strip().splitlines()
-            raise CLIError(lines[0] if lines else type(exc).__name__) from None
+
+#: Exit status after the reader of stdout went away (``| head``): 128 + SIGPIPE.
+BROKEN_PIPE_STATUS = 141
+
+
+def _quiet_broken_pipe() -> None:
+    """Exit quietly: stdout's reader is gone (Python's advice: point stdout at
+    /dev/null so the interpreter's last flush does not fail again)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(BROKEN_PIPE_STATUS)
+
+
+def _input_error(ctx: click.Context, exc: Exception) -> Exception:
+    """Bad input as one line (the exception itself under --debug)."""
+    if ctx.params.get("debug"):
+        return exc
+    # imported here: its table I/O (tempfile, pathlib) cost ``nbayes spam classify``,
+    # run once per delivered message, a tenth of its start-up
+    from nbayes.cli._tables import CLIError
+
+    lines = str(exc).strip().splitlines()
+    return CLIError(lines[0] if lines else type(exc).__name__)
 
 
 @click.group(

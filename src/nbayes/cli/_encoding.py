@@ -1,133 +1,140 @@
-"""From a table to a model's input: the CLI's small, replaceable column encoding.
+"""From a table to a model's input, derived from the registry and the event-model
+contract: nothing here asks which model it is.
 
-Each feature column has a kind. Numeric kinds (``gaussian``, ``multinomial``,
-``bernoulli``) are parsed as numbers; ``categorical`` columns are coded
-``0 .. K-1`` by their sorted training values (as text), and a value never seen in
-training gets code ``K`` (which ``CategoricalNB(handle_unknown="ignore")`` leaves out).
-The categories are stored in the model file's metadata, so ``predict`` encodes
-exactly as ``train`` did. Once :class:`nbayes.NaiveBayes` (mixed columns, strings,
-missing values) is available, it takes the table as it is and this encoding only
-selects the columns.
+``--model`` names every estimator of :data:`nbayes.core.registry.ESTIMATORS` by its
+event model's name (``gaussian``, ``kde``, ``aode``, ...), plus ``mixed``
+(:class:`nbayes.NaiveBayes`, a model per column) and ``auto``. What the CLI hands the
+model follows how its event model reads (``_event_type.reads``):
+
+``numbers``  an array of floats; a missing value is an error (these models need
+             complete rows: ``mixed`` leaves missing values out)
+``codes``    integer codes ``0 .. K-1`` of each column's sorted training values (as
+             text), stored in the model file; a value never seen in training gets
+             ``K``, which ``handle_unknown="ignore"`` leaves out
+``values``   the values as written (missing ones as None)
+``table``    (``mixed``) a DataFrame of parsed columns: numbers, booleans and
+             categories, whose kinds :func:`nbayes.mixed.columns.infer_kind` infers
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import numpy as np
 
-import nbayes
-from nbayes.cli._tables import CLIError, pandas
+from nbayes.cli._columns import convert, first_missing
+from nbayes.cli._tables import CLIError, Source, pandas, pyarrow
+from nbayes.core.registry import ESTIMATORS, resolve
 
-#: Single-event models the CLI trains: model name -> (class, the kind of every column).
-MODELS = {
-    "gaussian": (nbayes.GaussianNB, "gaussian"),
-    "multinomial": (nbayes.MultinomialNB, "multinomial"),
-    "bernoulli": (nbayes.BernoulliNB, "bernoulli"),
-    "categorical": (nbayes.CategoricalNB, "categorical"),
-    "complement": (nbayes.ComplementNB, "multinomial"),
-    "aode": (nbayes.AODE, "categorical"),
-    "tan": (nbayes.TAN, "categorical"),
-}
-MODEL_NAMES = ("auto", *MODELS, "mixed")
-#: Column kinds of the mixed model (nbayes.NaiveBayes), plus "ignore" (drop the column).
-MIXED_KINDS = (
-    "gaussian",
-    "categorical",
-    "bernoulli",
-    "multinomial",
-    "poisson",
-    "exponential",
-    "kde",
-    "binned",
-)
-COLUMN_KINDS = (*MIXED_KINDS, "ignore")
+MIXED, AUTO = "mixed", "auto"
+#: The registry name of the mixed model.
+MIXED_ESTIMATOR = "NaiveBayes"
+#: How each event model's ``reads`` is parsed from a file.
+READ_OF = {"numbers": "number", "codes": "text", "values": "text"}
 
 
-def mixed_model_class():
-    """``nbayes.NaiveBayes`` where this nbayes has it, else None."""
-    return getattr(nbayes, "NaiveBayes", None)
+@cache
+def estimators() -> dict[str, type]:
+    """``--model`` name -> estimator class: each registry estimator by its event
+    model's name, and ``mixed``."""
+    out = {}
+    for name in ESTIMATORS:
+        cls = resolve(ESTIMATORS, name)
+        out[MIXED if name == MIXED_ESTIMATOR else cls._event_type.name] = cls
+    return out
 
 
-def infer_kind(series) -> str:
-    """``gaussian`` for a column whose values all read as numbers (booleans excepted),
-    else ``categorical``."""
-    pd = pandas()
-    values = series.dropna()
-    if pd.api.types.is_bool_dtype(values) or pd.api.types.is_numeric_dtype(values):
-        return "categorical" if pd.api.types.is_bool_dtype(values) else "gaussian"
-    if values.empty:
-        return "categorical"
-    parsed = pd.to_numeric(values, errors="coerce")
-    return "gaussian" if parsed.notna().all() else "categorical"
+def model_names() -> tuple[str, ...]:
+    return (AUTO, *(name for name in estimators() if name != MIXED), MIXED)
 
 
-def as_labels(series) -> np.ndarray:
-    """Target labels: integers if every value is an integer, else strings."""
-    pd = pandas()
-    missing = series.isna()
-    if missing.any():
-        raise CLIError(
-            f"target column {series.name!r} has {int(missing.sum())} missing value(s), "
-            f"first at row {int(np.flatnonzero(missing.to_numpy())[0])}"
-        )
-    parsed = pd.to_numeric(series, errors="coerce")
-    if parsed.notna().all() and np.all(np.mod(parsed.to_numpy(dtype=float), 1) == 0):
-        return parsed.to_numpy().astype(np.int64)
-    return series.astype(str).to_numpy().astype(str)
+def mode_of(cls: type) -> str:
+    """How the CLI hands a table to an estimator of class ``cls``."""
+    return "table" if cls is estimators()[MIXED] else cls._event_type.reads
 
 
 @dataclass
 class TableEncoder:
-    """Feature columns, their kinds, and the categories of ordinal-coded columns."""
+    """The feature columns, how each is parsed (``read``), how the table goes to the
+    model (``mode``), the categories of ``codes`` columns and each column's kind."""
 
     features: list[str]
-    kinds: dict[str, str]
+    read: dict[str, str]
+    mode: str
     categories: dict[str, list[str]] = field(default_factory=dict)
-    ordinal: bool = True
+    kinds: dict[str, str] = field(default_factory=dict)
 
-    @classmethod
-    def fit(cls, frame, kinds: dict[str, str], ordinal: bool = True) -> TableEncoder:
-        """Learn the categories of the ``categorical`` columns of ``frame``
-        (``ordinal=False``: leave them to the model, e.g. NaiveBayes)."""
-        features = [name for name, kind in kinds.items() if kind != "ignore"]
-        categories = {}
-        if ordinal:
-            for name in features:
-                if kinds[name] == "categorical":
-                    values = _text(frame[name], name)
-                    categories[name] = sorted(set(values.tolist()))
-        return cls(features, {name: kinds[name] for name in features}, categories, ordinal)
+    @property
+    def missing_ok(self) -> bool:
+        """Whether the model leaves missing values out (else they are an error)."""
+        return self.mode in ("table", "values")
 
-    def transform(self, frame):
-        """The model input for ``frame``: an array (n_rows, n_features), or for a
-        non-ordinal encoder the feature columns with numeric ones parsed."""
-        pd = pandas()
-        missing = [name for name in self.features if name not in frame.columns]
-        if missing:
-            raise CLIError(f"the data has no column(s) {', '.join(map(repr, missing))}")
-        if not self.ordinal:
-            out = frame[self.features].copy()
-            for name in self.features:
-                if self.kinds[name] != "categorical":
-                    out[name] = _numbers(frame[name], name, pd, allow_missing=True)
-            return out
-        columns = []
-        for name in self.features:
-            if name in self.categories:
-                lookup = {value: code for code, value in enumerate(self.categories[name])}
-                text = _text(frame[name], name)
-                columns.append(text.map(lookup).fillna(len(lookup)).to_numpy(np.int64))
-            else:
-                columns.append(_numbers(frame[name], name, pd))
+    def parsed(self, table, source: Source, offset: int = 0, absent_ok: bool = False) -> dict:
+        """Each feature column of ``table`` parsed as its ``read`` (pyarrow arrays);
+        columns the table lacks are all missing where ``absent_ok``, else an error."""
+        pa = pyarrow()
+        absent = [name for name in self.features if name not in table.column_names]
+        if absent and not absent_ok:
+            raise CLIError(
+                f"{source.name} has no column(s) {', '.join(map(repr, absent))} "
+                f"(the model reads {', '.join(map(repr, self.features))})"
+            )
+        types = {"number": pa.float64(), "bool": pa.bool_(), "text": pa.string()}
+        return {
+            name: pa.nulls(table.num_rows, types[self.read[name]])
+            if name in absent
+            else convert(table.column(name), self.read[name], name, source, offset)
+            for name in self.features
+        }
+
+    def transform(self, table, source: Source, offset: int = 0, absent_ok: bool = False):
+        """The model's input for the rows of ``table`` (a pyarrow Table)."""
+        columns = self.parsed(table, source, offset, absent_ok)
+        if not self.missing_ok:
+            for name, column in columns.items():
+                row = first_missing(column)
+                if row is not None:
+                    raise CLIError(
+                        f"{source.where(offset + row)}: column {name!r} is missing; this "
+                        "model needs complete rows (--model mixed or auto leaves missing "
+                        "values out)"
+                    )
+        n_rows = table.num_rows
+        if self.mode == "table":
+            return frame(columns, n_rows)
         if not columns:
-            return np.empty((len(frame), 0))
-        dtype = np.int64 if all(c.dtype == np.int64 for c in columns) else np.float64
-        return np.column_stack(columns).astype(dtype, copy=False)
+            return np.empty((n_rows, 0))
+        if self.mode == "codes":
+            return np.column_stack([self._codes(name, column) for name, column in columns.items()])
+        if self.mode == "values":
+            return np.column_stack(
+                [
+                    np.asarray(c.to_numpy(zero_copy_only=False), dtype=object)
+                    for c in columns.values()
+                ]
+            )
+        return np.column_stack([c.to_numpy(zero_copy_only=False) for c in columns.values()])
+
+    def _codes(self, name: str, column) -> np.ndarray:
+        pa = pyarrow()
+        known = self.categories[name]
+        codes = pa.compute.index_in(column, value_set=pa.array(known, type=pa.string()))
+        return (
+            pa.compute.fill_null(codes, len(known)).to_numpy(zero_copy_only=False).astype(np.int64)
+        )
+
+    def learn_categories(self, columns: dict) -> None:
+        """The sorted distinct values of each column, for ``codes``."""
+        pa = pyarrow()
+        self.categories = {
+            name: sorted(pa.compute.unique(column).drop_null().to_pylist())
+            for name, column in columns.items()
+        }
 
     def decode(self, feature: str, value: Any) -> Any:
-        """The category name behind a code (the value itself for numeric columns)."""
+        """The category name behind a code (the value itself elsewhere)."""
         names = self.categories.get(feature)
         if names is None:
             return value
@@ -136,57 +143,74 @@ class TableEncoder:
     def to_json(self) -> dict[str, Any]:
         return {
             "features": self.features,
-            "kinds": self.kinds,
+            "read": self.read,
+            "mode": self.mode,
             "categories": self.categories,
-            "ordinal": self.ordinal,
+            "kinds": self.kinds,
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TableEncoder:
         try:
-            return cls(
-                list(data["features"]),
-                dict(data["kinds"]),
-                dict(data["categories"]),
-                bool(data.get("ordinal", True)),
-            )
-        except (KeyError, TypeError, AttributeError):
+            features = [str(f) for f in data["features"]]
+            kinds = dict(data["kinds"])
+            categories = dict(data["categories"])
+            if "mode" in data:
+                return cls(features, dict(data["read"]), str(data["mode"]), categories, kinds)
+            # written before the read was stored: categorical columns were text
+            mode = ("codes" if categories else "numbers") if data.get("ordinal", True) else "table"
+            read = {f: "text" if kinds.get(f) == "categorical" else "number" for f in features}
+            return cls(features, read, mode, categories, kinds)
+        except (KeyError, TypeError, AttributeError, ValueError):
             raise CLIError("the model file's column encoding is malformed") from None
 
     @classmethod
     def for_model(cls, model) -> TableEncoder:
-        """The columns of a model saved from Python: its feature names, as numbers."""
+        """The columns of a model saved from Python: its feature names (``x0, x1, ...``
+        without), read as its event model reads; a mixed model's columns by kind."""
         names = getattr(model, "feature_names_in_", None)
-        named = names is not None  # then the model takes a DataFrame with those columns
-        if not named:
+        names = [str(n) for n in names] if names is not None else None
+        mode = mode_of(type(model))
+        if mode == "table":
+            from nbayes.events import event_model
+
+            kinds = {str(k): v for k, v in model.columns_.items()}
+            read = {name: READ_OF[event_model(kind).reads] for name, kind in kinds.items()}
+            return cls(list(kinds), read, mode, {}, kinds)
+        if names is None:
             names = [f"x{j}" for j in range(model.n_features_in_)]
-        return cls([str(n) for n in names], {str(n): "numeric" for n in names}, {}, not named)
+        if mode == "codes":  # integer codes from Python: read them as numbers
+            mode = "numbers"
+        read = {name: READ_OF[mode] for name in names}
+        return cls(names, read, mode, {}, {name: model._event.name for name in names})
 
 
-def _text(series, name: str):
-    missing = series.isna()
-    if missing.any():
-        raise CLIError(
-            f"column {name!r} has {int(missing.sum())} missing value(s); the single-event "
-            "models need complete data (drop it with --column NAME=ignore)"
-        )
-    return series.astype(str)
+def frame(columns: dict, n_rows: int):
+    """A pandas DataFrame of parsed columns: float64 numbers, nullable booleans and
+    categories (pandas factorizes them without a Python object per row), converted by
+    pyarrow column by column (no copy into a consolidated block)."""
+    pd = pandas()
+    pa = pyarrow()
+    if not columns:
+        return pd.DataFrame(index=pd.RangeIndex(n_rows))
+    arrays = {
+        name: column.dictionary_encode() if _is_text(column.type) else column
+        for name, column in columns.items()
+    }
+    return pa.table(arrays).to_pandas(
+        split_blocks=True, types_mapper={pa.bool_(): pd.BooleanDtype()}.get
+    )
 
 
-def _numbers(series, name: str, pd, allow_missing: bool = False) -> np.ndarray:
-    parsed = pd.to_numeric(series, errors="coerce")
-    bad = parsed.isna() & (series.notna() if allow_missing else True)
-    if bad.any():
-        row = int(np.flatnonzero(bad.to_numpy())[0])
-        value = series.iloc[row]
-        what = "missing" if pd.isna(value) else f"not a number: {value!r}"
-        raise CLIError(f"column {name!r}, row {row}: {what}")
-    values = parsed.to_numpy()
-    return values.astype(np.int64) if np.issubdtype(values.dtype, np.integer) else values
+def _is_text(kind) -> bool:
+    pa = pyarrow()
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
 
 
 def load_cli_model(path: str):
-    """``(model, encoder, target)`` from a model file (target None if not CLI-trained)."""
+    """``(model, encoder, target, read spec)`` from a model file (target None and a
+    default read spec if not trained by the CLI)."""
+    from nbayes.cli._tables import ReadSpec
     from nbayes.core.base import BaseNB
     from nbayes.io import load_file
 
@@ -198,5 +222,6 @@ def load_cli_model(path: str):
         )
     cli = loaded.metadata.get("cli")
     if isinstance(cli, dict) and "encoder" in cli:
-        return loaded.model, TableEncoder.from_json(cli["encoder"]), cli.get("target")
-    return loaded.model, TableEncoder.for_model(loaded.model), None
+        encoder = TableEncoder.from_json(cli["encoder"])
+        return loaded.model, encoder, cli.get("target"), ReadSpec.from_json(cli.get("read"))
+    return loaded.model, TableEncoder.for_model(loaded.model), None, ReadSpec()

@@ -1,34 +1,49 @@
-"""Reading and writing tables for the CLI: CSV, TSV, Parquet, JSON lines, or stdin/stdout.
+"""Reading tables for the CLI through pyarrow: CSV and TSV (also compressed), Parquet,
+JSON lines, or stdin.
 
-Text formats are read with every column as strings, so a column's values look the
-same to ``train`` and ``predict`` whatever else the file holds; the encoder parses
-numbers itself. pandas (and pyarrow for Parquet) come with the ``cli`` extra.
+A CSV or TSV file is read with every column as text, so each value stays as written
+(``007``, ``7`` and ``7.0`` are three labels); :mod:`nbayes.cli._columns` parses the
+numbers. Parquet and JSON lines keep their own types. Empty fields and pyarrow's
+usual markers (``NA``, ``null``, ``NaN``, ...) are missing values, and so is every
+value given with ``--na-values`` (also with spaces around it, as in ``, ?`` of the
+UCI files). Errors name the file and the line (the row for Parquet).
 """
 
 from __future__ import annotations
 
+import csv
 import io
-import os
 import sys
-import tempfile
+from collections import Counter
 from collections.abc import Iterator
-from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO
+from typing import Any
 
 import click
+
+from nbayes.cli._progress import ByteProgress
 
 FORMATS = {
     ".csv": "csv",
     ".tsv": "tsv",
     ".tab": "tsv",
+    ".txt": "csv",
     ".parquet": "parquet",
     ".pq": "parquet",
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
     ".json": "jsonl",
 }
-_COMPRESSION = {".gz", ".bz2", ".xz", ".zst", ".zip"}
+#: Compressed inputs: suffix -> pyarrow codec ("xz" and "zip" are read by Python).
+COMPRESSION = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd", ".lz4": "lz4", ".br": "brotli",
+               ".xz": "xz", ".zip": "zip"}  # fmt: skip
+#: pyarrow's (and pandas') default missing-value markers.
+NULL_VALUES = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan",
+               "1.#IND", "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan",
+               "null")  # fmt: skip
+#: Bytes pyarrow parses at once (a streamed batch): bounds predict's memory.
+BLOCK_SIZE = 8 << 20
 
 
 class CLIError(click.ClickException):
@@ -45,14 +60,315 @@ def pandas():
     return pandas
 
 
+def pyarrow():
+    try:
+        import pyarrow
+        import pyarrow.compute
+        import pyarrow.csv
+        import pyarrow.json
+    except ImportError:
+        raise CLIError("this command needs pyarrow: pip install 'nbayes[cli]'") from None
+    return pyarrow
+
+
+def release_unused() -> None:
+    """Hand the memory pyarrow's pool keeps for reuse back to the system (the tables
+    read are gone; NumPy, which allocates elsewhere, can then use it)."""
+    pool = pyarrow().default_memory_pool()
+    if hasattr(pool, "release_unused"):
+        pool.release_unused()
+
+
+@dataclass(frozen=True)
+class ReadSpec:
+    """How to read a table: ``--format``, ``--sep``, ``--encoding``, ``--no-header``,
+    ``--na-values`` (None: not given; :meth:`or_` fills them from another spec)."""
+
+    fmt: str | None = None
+    sep: str | None = None
+    encoding: str | None = None
+    header: bool | None = None
+    na_values: tuple[str, ...] | None = None
+
+    def or_(self, other: ReadSpec) -> ReadSpec:
+        """This spec with what it leaves open taken from ``other``."""
+        return replace(
+            self,
+            **{k: v for k, v in vars(other).items() if getattr(self, k) is None and k != "fmt"},
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: v for k, v in vars(self).items() if v is not None and k != "fmt"}
+
+    @classmethod
+    def from_json(cls, data: Any) -> ReadSpec:
+        if not isinstance(data, dict):
+            return cls()
+        na = data.get("na_values")
+        return cls(
+            sep=data.get("sep"),
+            encoding=data.get("encoding"),
+            header=data.get("header"),
+            na_values=tuple(str(v) for v in na) if isinstance(na, list) else None,
+        )
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Rows ``offset ..`` of a table (0-based data rows), as a pyarrow Table."""
+
+    offset: int
+    table: Any
+
+
+class Source:
+    """One input (a path, or '-' for stdin) and how to read it. Without a header,
+    columns are named by position (``"0"``, ``"1"``, ...), or, where ``positional``
+    names a list for the file's number of columns, by that list (a file to predict
+    that lacks the training file's target column)."""
+
+    def __init__(self, path: str, spec: ReadSpec = ReadSpec(), positional: dict | None = None):
+        self.path, self.spec = str(path), spec
+        self.positional = positional or {}
+        self.name = "stdin" if self.path == "-" else self.path
+        self.fmt = table_format(self.path, spec.fmt)
+        self.text = self.fmt in ("csv", "tsv")
+        self.header = True if spec.header is None else spec.header
+        if not self.text and (spec.sep is not None or spec.header is False):
+            raise CLIError(f"{self.name}: --sep and --no-header apply to CSV and TSV only")
+        if spec.sep is not None and len(spec.sep.encode()) != 1:
+            raise CLIError(f"--sep {spec.sep!r}: the separator must be one character")
+        if self.path != "-":
+            file = Path(self.path)
+            if not file.is_file():
+                raise CLIError(f"{self.path}: no such file")
+            if file.stat().st_size == 0:
+                raise CLIError(f"{self.path}: the file is empty")
+        self.sep = spec.sep or ("\t" if self.fmt == "tsv" else ",")
+        self.names: list[str] | None = None
+
+    # ------------------------------------------------------------ where
+    def where(self, row: int) -> str:
+        """Data row ``row`` (0-based) as the user finds it: its line in a text file
+        (header counted), its row in a Parquet file (from 1)."""
+        if self.fmt == "parquet":
+            return f"{self.name}, row {row + 1}"
+        return f"{self.name}, line {row + 1 + (self.text and self.header)}"
+
+    # ------------------------------------------------------------ reading
+    def read(self, progress: bool = False):
+        """The whole table (a pyarrow Table), columns named, values as read."""
+        pa = pyarrow()
+        if self.fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            table = self._errors(lambda: pq.read_table(self._parquet_source()))
+            return self._named(table, first=True)
+        stream = self._open(progress)
+        try:
+            if self.fmt == "jsonl":
+                table = self._errors(lambda: pa.json.read_json(stream, **self._json_options()))
+                return self._named(table, first=True)
+            table = self._errors(lambda: pa.csv.read_csv(stream, **self._csv_options(stream)))
+            return self._named(table, first=True)
+        finally:
+            _close(stream)
+
+    def batches(self, rows: int, progress: bool = False) -> Iterator[Batch]:
+        """The table in batches of at most ``rows`` rows, read once, lazily (bounded
+        memory: pyarrow parses :data:`BLOCK_SIZE` bytes at a time)."""
+        pa = pyarrow()
+        if self.fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            parquet = self._errors(lambda: pq.ParquetFile(self._parquet_source()))
+            reader = parquet.iter_batches(batch_size=rows)
+            stream = None
+        else:
+            stream = self._open(progress)
+            if self.fmt == "jsonl":
+                options = self._json_options()
+                reader = self._errors(lambda: pa.json.open_json(stream, **options))
+            else:
+                options = self._csv_options(stream)
+                reader = self._errors(lambda: pa.csv.open_csv(stream, **options))
+        offset, first = 0, True
+        try:
+            while True:
+                batch = self._errors(lambda: next(reader, None), offset)
+                if batch is None:
+                    return
+                table = self._named(pa.Table.from_batches([batch]), first)
+                first = False
+                for start in range(0, table.num_rows, rows):
+                    part = table.slice(start, rows)
+                    yield Batch(offset, part)
+                    offset += part.num_rows
+        finally:
+            _close(stream)
+
+    # ------------------------------------------------------------ helpers
+    def _open(self, progress: bool):
+        """What pyarrow reads: the path itself (pyarrow decompresses .gz, .bz2, .zst,
+        .lz4, .br), or a binary stream: stdin, xz and zip archives, or the file counted
+        by a progress bar."""
+        pa = pyarrow()
+        if self.path == "-":
+            return _Unclosed(sys.stdin.buffer)
+        suffix = Path(self.path).suffix.lower()
+        codec = COMPRESSION.get(suffix)
+        if codec not in (None, "xz", "zip") and not pa.Codec.is_available(codec):
+            raise CLIError(f"{self.name}: this pyarrow cannot read {codec} files")
+        if not progress and codec not in ("xz", "zip"):
+            return self.path
+        raw = open(self.path, "rb")  # closed by the caller
+        if progress:
+            raw = ByteProgress(raw, Path(self.path).stat().st_size, Path(self.path).name)
+        if codec == "xz":
+            import lzma
+
+            return lzma.LZMAFile(raw)
+        if codec == "zip":
+            import zipfile
+
+            members = [m for m in zipfile.ZipFile(raw).namelist() if not m.endswith("/")]
+            if len(members) != 1:
+                raise CLIError(f"{self.name}: a zip archive must hold exactly one file")
+            return zipfile.ZipFile(raw).open(members[0])
+        if codec is not None:
+            return pa.CompressedInputStream(pa.PythonFile(raw, mode="r"), codec)
+        return raw
+
+    def _head(self, stream) -> bytes:
+        """The first bytes of the (decompressed) input, without consuming them."""
+        if not isinstance(stream, str):
+            return stream.peek(1 << 16) if hasattr(stream, "peek") else b""
+        with pyarrow().input_stream(stream, compression="detect") as again:
+            return again.read(1 << 16)
+
+    def _parquet_source(self):
+        return io.BytesIO(sys.stdin.buffer.read()) if self.path == "-" else self.path
+
+    def _csv_options(self, stream) -> dict[str, Any]:
+        """Every column as text; columns named from the first row (the header) later."""
+        pa = pyarrow()
+        width = _width(self._head(stream), self.sep)
+        nulls = [*NULL_VALUES, *(self.spec.na_values or ())]
+        return {
+            "read_options": pa.csv.ReadOptions(
+                autogenerate_column_names=True,
+                encoding=self.spec.encoding or "utf8",
+                block_size=BLOCK_SIZE,
+            ),
+            "parse_options": pa.csv.ParseOptions(delimiter=self.sep),
+            "convert_options": pa.csv.ConvertOptions(
+                column_types={f"f{i}": pa.string() for i in range(width)},
+                strings_can_be_null=True,
+                null_values=nulls,
+            ),
+        }
+
+    def _json_options(self) -> dict[str, Any]:
+        pa = pyarrow()
+        if self.spec.encoding not in (None, "utf8", "utf-8"):
+            raise CLIError(f"{self.name}: JSON lines must be UTF-8 (--encoding is for CSV)")
+        return {"read_options": pa.json.ReadOptions(block_size=BLOCK_SIZE)}
+
+    def _named(self, table, first: bool):
+        """``table`` with the file's column names (the header row taken off a CSV's
+        first batch), missing-value markers applied."""
+        if self.names is None:
+            if self.text and self.header:
+                header = table.slice(0, 1).to_pylist()[0].values() if table.num_rows else []
+                names = [
+                    value if value not in (None, "") else f"Unnamed: {j}"
+                    for j, value in enumerate(header)
+                ]
+            elif self.text:
+                names = self.positional.get(table.num_columns) or [
+                    str(j) for j in range(table.num_columns)
+                ]
+            else:
+                names = list(table.column_names)
+            repeated = [name for name, count in Counter(names).items() if count > 1]
+            if repeated:
+                raise CLIError(
+                    f"{self.name}: the header names column(s) {', '.join(map(repr, repeated))} "
+                    "more than once; every column needs its own name"
+                )
+            self.names = names
+        if first and self.text and self.header:
+            table = table.slice(1)
+        if table.num_columns != len(self.names):
+            raise CLIError(f"{self.name}: the columns changed part way through the file")
+        table = table.rename_columns(self.names)
+        return _mark_missing(table, self.spec.na_values) if self.spec.na_values else table
+
+    def _errors(self, read, offset: int = 0):
+        """``read()``, with pyarrow's errors as one line naming the file and line."""
+        pa = pyarrow()
+        try:
+            return read()
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError) as error:
+            raise CLIError(self._explain(str(error).strip(), offset)) from None
+        except OSError as error:
+            if getattr(error, "errno", None) is not None:
+                raise
+            raise CLIError(f"{self.name}: {str(error).strip().splitlines()[0]}") from None
+
+    def _explain(self, message: str, offset: int) -> str:
+        first = message.splitlines()[0] if message else "cannot read it"
+        if "UTF8" in message or "UTF-8" in message or "codec can't decode" in message:
+            line = self._scan(lambda text: _not_utf8(text, self.spec.encoding))
+            at = f", line {line}" if line else ""
+            return (
+                f"{self.name}{at}: not valid {self.spec.encoding or 'UTF-8'} text; give the "
+                "file's encoding, e.g. --encoding latin-1"
+            )
+        if "Expected" in first and "columns, got" in first:
+            text = first.split(": ", 2)[-1]
+            line = self._scan(lambda line_text: line_text.rstrip(b"\r\n").startswith(
+                text.encode(self.spec.encoding or "utf8", "replace")))  # fmt: skip
+            at = f", line {line}" if line else ""
+            counts = first.split(":")[1].strip() if ":" in first else first
+            return f"{self.name}{at}: {counts.lower()} (a row with a different number of fields)"
+        if "Empty CSV file" in first or "Empty file" in first:
+            return f"{self.name}: no data (empty input)"
+        if " row " in first and self.fmt == "jsonl":
+            tail = first.rsplit(" row ", 1)[-1].split()[0].rstrip(".:,")
+            if tail.isdigit():
+                return f"{self.name}, line {offset + int(tail) + 1}: {first}"
+        return f"{self.name}: {first}"
+
+    def _scan(self, bad) -> int | None:
+        """The first line (from 1) of the input for which ``bad(line bytes)`` holds,
+        reading it again (error messages only; None for stdin)."""
+        if self.path == "-":
+            return None
+        stream = self._open(progress=False)
+        try:
+            if isinstance(stream, str):
+                stream = pyarrow().input_stream(stream, compression="detect")
+            for number, line in enumerate(_lines(stream), start=1):
+                if bad(line):
+                    return number
+        except (OSError, ValueError):
+            return None
+        finally:
+            _close(stream)
+        return None
+
+
 def table_format(path: str, given: str | None) -> str:
     """The format of ``path``: ``given``, else from its suffix (CSV for stdin)."""
     if given:
+        if given not in set(FORMATS.values()):
+            raise CLIError(f"--format {given!r}: one of {', '.join(sorted(set(FORMATS.values())))}")
         return given
     if path == "-":
         return "csv"
     suffixes = [s.lower() for s in Path(path).suffixes]
-    while suffixes and suffixes[-1] in _COMPRESSION:
+    while suffixes and suffixes[-1] in COMPRESSION:
         suffixes.pop()
     if suffixes and suffixes[-1] in FORMATS:
         return FORMATS[suffixes[-1]]
@@ -62,76 +378,75 @@ def table_format(path: str, given: str | None) -> str:
     )
 
 
-def read_table(path: str, fmt: str | None = None, chunksize: int | None = None):
-    """The table at ``path`` ('-' = stdin): a DataFrame, or an iterator of DataFrames
-    of at most ``chunksize`` rows."""
-    pd = pandas()
-    fmt = table_format(path, fmt)
-    if path != "-" and not Path(path).is_file():
-        raise CLIError(f"{path}: no such file")
-    if path != "-" and Path(path).stat().st_size == 0:
-        raise CLIError(f"{path}: the file is empty")
-    if fmt == "parquet":
-        return _read_parquet(path, chunksize)
-    source = sys.stdin if path == "-" else path
+def _mark_missing(table, na_values: tuple[str, ...]):
+    """Text values that are a missing-value marker once spaces around them are
+    trimmed become missing."""
+    pa = pyarrow()
+    pc = pa.compute
+    markers = pa.array(list(na_values), type=pa.string())
+    columns = []
+    for column in table.columns:
+        if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+            marked = pc.is_in(pc.utf8_trim_whitespace(column), value_set=markers)
+            column = pc.if_else(marked, pa.scalar(None, column.type), column)
+        columns.append(column)
+    return pa.Table.from_arrays(columns, names=table.column_names)
+
+
+def _width(head: bytes, sep: str) -> int:
+    """An upper bound of the number of columns: the separators in the first line,
+    plus one (a quoted separator only makes it larger)."""
+    if b"\n" not in head:
+        return 1 << 12
+    return head.split(b"\n", 1)[0].count(sep.encode()) + 1
+
+
+def _lines(stream) -> Iterator[bytes]:
+    """The lines of a binary stream, read in blocks."""
+    rest = b""
+    while True:
+        block = stream.read(1 << 20)
+        if not block:
+            break
+        *lines, rest = (rest + block).split(b"\n")
+        yield from lines
+    if rest:
+        yield rest
+
+
+def _close(stream) -> None:
+    if stream is not None and not isinstance(stream, str):
+        stream.close()
+
+
+def csv_line(values: list[str], sep: str) -> str:
+    """One CSV line (a header), quoted where needed."""
+    out = io.StringIO()
+    csv.writer(out, delimiter=sep, lineterminator="\n").writerow(values)
+    return out.getvalue()
+
+
+class _Unclosed(io.RawIOBase):
+    """Stdin for pyarrow: closing it leaves stdin open."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        data = self.inner.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def peek(self, size: int = 0) -> bytes:
+        return self.inner.peek(size) if hasattr(self.inner, "peek") else b""
+
+
+def _not_utf8(line: bytes, encoding: str | None) -> bool:
     try:
-        if fmt in ("csv", "tsv"):
-            sep = "\t" if fmt == "tsv" else ","
-            return pd.read_csv(source, sep=sep, dtype=str, chunksize=chunksize)
-        return pd.read_json(source, lines=True, dtype=False, chunksize=chunksize)
-    except pd.errors.EmptyDataError:
-        raise CLIError(f"{'stdin' if path == '-' else path}: no data (empty input)") from None
-
-
-def _read_parquet(path: str, chunksize: int | None):
-    try:
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise CLIError("Parquet needs pyarrow: pip install 'nbayes[cli]'") from None
-    source = io.BytesIO(sys.stdin.buffer.read()) if path == "-" else path
-    if chunksize is None:
-        return pq.read_table(source).to_pandas()
-    parquet = pq.ParquetFile(source)
-    return (batch.to_pandas() for batch in parquet.iter_batches(batch_size=chunksize))
-
-
-def chunks(path: str, fmt: str | None, chunksize: int) -> Iterator:
-    """DataFrames of at most ``chunksize`` rows, reading the input once, lazily."""
-    reader = read_table(path, fmt, chunksize=chunksize)
-    with reader if hasattr(reader, "__enter__") else _nothing():
-        yield from reader
-
-
-@contextmanager
-def _nothing():
-    yield
-
-
-@contextmanager
-def output_stream(path: str | None) -> Iterator[IO[str]]:
-    """A text stream to ``path`` (stdout for None or '-'), replaced atomically."""
-    if path in (None, "-"):
-        yield sys.stdout
-        return
-    target = Path(path)
-    handle = tempfile.NamedTemporaryFile(
-        "w", dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False
-    )
-    try:
-        with handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(handle.name, target)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
-
-
-def write_frame(frame, stream: IO[str], fmt: str, first: bool) -> None:
-    """Append ``frame`` to ``stream`` as CSV (header on the first chunk) or JSON lines."""
-    if fmt == "jsonl":
-        text = frame.to_json(orient="records", lines=True)
-        stream.write(text if text.endswith("\n") or not text else text + "\n")
-    else:
-        frame.to_csv(stream, header=first, index=False, sep="\t" if fmt == "tsv" else ",")
+        line.decode(encoding or "utf8")
+    except (UnicodeDecodeError, LookupError):
+        return True
+    return False

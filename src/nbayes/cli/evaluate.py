@@ -13,7 +13,8 @@ import click
 import numpy as np
 from sklearn.base import clone
 
-from nbayes.cli._tables import CLIError
+from nbayes.cli._options import read_spec
+from nbayes.cli._tables import CLIError, Source
 from nbayes.cli.train import prepare, table_options
 from nbayes.inspection.evaluation import cross_validate, top_features_by_class
 
@@ -27,20 +28,22 @@ from nbayes.inspection.evaluation import cross_validate, top_features_by_class
 @click.option("--report", "-r", default=None, help="Write a self-contained HTML report here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON.")
 def evaluate(
-    data, target, model, column_specs, param_specs, fmt, folds, seed, top, report, as_json
+    data, target, model, column_specs, param_specs, folds, seed, top, report, as_json, **reading
 ) -> None:
     """Cross-validate a model on DATA: accuracy, per-class precision/recall/F1,
-    log-loss, Brier score, calibration error and the confusion matrix."""
+    log-loss, Brier score, calibration error, the confusion matrix and, for two
+    classes, ROC AUC and PR AUC (the second class, in sorted order, is positive)."""
     if folds < 2:
         raise CLIError(f"--folds {folds}: need at least 2 folds")
     if top < 0:
         raise CLIError(f"--top {top}: must be at least 0")
     if report is not None and not Path(report).resolve().parent.is_dir():
         raise CLIError(f"--report {report}: no such directory {str(Path(report).parent)!r}")
-    prepared = prepare(data, target, model, column_specs, param_specs, fmt)
+    source = Source(data, read_spec(**reading))
+    prepared = prepare(source, target, model, column_specs, param_specs)
     estimator, X, y, encoder = prepared.estimator, prepared.X, prepared.y, prepared.encoder
     evaluation = cross_validate(
-        estimator, X, y, folds=folds, seed=seed, name=f"{data}, target {target!r}"
+        estimator, X, y, folds=folds, seed=seed, name=f"{source.name}, target {target!r}"
     )
     final = clone(estimator).fit(X, y)
     ranked = top_features_by_class(
@@ -52,7 +55,7 @@ def evaluate(
         info["top_features"] = _top_json(ranked)
         click.echo(json.dumps(info, indent=2, default=str))
     else:
-        prepared.describe()
+        prepared.describe(final)
         click.echo("")
         click.echo(evaluation.to_text(with_model=False))
         if ranked:

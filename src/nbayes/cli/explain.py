@@ -7,52 +7,103 @@ import json
 import click
 
 from nbayes.cli._encoding import load_cli_model
-from nbayes.cli._tables import CLIError, chunks, pandas
+from nbayes.cli._options import read_options, read_spec
+from nbayes.cli._tables import CLIError, Source, pyarrow
 from nbayes.inspection.explain import explain as explain_row
 
 
+class RowSource:
+    """Where a ``--row`` comes from, for error messages."""
+
+    name = "--row"
+
+    def where(self, row: int) -> str:
+        return "--row"
+
+
 def parse_row(text: str):
-    """``'a=1,b=x'`` as a one-row DataFrame of strings."""
+    """``'a=1,b=x'`` as a one-row table of text (an empty value is missing)."""
+    pa = pyarrow()
     values = {}
     for part in text.split(","):
         name, sep, value = part.partition("=")
         if not sep or not name.strip():
             raise CLIError(f"--row: {part!r} is not NAME=VALUE")
-        values[name.strip()] = value.strip()
-    return pandas().DataFrame([values], dtype=str)
+        value = value.strip()
+        values[name.strip()] = pa.array([value or None], type=pa.string())
+    return pa.table(values)
 
 
-def row_at(data: str, fmt: str | None, index: int):
-    """Row ``index`` (0-based) of DATA as a one-row DataFrame, reading only up to it."""
+def row_at(source: Source, index: int):
+    """Row ``index`` (0-based) of the input as a one-row table, and its offset,
+    reading only up to it."""
     if index < 0:
         raise CLIError("--index must be at least 0")
     seen = 0
-    for chunk in chunks(data, fmt, 10_000):
-        if index < seen + len(chunk):
-            return chunk.iloc[[index - seen]].reset_index(drop=True)
-        seen += len(chunk)
-    raise CLIError(f"--index {index}: {data} has only {seen} rows")
+    for batch in source.batches(10_000):
+        if index < batch.offset + batch.table.num_rows:
+            return batch.table.slice(index - batch.offset, 1), index
+        seen = batch.offset + batch.table.num_rows
+    raise CLIError(f"--index {index}: {source.name} has only {seen} rows")
 
 
 @click.command()
 @click.argument("model_file", metavar="MODEL")
 @click.argument("data", required=False)
-@click.option("--row", "row_text", default=None, help="The row as 'col=value,...'.")
+@click.option(
+    "--row",
+    "row_text",
+    default=None,
+    help="The row as 'col=value,...'; columns left out are missing (models that leave "
+    "missing values out, such as --model mixed, marginalise them).",
+)
 @click.option("--index", "-i", type=int, default=None, help="Row number (from 0) in DATA.")
 @click.option("--format", "out_fmt", type=click.Choice(["text", "json"]), default="text")
-@click.option("--input-format", "fmt", default=None, help="DATA format: csv, tsv, parquet, jsonl.")
-def explain(model_file, data, row_text, index, out_fmt, fmt) -> None:
+@read_options(format_flag="--input-format")
+def explain(model_file, data, row_text, index, out_fmt, **reading) -> None:
     """Show how MODEL computes the posterior of one row: --row 'col=value,...',
     or DATA --index N."""
     if (row_text is None) == (data is None or index is None):
         raise CLIError("give either --row 'col=value,...' or DATA --index N")
-    model, encoder, _ = load_cli_model(model_file)
-    frame = parse_row(row_text) if row_text is not None else row_at(data, fmt, index)
-    X = encoder.transform(frame)
-    row = X.iloc[0].tolist() if hasattr(X, "iloc") else X[0]
-    shown = [frame[name].iloc[0] for name in encoder.features]
+    model, encoder, _, trained = load_cli_model(model_file)
+    if row_text is not None:
+        table, offset, source = parse_row(row_text), 0, RowSource()
+        unknown = [name for name in table.column_names if name not in encoder.features]
+        if unknown:
+            raise CLIError(
+                f"--row names no column of the model: {', '.join(map(repr, unknown))} "
+                f"(its columns: {', '.join(encoder.features)})"
+            )
+    else:
+        source = Source(
+            data, read_spec(**reading).or_(trained), {len(encoder.features): encoder.features}
+        )
+        table, offset = row_at(source, index)
+    absent = [name for name in encoder.features if name not in table.column_names]
+    columns = encoder.parsed(table, source, offset, absent_ok=True)
+    left_out = [name for name, column in columns.items() if column.null_count]
+    if left_out and not encoder.missing_ok:
+        raise CLIError(
+            f"no value for {', '.join(map(repr, left_out))}: a {type(model).__name__} needs "
+            "every column (models trained with --model mixed, aode or tan leave missing "
+            "values out)"
+        )
+    X = encoder.transform(table, source, offset, absent_ok=True)
+    row = list(X.iloc[0]) if hasattr(X, "iloc") else X[0]
+    shown = [
+        "(missing)" if name in left_out else table.column(name)[0].as_py()
+        for name in encoder.features
+    ]
     result = explain_row(model, row, feature_names=encoder.features, display_values=shown)
     if out_fmt == "json":
-        click.echo(json.dumps(result.to_dict(), indent=2, allow_nan=False))
+        info = result.to_dict()
+        info["left_out"] = left_out
+        click.echo(json.dumps(info, indent=2, allow_nan=False))
     else:
         click.echo(result.to_text())
+        if left_out:
+            kind = "not given" if set(left_out) <= set(absent) else "missing"
+            click.echo(
+                f"\nleft out ({kind}; marginalised, a factor of 1 in every class): "
+                + ", ".join(left_out)
+            )

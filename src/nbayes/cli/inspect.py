@@ -7,7 +7,8 @@ import json
 import click
 import numpy as np
 
-from nbayes.cli._encoding import CLIError, load_cli_model
+from nbayes.cli._encoding import load_cli_model
+from nbayes.cli._tables import CLIError
 from nbayes.errors import NotSupportedError
 from nbayes.events.pairwise import PairStats
 from nbayes.inspection.diagnostics import report_from_stats
@@ -15,17 +16,21 @@ from nbayes.inspection.explain import most_informative_features
 
 
 def describe(model, encoder, target, top: int) -> dict:
-    """A JSON-friendly summary: kind, classes, priors, columns, informative features."""
+    """A JSON-friendly summary: kind, classes, priors, each column's kind and fitted
+    distribution per class (the event model's ``describe``), informative features."""
     classes = model.classes_.tolist()
     prior = np.exp(model._fitted.log_prior)
+    kinds = dict(encoder.kinds)
+    if hasattr(model, "columns_"):
+        kinds = {str(k): v for k, v in model.columns_.items()}
+    summaries = model._describe()
     columns = []
     for j, name in enumerate(encoder.features):
-        column = {"name": name, "event_model": encoder.kinds.get(name, "numeric")}
-        if name in encoder.categories:
-            column["values"] = encoder.categories[name]
-        if hasattr(model, "theta_"):
-            column["mean"] = model.theta_[:, j].tolist()
-            column["sd"] = np.sqrt(model.var_[:, j]).tolist()
+        column = {"name": name, "event_model": kinds.get(name, model._event.name)}
+        summary = dict(summaries[j])
+        if "values" in summary:
+            summary["values"] = [_plain(encoder.decode(name, v)) for v in summary["values"]]
+        column["per_class"] = summary
         columns.append(column)
     informative = {str(label): [] for label in classes}
     try:
@@ -38,7 +43,7 @@ def describe(model, encoder, target, top: int) -> dict:
             entries.append(
                 {
                     "feature": item.feature,
-                    "value": encoder.decode(item.feature, item.value),
+                    "value": _plain(encoder.decode(item.feature, item.value)),
                     "ratio": item.ratio if np.isfinite(item.ratio) else str(item.ratio),
                     "versus": item.bottom,
                 }
@@ -56,6 +61,44 @@ def describe(model, encoder, target, top: int) -> dict:
     }
 
 
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _column_lines(column: dict, labels: list[str]) -> list[str]:
+    """A column's kind and its summaries per class, for people."""
+    summary = column["per_class"]
+    values = summary.get("values")
+    lines = [f"  {column['name']}: {column['event_model']}"
+             + (f", {len(values)} values" if values is not None else "")]  # fmt: skip
+    width = max(len(label) for label in labels) if labels else 0
+    scalars = {k: v for k, v in summary.items() if k != "values" and values is None}
+    if scalars:
+        names = list(scalars)
+        lines.append(f"      {'class':<{width}}  " + "  ".join(f"{n:>12}" for n in names))
+        for c, label in enumerate(labels):
+            lines.append(
+                f"      {label:<{width}}  " + "  ".join(f"{scalars[n][c]:>12.6g}" for n in names)
+            )
+    elif values is not None:
+        (factor, table), *_ = [(k, v) for k, v in summary.items() if k != "values"]
+        shown = values[:_MAX_VALUES]
+        lines.append(f"      {factor} of each value per class:")
+        lines.append(f"      {'value':<16}" + "".join(f"{label:>12}" for label in labels))
+        for v, value in enumerate(shown):
+            lines.append(
+                f"      {str(value)[:16]:<16}"
+                + "".join(f"{table[c][v]:>12.4g}" for c in range(len(labels)))
+            )
+        if len(values) > len(shown):
+            lines.append(f"      ... ({len(values) - len(shown)} more values; --format json)")
+    return lines
+
+
+#: Values of a discrete column shown in the text output.
+_MAX_VALUES = 8
+
+
 def _text(info: dict) -> str:
     params = ", ".join(f"{k}={v}" for k, v in info["params"].items())
     lines = [f"kind: {info['kind']}({params})"]
@@ -65,17 +108,9 @@ def _text(info: dict) -> str:
     for c in info["classes"]:
         lines.append(f"  {c['label']!s:<20} count {c['count']:<10g} prior {c['prior']:.4f}")
     lines.append(f"columns ({len(info['columns'])}):")
+    labels = [str(c["label"]) for c in info["classes"]]
     for col in info["columns"]:
-        detail = ""
-        if "values" in col:
-            values = col["values"]
-            detail = f", {len(values)} values: " + ", ".join(values[:8])
-            detail += ", …" if len(values) > 8 else ""
-        if "mean" in col:
-            detail = ", mean ± sd per class: " + "; ".join(
-                f"{m:.4g} ± {s:.4g}" for m, s in zip(col["mean"], col["sd"], strict=True)
-            )
-        lines.append(f"  {col['name']}: {col['event_model']}{detail}")
+        lines.extend(_column_lines(col, labels))
     if info["most_informative"]:
         lines.append("most informative features (P(value | class) / P(value | other)):")
         for label, entries in info["most_informative"].items():
@@ -99,8 +134,9 @@ def _text(info: dict) -> str:
     "(models with pair statistics: --model aode or tan).",
 )
 def inspect(model_file, top, out_fmt, diagnostics) -> None:
-    """Show MODEL's kind, classes, priors, columns and most informative features."""
-    model, encoder, target = load_cli_model(model_file)
+    """Show MODEL's kind, classes, priors, each column's distribution per class and
+    the most informative features."""
+    model, encoder, target, _ = load_cli_model(model_file)
     info = describe(model, encoder, target, top)
     if diagnostics:
         info["diagnostics"] = _diagnostics(model, encoder.features, top)

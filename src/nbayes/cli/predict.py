@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from nbayes.cli._encoding import load_cli_model
-from nbayes.cli._tables import CLIError, chunks, output_stream, pandas, write_frame
+from nbayes.cli._options import read_options, read_spec
+from nbayes.cli._output import PredictionWriter, output_stream
+from nbayes.cli._progress import on_terminal
+from nbayes.cli._tables import CLIError, Source
 
 OUTPUT_FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 
 
 def output_format(output: str | None, given: str | None) -> str:
+    """``--to``, else from the -o suffix; CSV for stdout and devices (/dev/null)."""
     if given:
         return given
     if output in (None, "-"):
@@ -18,6 +24,8 @@ def output_format(output: str | None, given: str | None) -> str:
     for suffix, fmt in OUTPUT_FORMATS.items():
         if output.lower().endswith(suffix):
             return fmt
+    if Path(output).exists() and not Path(output).is_file():
+        return "csv"
     raise CLIError(f"{output}: cannot tell the output format from the suffix; use --to")
 
 
@@ -33,32 +41,30 @@ def output_format(output: str | None, given: str | None) -> str:
     default=None,
     help="Output format (default: from the -o suffix, else csv).",
 )
-@click.option("--format", "fmt", default=None, help="Input format: csv, tsv, parquet, jsonl.")
-@click.option("--chunk-size", default=100_000, show_default=True, help="Rows per chunk.")
-def predict(model_file, data, proba, output, out_fmt, fmt, chunk_size) -> None:
+@read_options
+@click.option(
+    "--chunk-size", default=100_000, show_default=True, help="At most this many rows at once."
+)
+def predict(model_file, data, proba, output, out_fmt, chunk_size, **reading) -> None:
     """Predict the class of every row of DATA ('-' = stdin) with MODEL.
 
-    The input is read in chunks of --chunk-size rows, so memory stays bounded.
+    DATA is read in chunks, so memory stays bounded however large it is; the reading
+    options default to those the model was trained with.
     """
     if chunk_size < 1:
         raise CLIError("--chunk-size must be at least 1")
-    model, encoder, _ = load_cli_model(model_file)
+    model, encoder, _, trained = load_cli_model(model_file)
     out_fmt = output_format(output, out_fmt)
-    pd = pandas()
-    classes = model.classes_.tolist()
-    rows = 0
+    source = Source(
+        data, read_spec(**reading).or_(trained), {len(encoder.features): encoder.features}
+    )
     with output_stream(output) as stream:
-        for chunk in chunks(data, fmt, chunk_size):
-            X = encoder.transform(chunk)
-            labels = model.predict(X)
-            frame = pd.DataFrame({"prediction": labels})
-            if proba:
-                probabilities = model.predict_proba(X)
-                for k, label in enumerate(classes):
-                    frame[f"proba_{label}"] = probabilities[:, k]
-            write_frame(frame, stream, out_fmt, first=rows == 0)
-            rows += len(chunk)
-        if rows == 0:
-            raise CLIError(f"{data}: no rows to predict")
+        writer = PredictionWriter(stream, out_fmt, model.classes_, proba)
+        for batch in source.batches(chunk_size, progress=on_terminal()):
+            X = encoder.transform(batch.table, source, batch.offset)
+            probabilities = model.predict_proba(X)
+            writer.write(probabilities.argmax(axis=1), probabilities if proba else None)
+        if writer.rows == 0:
+            raise CLIError(f"{source.name}: no rows to predict")
     if output not in (None, "-"):
-        click.echo(f"wrote {rows} predictions to {output}", err=True)
+        click.echo(f"wrote {writer.rows} predictions to {output}", err=True)

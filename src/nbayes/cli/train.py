@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections import Counter
+import os
+import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,20 +14,37 @@ import click
 import numpy as np
 
 import nbayes
+from nbayes.cli._columns import convert, infer_read, labels
 from nbayes.cli._encoding import (
-    COLUMN_KINDS,
-    MODEL_NAMES,
-    MODELS,
+    AUTO,
+    MIXED,
+    READ_OF,
     TableEncoder,
-    as_labels,
-    infer_kind,
-    mixed_model_class,
+    estimators,
+    frame,
+    mode_of,
+    model_names,
 )
-from nbayes.cli._tables import CLIError, read_table
+from nbayes.cli._options import read_options, read_spec
+from nbayes.cli._progress import on_terminal
+from nbayes.cli._tables import CLIError, Source, release_unused
+from nbayes.events import event_model
+from nbayes.mixed.blocks import column_kinds
+from nbayes.mixed.columns import infer_kind
+
+IGNORE = "ignore"
+
+MODEL_HELP = (
+    "The model: one of {names}. 'mixed' is NaiveBayes, one event model per column "
+    "(numbers gaussian, true/false bernoulli, text categorical unless --column says "
+    "otherwise), leaving missing values out. 'auto' picks the single model every column "
+    "fits (e.g. gaussian when all are numbers) if no value is missing, else 'mixed'."
+)
 
 
 def parse_columns(specs: tuple[str, ...], columns: list[str]) -> dict[str, str]:
     """``("age=kde", ...)`` as ``{"age": "kde"}``, every name and kind checked."""
+    kinds = (*column_kinds(), IGNORE)
     out = {}
     for spec in specs:
         name, sep, kind = spec.partition("=")
@@ -34,10 +53,9 @@ def parse_columns(specs: tuple[str, ...], columns: list[str]) -> dict[str, str]:
             raise CLIError(f"--column {spec!r}: expected NAME=KIND")
         if name not in columns:
             raise CLIError(f"--column {spec!r}: no column {name!r} in the data")
-        if kind not in COLUMN_KINDS:
+        if kind not in kinds:
             raise CLIError(
-                f"--column {spec!r}: unknown column kind {kind!r} "
-                f"(one of {', '.join(COLUMN_KINDS)})"
+                f"--column {spec!r}: unknown column kind {kind!r} (one of {', '.join(kinds)})"
             )
         out[name] = kind
     return out
@@ -58,93 +76,82 @@ def parse_params(specs: tuple[str, ...]) -> dict:
     return params
 
 
-def choose_model(model: str, kinds: dict[str, str], overridden: set[str]):
-    """The estimator for ``--model`` given the column kinds; kinds updated in place."""
-    used = {name: kind for name, kind in kinds.items() if kind != "ignore"}
-    if not used:
-        raise CLIError("no feature columns left to train on")
-    if model == "auto":
-        distinct = set(used.values())
-        single = [m for m, (_, kind) in MODELS.items() if distinct == {kind}]
-        model = single[0] if single else "mixed"
-    if model == "mixed":
-        cls = mixed_model_class()
-        if cls is None:
-            found = ", ".join(f"{n}={k}" for n, k in used.items())
-            raise CLIError(
-                f"columns of different kinds ({found}) need the mixed model "
-                "(nbayes.NaiveBayes), which this nbayes does not have yet; pick one "
-                "--model, or drop columns with --column NAME=ignore"
-            )
-        return cls(columns=dict(used)), False
-    cls, kind = MODELS[model]
-    clash = [n for n in overridden if used.get(n, kind) != kind]
-    if clash:
-        raise CLIError(
-            f"--model {model} models every column as {kind}, but --column gives "
-            f"{', '.join(f'{n}={kinds[n]}' for n in clash)}; use --model mixed"
-        )
-    for name in used:
-        kinds[name] = kind
-    estimator = cls(handle_unknown="ignore") if cls is nbayes.CategoricalNB else cls()
-    return estimator, True
-
-
 @dataclass
 class Prepared:
     """A table read and encoded for training, and the estimator chosen for it."""
 
-    source: str
-    frame: Any
+    source: Source
+    n_rows: int
+    n_columns: int
     target: str
-    features: list[str]
     overrides: dict[str, str]
-    inferred: dict[str, str]
-    kinds: dict[str, str]
     encoder: TableEncoder
     estimator: Any
     X: Any
     y: np.ndarray
+    why: str
 
-    def describe(self) -> None:
-        """Echo what was read and inferred: rows, classes, each column's kind."""
+    def describe(self, model=None) -> None:
+        """Echo what was read and chosen: rows, classes, each column's kind."""
+        click.echo(f"read {self.n_rows} rows, {self.n_columns} columns from {self.source.name}")
+        if model is not None:
+            classes, counts = model.classes_, model.class_count_.astype(np.int64)
+        else:
+            classes, counts = np.unique(self.y, return_counts=True)
         click.echo(
-            f"read {len(self.frame)} rows, {len(self.frame.columns)} columns from {self.source}"
-        )
-        counts = Counter(self.y.tolist())
-        labels = sorted(counts)
-        click.echo(
-            f"target {self.target!r}: {len(counts)} classes ("
-            + ", ".join(f"{label} {counts[label]}" for label in labels)
+            f"target {self.target!r}: {len(classes)} classes ("
+            + ", ".join(f"{label} {count}" for label, count in zip(classes, counts, strict=True))
             + ")"
         )
-        for name in self.features:
-            how = "given" if name in self.overrides else f"inferred {self.inferred[name]}"
+        kinds = dict(self.encoder.kinds)
+        if model is not None and hasattr(model, "columns_"):
+            kinds = {str(k): v for k, v in model.columns_.items()}
+        for name in self.encoder.features:
+            how = "given" if name in self.overrides else f"inferred, {self.encoder.read[name]}"
             detail = ""
             if name in self.encoder.categories:
                 detail = f", {len(self.encoder.categories[name])} values"
-            click.echo(f"  {name}: {self.kinds[name]} ({how}{detail})")
-        click.echo(f"model: {self.estimator!r}")
+            click.echo(f"  {name}: {kinds.get(name, '?')} ({how}{detail})")
+        for name, kind in self.overrides.items():
+            if kind == IGNORE:
+                click.echo(f"  {name}: ignore (given)")
+        click.echo(f"model: {self.estimator!r}{self.why}")
 
 
-def prepare(data, target, model, column_specs, param_specs, fmt) -> Prepared:
-    """Read DATA, infer or take each column's kind, choose and configure the
-    estimator, and encode the table (nothing is fitted)."""
+def prepare(source: Source, target, model, column_specs, param_specs) -> Prepared:
+    """Read the table, parse each column, choose and configure the estimator and
+    encode the table (nothing is fitted)."""
     model = model.lower()
-    if model not in MODEL_NAMES:
-        raise CLIError(f"unknown model {model!r} (one of {', '.join(MODEL_NAMES)})")
-    frame = read_table(data, fmt)
-    if target not in frame.columns:
+    names = model_names()
+    if model not in names:
+        raise CLIError(f"unknown model {model!r} (one of {', '.join(names)})")
+    table = source.read(progress=on_terminal())
+    if target not in table.column_names:
         raise CLIError(
-            f"no target column {target!r} in {data}; columns are: {', '.join(frame.columns)}"
+            f"no target column {target!r} in {source.name}; columns are: "
+            + ", ".join(table.column_names)
+            + (" (--no-header: columns are numbered from 0)" if source.header is False else "")
         )
-    if frame.empty:
-        raise CLIError(f"{data}: no rows to train on")
-    features = [c for c in frame.columns if c != target]
+    if table.num_rows == 0:
+        raise CLIError(f"{source.name}: no rows to train on")
+    y, distinct = labels(table.column(target), target, source)
+    if len(distinct) < 2:
+        raise CLIError(
+            f"the target {target!r} has a single class ({str(distinct[0])!r}): nothing to learn"
+        )
+    features = [c for c in table.column_names if c != target]
     overrides = parse_columns(column_specs, features)
-    kinds = {name: overrides.get(name) or infer_kind(frame[name]) for name in features}
-    inferred = dict(kinds)
-    estimator, ordinal = choose_model(model, kinds, set(overrides))
+    used = [name for name in features if overrides.get(name) != IGNORE]
+    if not used:
+        raise CLIError("no feature columns left to train on")
+    cls, encoder, X, why = _choose(model, table, used, overrides, source)
+    estimator = (
+        cls(columns={k: v for k, v in overrides.items() if k in used} or None)
+        if (encoder.mode == "table")
+        else cls()
+    )
+    if encoder.mode == "codes" and "handle_unknown" in estimator.get_params():
+        estimator.set_params(handle_unknown="ignore")  # unseen values get code K
     params = parse_params(param_specs)
     unknown = sorted(set(params) - set(estimator.get_params()))
     if unknown:
@@ -153,25 +160,90 @@ def prepare(data, target, model, column_specs, param_specs, fmt) -> Prepared:
             f"(it has {', '.join(estimator.get_params())})"
         )
     estimator.set_params(**params)
-    y = as_labels(frame[target])
-    encoder = TableEncoder.fit(frame, kinds, ordinal=ordinal)
-    X = encoder.transform(frame)
     return Prepared(
-        data, frame, target, features, overrides, inferred, kinds, encoder, estimator, X, y
-    )
+        source, table.num_rows, table.num_columns, target, overrides, encoder, estimator, X, y,
+        why,
+    )  # fmt: skip
+
+
+def _choose(model: str, table, used: list[str], overrides: dict[str, str], source: Source):
+    """``(estimator class, encoder, X, why)`` for ``--model`` on the columns ``used``."""
+    given = {name: overrides[name] for name in used if name in overrides}
+    single = {name: cls for name, cls in estimators().items() if name != MIXED}
+    why = ""
+    if model in (AUTO, MIXED):
+        parsed = {name: _parse(table.column(name), given.get(name), name, source) for name in used}
+        read = {name: how for name, (how, _) in parsed.items()}
+        columns = {name: column for name, (_, column) in parsed.items()}
+        encoder = TableEncoder(used, read, "table")
+        X = frame(columns, table.num_rows)
+        kinds = {name: given.get(name) or infer_kind(X, j) for j, name in enumerate(used)}
+        encoder.kinds = kinds
+        if model == MIXED:
+            return estimators()[MIXED], encoder, X, why
+        missing = [name for name, column in columns.items() if _has_missing(column)]
+        distinct = set(kinds.values())
+        if missing:
+            why = (
+                f"  (auto: column(s) {', '.join(missing)} have missing values, which the "
+                "mixed model leaves out)"
+            )
+            return estimators()[MIXED], encoder, X, why
+        if len(distinct) != 1 or distinct.pop() not in single:
+            why = "  (auto: columns of different kinds)"
+            return estimators()[MIXED], encoder, X, why
+        model = next(iter(kinds.values()))
+        why = f"  (auto: every column is {model}, none missing)"
+    cls = single[model]
+    clash = {n: k for n, k in given.items() if k != model}
+    if clash:
+        raise CLIError(
+            f"--model {model} models every column as {model}, but --column gives "
+            f"{', '.join(f'{n}={k}' for n, k in clash.items())}; use --model mixed"
+        )
+    mode = mode_of(cls)
+    encoder = TableEncoder(used, {name: READ_OF[mode] for name in used}, mode)
+    encoder.kinds = dict.fromkeys(used, model)
+    if mode == "codes":
+        encoder.learn_categories(encoder.parsed(table, source))
+    return cls, encoder, encoder.transform(table, source), why
+
+
+def _parse(column, kind: str | None, name: str, source: Source) -> tuple[str, object]:
+    """How to parse a column of the mixed model, and the parsed column: inferred, or
+    as the given kind's event model reads (true/false stays bool for a numeric kind
+    such as bernoulli)."""
+    inferred, parsed = infer_read(column)
+    if kind is None:
+        return inferred, parsed
+    wanted = READ_OF[event_model(kind).reads]
+    if wanted == inferred or (wanted == "number" and inferred == "bool"):
+        return inferred, parsed
+    return wanted, convert(column, wanted, name, source)
+
+
+def _has_missing(column) -> bool:
+    from nbayes.cli._columns import first_missing
+
+    return first_missing(column) is not None
 
 
 def table_options(command):
     """The options ``train`` and ``evaluate`` share: --target, --model, --column,
-    --param, --format."""
+    --param and the reading options."""
     options = [
-        click.option("--target", "-t", required=True, help="The column holding the class labels."),
+        click.option(
+            "--target",
+            "-t",
+            required=True,
+            help="The column holding the class labels (its number, from 0, with --no-header).",
+        ),
         click.option(
             "--model",
             "-m",
-            default="auto",
+            default=AUTO,
             show_default=True,
-            help=f"One of {', '.join(MODEL_NAMES)}.",
+            help=MODEL_HELP.format(names=", ".join(model_names())),
         ),
         click.option(
             "--column",
@@ -179,7 +251,7 @@ def table_options(command):
             "column_specs",
             multiple=True,
             metavar="NAME=KIND",
-            help=f"Override a column's kind ({', '.join(COLUMN_KINDS)}); repeatable.",
+            help=f"Set a column's kind ({', '.join((*column_kinds(), IGNORE))}); repeatable.",
         ),
         click.option(
             "--param",
@@ -189,27 +261,51 @@ def table_options(command):
             metavar="NAME=VALUE",
             help="Set a model parameter, e.g. alpha=0 or priors=[0.5,0.5] (JSON); repeatable.",
         ),
-        click.option(
-            "--format", "fmt", default=None, help="Input format: csv, tsv, parquet, jsonl."
-        ),
     ]
+    command = read_options(command)
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def save_model(estimator, output: str, metadata: dict) -> int:
+    """Write the model file (atomically; to a device such as /dev/null, copied);
+    its size in bytes."""
+    target = Path(output)
+    if target.exists() and not target.is_file():
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "model.nbm"
+            nbayes.save(estimator, path, metadata=metadata)
+            with open(path, "rb") as source, open(target, "wb") as sink:
+                shutil.copyfileobj(source, sink)
+            return path.stat().st_size
+    nbayes.save(estimator, target, metadata=metadata)
+    return target.stat().st_size
 
 
 @click.command()
 @click.argument("data")
 @table_options
 @click.option("--output", "-o", required=True, help="Where to write the model file.")
-def train(data, target, model, column_specs, param_specs, fmt, output) -> None:
-    """Fit a naive Bayes model on DATA (CSV, TSV, Parquet, JSON lines; '-' = stdin)."""
-    prepared = prepare(data, target, model, column_specs, param_specs, fmt)
-    estimator, X, y = prepared.estimator, prepared.X, prepared.y
-    estimator.fit(X, y)
-    prepared.describe()
-    accuracy = float(np.mean(estimator.predict(X) == y))
-    click.echo(f"training accuracy: {accuracy:.4f}")
-    metadata = {"cli": {"target": target, "encoder": prepared.encoder.to_json()}}
-    nbayes.save(estimator, output, metadata=metadata)
-    click.echo(f"wrote {output} ({Path(output).stat().st_size} bytes)")
+def train(data, target, model, column_specs, param_specs, output, **reading) -> None:
+    """Fit a naive Bayes model on DATA (CSV, TSV, Parquet, JSON lines, also compressed;
+    '-' = stdin)."""
+    folder = Path(output).resolve().parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        raise CLIError(f"--output {output}: cannot write in {str(folder)!r}")
+    spec = read_spec(**reading)
+    source = Source(data, spec)
+    prepared = prepare(source, target, model, column_specs, param_specs)
+    release_unused()  # the text as read is gone: give its memory back before fitting
+    estimator = prepared.estimator
+    estimator.fit(prepared.X, prepared.y)
+    prepared.describe(estimator)
+    metadata = {
+        "cli": {
+            "target": target,
+            "encoder": prepared.encoder.to_json(),
+            "read": spec.to_json(),
+        }
+    }
+    size = save_model(estimator, output, metadata)
+    click.echo(f"wrote {output} ({size} bytes)")

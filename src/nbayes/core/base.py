@@ -27,6 +27,7 @@ from nbayes.core import posterior
 from nbayes.core.parallel import map_blocks, n_workers
 from nbayes.core.quick_check import quick_check_X_y
 from nbayes.core.state import Fitted, _LazyFit, _RunningStats
+from nbayes.core.tables import canonical_sparse, check_table
 from nbayes.core.validation import (
     ClassWeights,
     check_class_prior,
@@ -39,7 +40,7 @@ from nbayes.core.validation import (
     same_classes,
     soft_class_weights,
 )
-from nbayes.errors import DomainError
+from nbayes.errors import DomainError, NotEstimableError
 from nbayes.events._contract import EventModel
 
 #: Sparse prediction blocks: at most this many nonzeros (views of X, not copies;
@@ -152,21 +153,46 @@ class BaseNB(ClassifierMixin, BaseEstimator):
 
     def _check_restored(self) -> None:
         """Raise (StatisticsError or ValueError) unless the restored state is one a fit
-        could have made: ``classes_`` a sorted 1-D array of distinct labels, a positive
-        ``n_features_in_``, feature names to match, and statistics the event model
-        accepts for these classes and features (finite, non-negative counts)."""
+        could have made: parameters within their declared constraints, ``classes_`` a
+        sorted 1-D array of distinct labels, a positive ``n_features_in_``, feature names
+        to match, statistics the event model accepts for these classes and features
+        (finite, non-negative counts, consistent shapes), and settings the statistics
+        can be estimated under (e.g. one ``alpha`` per feature)."""
+        self._validate_params()
+        self._check_restored_shape()
+        self._event.validate(self._stats, self.classes_.size, int(self.n_features_in_))
+        self._check_estimable()
+
+    def _check_restored_shape(self) -> None:
+        """``classes_``, ``n_features_in_`` and ``feature_names_in_`` as a fit makes them."""
         classes = self.classes_
         if not isinstance(classes, np.ndarray) or classes.ndim != 1 or classes.size == 0:
             raise ValueError("classes_ must be a non-empty 1-D array.")
+        if classes.dtype.kind not in "iufUSOb":
+            raise ValueError(f"classes_ has an unsupported dtype {classes.dtype}.")
         if len(np.unique(classes)) != classes.size:
             raise ValueError("classes_ holds repeated labels.")
         n_features = self.n_features_in_
         if isinstance(n_features, bool) or not isinstance(n_features, Integral) or n_features < 1:
             raise ValueError(f"n_features_in_ must be a positive integer, got {n_features!r}.")
         names = getattr(self, "feature_names_in_", None)
-        if names is not None and (np.ndim(names) != 1 or len(names) != n_features):
+        if names is not None and (
+            not isinstance(names, np.ndarray) or names.ndim != 1 or len(names) != n_features
+        ):
             raise ValueError("feature_names_in_ does not match n_features_in_.")
-        self._event.validate(self._stats, classes.size, int(n_features))
+        if names is not None and len(set(names.tolist())) != names.size:
+            raise ValueError("feature_names_in_ holds repeated names.")
+
+    def _check_estimable(self) -> None:
+        """Estimate the parameters now, so that settings that do not fit the statistics
+        (an ``alpha`` per feature of the wrong length, say) fail on load rather than at
+        prediction. A kernel density feature with no bandwidth yet (a constant column
+        after ``partial_fit``) is a state training can leave: it is allowed here and
+        reported, as after training, when a prediction needs it."""
+        try:
+            self._fitted  # noqa: B018 - estimated for its checks
+        except NotEstimableError:
+            self._lazy = _LazyFit(self._event)
 
     def _fitted_state(self) -> dict[str, Any]:
         """The fitted state :meth:`_restore` takes: what model files store."""
@@ -254,7 +280,9 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         stats = running.stats
         if event.adds_in_place and (running.shared or running.owner != id(self)):
             stats = stats.copy()
-        self._own_stats(self._add_into(event, stats, X, W))
+        stats = self._add_into(event, stats, X, W)
+        stats.warn_inexact()
+        self._own_stats(stats)
         self._lazy = _LazyFit(event)
         return self
 
@@ -270,6 +298,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         needs no conversion takes :func:`nbayes.core.quick_check.quick_check_X_y`, the same
         checks without their per-call costs (a ``partial_fit`` stream pays them per
         batch)."""
+        check_table(X, type(self).__name__)
         options = self._training_validation_options()
         checked = None if reset else quick_check_X_y(self, X, y, options)
         return checked or validate_data(self, X, y, **options, reset=reset)
@@ -282,7 +311,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         """Validated X as ``event`` reads it: prepared (e.g. binarized), and its values
         checked against the model's domain (a ValueError naming the value)."""
         try:
-            return event.check(self._prepare_X(X))
+            return event.check(self._prepare_X(canonical_sparse(X)))
         except DomainError as error:
             raise ValueError(self._domain_message(error)) from None
 
@@ -292,6 +321,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     def _validate_X(self, X):
         """X checked against the fitted model (shape, dtype, sparsity), not yet
         prepared: prediction prepares it block by block."""
+        check_table(X, type(self).__name__)
         return validate_data(self, X, **self._validation_options(), reset=False)
 
     def _validation_options(self) -> dict[str, Any]:
@@ -458,6 +488,13 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         fitted = self._fitted
         prior = np.exp(fitted.log_prior - logsumexp(fitted.log_prior))
         return fitted.event.value_grid(fitted.params, self._stats, j, prior)
+
+    def _describe(self) -> list[dict]:
+        """Per-feature summaries of the fitted model, per class (see the contract's
+        ``describe``)."""
+        fitted = self._fitted
+        prior = np.exp(fitted.log_prior - logsumexp(fitted.log_prior))
+        return fitted.event.describe(fitted.params, self._stats, self.n_features_in_, prior)
 
     def _feature_log_likelihood(self, j: int, values) -> NDArray[np.float64]:
         """``log P(x_j = v | y)`` for each of ``values`` (model input values) of

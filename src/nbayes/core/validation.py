@@ -144,12 +144,13 @@ def _scatter_add(
 
     The nonzeros go in blocks of rows (about 2**20 nonzeros), each turned into flat
     cell indices ``label_i * n_features + j`` (an int64 temporary) and added straight
-    into ``out`` by the compiled scatter-add (:func:`nbayes._kernels.weights.scatter_add`,
-    numba installed). Without it: when X has at least as many nonzeros as ``out`` has
-    cells, each block (then of at least ``out.size`` nonzeros) is counted by one
-    ``bincount`` and added (the pass over its output is amortised; ``np.add.at`` is
-    slower per nonzero); a smaller X (a ``partial_fit`` batch against many features)
-    goes by ``np.add.at``, the compiled kernel's additions in the same order.
+    into ``out`` by the compiled scatter-add (:func:`nbayes._kernels.weights.scatter_add`).
+    The NumPy reference path (``nbayes._kernels.ENABLED = False``): when X has at least
+    as many nonzeros as ``out`` has cells, each block (then of at least ``out.size``
+    nonzeros) is counted by one ``bincount`` and added (the pass over its output is
+    amortised; ``np.add.at`` is slower per nonzero); a smaller X (a ``partial_fit``
+    batch against many features) goes by ``np.add.at``, the compiled kernel's additions
+    in the same order.
     """
     if not out.flags.c_contiguous:
         out += _scatter_add(weights, X, np.zeros(out.shape))

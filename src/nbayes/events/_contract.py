@@ -217,7 +217,8 @@ class EventModel(ABC, Generic[StatsT, ParamsT]):
         missing): (n_values, n_classes)."""
         X = self.missing(len(values), n_features)
         X[:, j] = values
-        return self.log_likelihood_terms(params, X)[:, :, j]
+        # a copy, not a view: a view would keep every feature's terms alive
+        return self.log_likelihood_terms(params, X)[:, :, j].copy()
 
     def factor_kinds(self, n_features: int) -> list[str]:
         """What each feature's factor is (:attr:`factor_kind`, for every feature)."""
@@ -250,3 +251,22 @@ class EventModel(ABC, Generic[StatsT, ParamsT]):
         """The values of feature ``j`` an explanation enumerates (the most informative
         features, a nomogram): every value of a discrete feature; for a continuous one, a
         few representative values of the class mixture (``class_prior`` weights it)."""
+
+    def describe(
+        self, params: ParamsT, stats: StatsT, n_features: int, class_prior: NDArray[np.float64]
+    ) -> list[dict[str, Any]]:
+        """What the fitted model says about each feature, for people (``nbayes
+        inspect``): one dict per feature, mapping a summary's name to its value per
+        class (a list of n_classes), or ``"values"`` (the feature's values) beside a
+        factor per class over those values (a list of n_classes lists). Default: each
+        value of :meth:`value_grid` and ``exp`` of its term under its
+        :attr:`factor_kind` ("probability", "density", ...)."""
+        out = []
+        for j in range(n_features):
+            grid = self.value_grid(params, stats, j, class_prior)
+            if len(grid) == 0:
+                out.append({})
+                continue
+            log_p = self.feature_log_likelihood(params, j, np.asarray(grid), n_features)
+            out.append({"values": list(grid), self.factor_kind: np.exp(log_p).T.tolist()})
+        return out

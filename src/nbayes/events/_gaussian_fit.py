@@ -4,9 +4,16 @@ their block kernels:
 per-class and overall weighted moments of one block of rows (two passes), and the
 one-pass update of running moments by a later batch (:func:`shifted_update`).
 
-The block kernels return the fields of ``GaussianStats`` in order: ``class_count``
+The block kernels return the moments of ``GaussianStats`` in order: ``class_count``
 (n_classes,), ``count``, ``mean``, ``m2`` (n_classes, n_features), ``total_count``,
-``total_mean``, ``total_m2`` (n_features,).
+``total_mean``, ``total_m2`` (n_features,), of the values as given.
+
+Scale (see :mod:`nbayes.events.moments`): the exponent of a batch is that of its
+largest ``|x|``, found without a pass of its own: the block's moments bound it
+(:func:`batch_exponent`: ``|x| <= |mean| + sqrt(M2 / min w)`` and ``max x^2 >=`` the
+second moment), which settles ordinary features; only the others (all zero, extreme,
+or not finite) are read again. On ordinary data the moments as computed are the
+statistics; on extreme magnitudes the batch is computed again, scaled.
 """
 
 from __future__ import annotations
@@ -21,14 +28,22 @@ from nbayes._kernels import gaussian as gaussian_kernels
 from nbayes._kernels import gaussian_observed
 from nbayes.core.parallel import SCRATCH, Scratch, map_blocks
 from nbayes.core.validation import ClassWeights, row_blocks
-from nbayes.events.moments import GaussianStats, chan_merge
+from nbayes.events.moments import (
+    HIGH_EXPONENT,
+    LOW_EXPONENT,
+    NO_VALUES,
+    GaussianStats,
+    chan_merge,
+    magnitude_exponent,
+    scale_of,
+)
 
 #: Bytes of X per block of ``add_into`` (each read twice, the second time from cache);
 #: 4 MiB measured best (bench/NOTES.md): fewer blocks, fewer per-block costs.
 FIT_BLOCK_BYTES = 1 << 22
 
 Moments = tuple[NDArray, NDArray, NDArray, NDArray, NDArray, NDArray, NDArray]
-Sums = tuple[NDArray, NDArray, NDArray]  # (n, S1, S2) of shifted_update
+Sums = tuple[NDArray, NDArray, NDArray, NDArray, NDArray]  # (n, S1, S2, min w, largest)
 
 #: :func:`shifted_update` is taken where its one subtraction loses at most one bit of
 #: the new M2: the shifted sum of squares at most twice the new M2.
@@ -166,34 +181,79 @@ def shifted_update(
     value and ``M2 = 0`` (every ``x - m`` is 0). The overall moments are then
     :func:`pooled_totals` of the new class moments.
 
+    Taken only while the statistics are unscaled and the batch keeps them so: every
+    ``|x| <= |m| + sqrt(S2 / min w)`` below the ordinary magnitudes' top, and the
+    largest ``|x|`` of each feature with no nonzero value yet (tracked in the pass,
+    for those features only) 0 or ordinary; their exponents then become the batch's.
+
     Where numba is installed, :func:`nbayes._kernels.gaussian.shifted_update` makes
     the same operations in the same order (bitwise the same); here ``S1`` and ``S2``
     are sparse products ``S @ v``, as in :func:`hard_block_moments`.
     """
-    n_classes = stats.mean.shape[0]
+    track = _NO_TRACK
+    if stats.exponent.any():  # scaled, or features with no nonzero value yet
+        if stats.scaled:
+            return False
+        track = np.flatnonzero(stats.exponent == NO_VALUES)
+    n_classes, n_features = stats.mean.shape
     if len(blocks) == 1:  # the whole batch in one compiled call (where numba is installed)
-        sums = (np.zeros(n_classes), np.zeros(stats.mean.shape), np.zeros(stats.mean.shape))
-        args = (X, labels, weights, stats, sums, SHIFTED_SQUARES_MOST)
+        sums = _no_sums(n_classes, n_features, track.shape[0])
+        args = (X, labels, weights, stats, sums, track, SHIFTED_SQUARES_MOST)
         done = gaussian_kernels.shifted_update(*args, commit=True)
         if done is not None:
-            return done
+            return done and _raise_exponents(stats, track, sums[4])
     if not stats.class_count.any():  # no running moments (fit, a first batch)
         return False
 
     def block_sums(rows: slice) -> Sums | None:
-        return _shifted_sums(X[rows], labels[rows], weights[rows], stats)
+        return _shifted_sums(X[rows], labels[rows], weights[rows], stats, track)
 
     parts = map_blocks(block_sums, blocks)
     if any(part is None for part in parts):
         return False
-    new_weight, s1, s2 = parts[0]
+    new_weight, s1, s2, lightest, largest = parts[0]
     for part in parts[1:]:
         new_weight += part[0]
         s1 += part[1]
         s2 += part[2]
-    no_rows = (X[:0], labels[:0], weights[:0], stats, (new_weight, s1, s2), SHIFTED_SQUARES_MOST)
+        np.minimum(lightest, part[3], out=lightest)
+        np.maximum(largest, part[4], out=largest)
+    sums = (new_weight, s1, s2, lightest, largest)
+    no_rows = (X[:0], labels[:0], weights[:0], stats, sums, track, SHIFTED_SQUARES_MOST)
     done = gaussian_kernels.shifted_update(*no_rows, commit=True)
-    return _shifted_commit(new_weight, s1, s2, stats) if done is None else done
+    if done is None:
+        done = _shifted_commit(sums, stats)
+    return done and _raise_exponents(stats, track, largest)
+
+
+#: The ordinary magnitudes, less a factor of two for the rounding of the bounds that
+#: prove a batch within them (the compiled kernel's too).
+ORDINARY_LOW, ORDINARY_HIGH = np.ldexp(1.0, LOW_EXPONENT + 1), np.ldexp(1.0, HIGH_EXPONENT - 1)
+assert (ORDINARY_LOW, ORDINARY_HIGH) == (
+    gaussian_kernels.ORDINARY_LOW,
+    gaussian_kernels.ORDINARY_HIGH,
+)
+_NO_TRACK = np.zeros(0, dtype=np.intp)
+_NOTHING = np.zeros(0)
+
+
+def _no_sums(n_classes: int, n_features: int, n_tracked: int) -> Sums:
+    shape = (n_classes, n_features)
+    return (
+        np.zeros(n_classes),
+        np.zeros(shape),
+        np.zeros(shape),
+        np.array([np.inf]),
+        np.zeros(n_tracked) if n_tracked else _NOTHING,
+    )
+
+
+def _raise_exponents(stats: GaussianStats, track: NDArray[np.intp], largest: NDArray) -> bool:
+    """Record the magnitudes of the tracked features (those with no nonzero value
+    before: the others stay ordinary, exponent 0); True."""
+    if track.size:
+        stats.exponent[track] = np.maximum(stats.exponent[track], magnitude_exponent(largest))
+    return True
 
 
 def _shifted_sums(
@@ -201,12 +261,14 @@ def _shifted_sums(
     labels: NDArray[np.intp],
     weights: NDArray[np.float64],
     stats: GaussianStats,
+    track: NDArray[np.intp],
 ) -> Sums | None:
-    """``(n, S1, S2)`` of one block (see :func:`shifted_update`), shapes (n_classes,)
-    and (n_classes, n_features); None if a class with rows here has no running count."""
-    n_classes = stats.mean.shape[0]
-    sums = (np.zeros(n_classes), np.zeros(stats.mean.shape), np.zeros(stats.mean.shape))
-    args = (X, labels, weights, stats, sums, SHIFTED_SQUARES_MOST)
+    """``(n, S1, S2, min w, largest)`` of one block (see :func:`shifted_update`),
+    shapes (n_classes,), (n_classes, n_features) twice, (1,) and (len(track),); None
+    if a class with rows here has no running count."""
+    n_classes, n_features = stats.mean.shape
+    sums = _no_sums(n_classes, n_features, track.shape[0])
+    args = (X, labels, weights, stats, sums, track, SHIFTED_SQUARES_MOST)
     compiled = gaussian_kernels.shifted_update(*args, commit=False)
     if compiled is not None:
         return sums if compiled else None
@@ -219,18 +281,28 @@ def _shifted_sums(
     rows = X.shape[0]
     by_class = sp.csc_matrix((weights, labels, np.arange(rows + 1)), shape=(n_classes, rows))
     deviation = SCRATCH.get(0, X.shape)
+    lightest = np.full(1, weights.min(initial=np.inf))
+    largest = np.abs(X[:, track]).max(axis=0, initial=0.0)
     with np.errstate(over="ignore", invalid="ignore"):
         np.take(stats.mean, labels, axis=0, out=deviation, mode="clip")
         np.subtract(X, deviation, out=deviation)  # x - m
         s1 = by_class @ deviation
         np.multiply(deviation, deviation, out=deviation)
-        return new_weight, s1, by_class @ deviation
+        return new_weight, s1, by_class @ deviation, lightest, largest
 
 
-def _shifted_commit(new_weight: NDArray, s1: NDArray, s2: NDArray, stats: GaussianStats) -> bool:
+def _shifted_commit(sums: Sums, stats: GaussianStats) -> bool:
     """The new moments from the sums of :func:`shifted_update`, checked, written into
     ``stats``; False (``stats`` untouched) where a check fails."""
+    new_weight, s1, s2, lightest, largest = sums
+    low, high = ORDINARY_LOW, ORDINARY_HIGH
     present = new_weight > 0
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        bound = np.abs(stats.mean) + np.sqrt(s2 / lightest[0])
+    if not (bound[present] <= high).all():
+        return False
+    if not ((largest == 0) | ((low <= largest) & (largest <= high))).all():
+        return False
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         count = stats.count + new_weight[:, None]
         shift = s1 / count
@@ -358,6 +430,11 @@ def add_into(
     float64 raise ValueError (see ``GaussianStats.check_representable``). A later
     batch of hard labels goes in one pass where it can (``shifted_update``).
 
+    Scale: the blocks also give the largest ``|x|`` of each feature; where that, or the
+    statistics, call for a scaled domain (:mod:`nbayes.events.moments`), the blocks
+    are computed again on ``X / 2**s`` (exact) and the statistics rescaled to the
+    larger exponent before pooling. Ordinary data never take this second pass.
+
     ``on_non_finite``, if given, is called before anything is pooled when some block's
     moments are not finite: a NaN or infinity in a counted row of X always makes them
     so, which lets the caller check X's finiteness here, on the moments, instead of in
@@ -367,23 +444,66 @@ def add_into(
     hard = W.labels is not None and observed is None
     if hard and shifted_update(stats, X, W.labels, W.values, blocks):
         return stats
+    unscaled = np.zeros(X.shape[1], dtype=np.int64)
 
-    def block_stats(rows: slice) -> GaussianStats:
+    def block_stats(rows: slice, scale: NDArray[np.int64] = unscaled) -> GaussianStats:
+        values = X[rows] if not scale.any() else np.ldexp(X[rows], -scale)
         if hard:
             labels, weights = W.labels[rows], W.values[rows]
-            return GaussianStats(
-                *hard_block_moments(X[rows], labels, weights, W.n_classes, SCRATCH)
-            )
-        part = None if observed is None else observed[rows]
-        return summarize_block(X[rows], W.rows(rows), part)
+            moments = hard_block_moments(values, labels, weights, W.n_classes, SCRATCH)
+        else:
+            part = None if observed is None else observed[rows]
+            moments = block_moments(values, W.rows(rows), part)
+        return GaussianStats(*moments, scale)
 
     parts = list(map_blocks(block_stats, blocks))
+    row_weights = W.values if hard else W.row_totals()
+    exponent = np.maximum(stats.exponent, batch_exponent(parts, X, row_weights, observed))
+    scale = scale_of(exponent)
+    if scale.any():  # extreme magnitudes: the blocks again, scaled (exactly)
+        parts = list(map_blocks(lambda rows: block_stats(rows, scale), blocks))
     if on_non_finite is not None and not all(part.finite_features().all() for part in parts):
         on_non_finite()
+    stats.rescale_into(exponent)
     for part in parts:
         _pool_into(stats, part)
     stats.check_representable()
     return stats
+
+
+def batch_exponent(
+    blocks: Sequence[GaussianStats],
+    X: NDArray[np.float64],
+    weights: NDArray[np.float64],
+    observed: NDArray[np.bool_] | None = None,
+) -> NDArray[np.int64]:
+    """The exponent (:func:`nbayes.events.moments.magnitude_exponent`) of the largest
+    ``|x|`` counted in X (n_rows, n_features), rows of weight ``weights`` (n_rows,),
+    from the unscaled moments of its row ``blocks``: 0 for a feature that every block
+    proves ordinary (``|x| <= |mean| + sqrt(M2 / min w)`` at most
+    :data:`ORDINARY_HIGH`, and the second moment ``mean^2 + M2 / N``, at most
+    ``max x^2``, at least ``ORDINARY_LOW**2``, wherever the block counts a value);
+    :data:`NO_VALUES` for one no block counts; the others (all zero, extreme, not
+    finite: unsettled by the bounds) read their largest ``|x|`` off X."""
+    lightest = weights.min(initial=np.inf)
+    if not lightest > 0:  # rows of weight 0 (left out of the moments)
+        lightest = weights[weights > 0].min(initial=np.inf)
+    mean = np.array([block.total_mean for block in blocks]).reshape(len(blocks), X.shape[1])
+    m2 = np.array([block.total_m2 for block in blocks]).reshape(mean.shape)
+    count = np.array([block.total_count for block in blocks]).reshape(mean.shape)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        bound = np.abs(mean) + np.sqrt(m2 / lightest)
+        second = mean * mean + m2 / np.where(count > 0, count, 1.0)
+    settled = (bound <= ORDINARY_HIGH) & (second >= ORDINARY_LOW**2)
+    exponent = np.where((count > 0).any(axis=0), 0, NO_VALUES).astype(np.int64)
+    unsettled = np.flatnonzero(((count > 0) & ~settled).any(axis=0))
+    if unsettled.size:
+        counted = weights > 0
+        values = np.abs(X[np.ix_(counted, unsettled)])
+        if observed is not None:
+            values[~observed[np.ix_(counted, unsettled)]] = 0.0
+        exponent[unsettled] = magnitude_exponent(values.max(axis=0, initial=0.0))
+    return exponent
 
 
 def _pool_into(stats: GaussianStats, part: GaussianStats) -> None:
@@ -411,6 +531,12 @@ def summarize_block(
     X: NDArray[np.float64], W: ClassWeights, observed: NDArray[np.bool_] | None = None
 ) -> GaussianStats:
     """Per-class and overall weighted moments of X (n_samples, n_features), in one
-    block (:func:`nbayes.events._gaussian_fit.block_moments`, which states the maths);
-    overflow is not checked here (``add_into`` does)."""
-    return GaussianStats(*block_moments(X, W, observed))
+    block (:func:`nbayes.events._gaussian_fit.block_moments`, which states the maths),
+    scaled as :func:`add_into` scales them; overflow is not checked here."""
+    block = GaussianStats(*block_moments(X, W, observed), np.zeros(X.shape[1], dtype=np.int64))
+    exponent = batch_exponent([block], X, W.row_totals(), observed)
+    scale = scale_of(exponent)
+    if scale.any():
+        block = GaussianStats(*block_moments(np.ldexp(X, -scale), W, observed), scale)
+    block.exponent[...] = exponent
+    return block

@@ -31,16 +31,20 @@ array([1., 0., 2.])
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Iterator
 from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes.errors import StatisticsError
+from nbayes.errors import InexactCountWarning, StatisticsError
 
 #: What an axis of a statistics array runs over.
 CLASS, FEATURE = "class", "feature"
+
+#: The largest count float64 holds exactly in ones: ``2**53 + 1`` rounds to ``2**53``.
+EXACT_COUNTS = 2.0**53
 
 S = TypeVar("S", bound="Statistics")
 
@@ -131,6 +135,14 @@ class Statistics:
         return self._replace(**changes)
 
     # ------------------------------------------------------------ checks
+    def warn_inexact(self) -> None:
+        """Warn (:class:`nbayes.errors.InexactCountWarning`) if a class count has reached
+        :data:`EXACT_COUNTS`, beyond which adding a row no longer changes it. Every
+        per-cell count of a row-counting model is at most its class's count; models
+        whose cells sum values (multinomial counts) check their cells too."""
+        if self.class_count.max(initial=0.0) >= EXACT_COUNTS:
+            warn_inexact(f"{type(self).__name__}.class_count")
+
     def validate(self, n_classes: int, n_features: int) -> None:
         """Raise :class:`StatisticsError` unless every array field has the declared
         axes (``n_classes`` classes, ``n_features`` features, other axes agreeing
@@ -173,6 +185,17 @@ class Statistics:
     def _validate_more(self, n_classes: int, n_features: int) -> None:
         """Checks beyond the declared axes (e.g. that the layouts of two fields agree);
         subclasses raise :class:`StatisticsError`."""
+
+
+def warn_inexact(where: str) -> None:
+    """The warning of :meth:`Statistics.warn_inexact`, naming the counts ``where``."""
+    warnings.warn(
+        f"{where} has reached 2**53 = {EXACT_COUNTS:.0f}: float64 counts no longer "
+        "count in ones beyond it, so further increments are rounded (a count of 2**53 "
+        "plus one row stays 2**53). Rescale sample_weight, or split the data.",
+        InexactCountWarning,
+        stacklevel=4,
+    )
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -32,6 +32,7 @@ model. Missing values (NaN) add nothing and leave their term out.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import ClassVar
@@ -228,6 +229,16 @@ class Binned(EventModel[GridStats, BinnedParams]):
 
     def sample(self, params, stats, class_index, rng) -> NDArray[np.float64]:
         return _sample(params, class_index, rng)
+
+    def describe(self, params, stats, n_features, class_prior) -> list[dict]:
+        """Each feature's intervals and their probability per class."""
+        out = []
+        for j, log_p in enumerate(params.categorical.per_feature()):
+            cuts = [f"{c:.6g}" for c in params.cuts[j]]
+            bounds = ["-inf", *cuts, "inf"]
+            intervals = [f"({a}, {b}]" for a, b in itertools.pairwise(bounds)]
+            out.append({"values": intervals, "probability": np.exp(log_p).tolist()})
+        return out
 
     def value_grid(self, params, stats, j, class_prior) -> list:
         """One value per interval: its midpoint (an open end interval gets the width of

@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 from sklearn.utils.extmath import safe_sparse_dot
 
 from nbayes.core.validation import ClassWeights
-from nbayes.events._stats import CLASS, FEATURE, Statistics, stat
+from nbayes.events._stats import CLASS, EXACT_COUNTS, FEATURE, Statistics, stat, warn_inexact
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,12 @@ class CountStats(Statistics):
         total = super().__add__(other)
         total.check_representable()
         return total
+
+    def warn_inexact_cells(self) -> None:
+        """:meth:`warn_inexact` for the cells, which (summing values, as multinomial
+        counts do) can pass their class's count."""
+        if self.feature_count.size and float(self.feature_count.max()) >= EXACT_COUNTS:
+            warn_inexact(f"{type(self).__name__}.feature_count")
 
     def check_representable(self) -> None:
         """Raise ValueError if the counts, or the totals the estimates divide by
@@ -107,14 +113,19 @@ def _check_added(stats: CountStats, batch_bound: float | None) -> None:
     """``stats.check_representable()`` after a batch was added, skipped while the
     running bound on ``sum |N_cj|`` (the previous bound plus ``batch_bound``) stays
     far below the float64 limit: then the statistics cannot have overflowed. The
-    bound is kept on the statistics object (not a field: never saved or compared)."""
+    bound is kept on the statistics object (not a field: never saved or compared).
+    Likewise the check that no cell has reached 2**53 (``warn_inexact_cells``), only
+    made once the bound reaches it."""
     previous = stats.__dict__.get("_magnitude_bound")
     if previous is not None and batch_bound is not None:
         bound = previous + batch_bound
         if bound < _SAFE_MAGNITUDE and np.isfinite(stats.class_count.sum()):
             object.__setattr__(stats, "_magnitude_bound", bound)
+            if bound >= EXACT_COUNTS:
+                stats.warn_inexact_cells()
             return
     stats.check_representable()
+    stats.warn_inexact_cells()
 
 
 def dot_with_infinities(X, weights: NDArray[np.float64]) -> NDArray[np.float64]:

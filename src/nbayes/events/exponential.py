@@ -142,6 +142,15 @@ class Exponential(EventModel[SumStats, ExponentialParams]):
             scale = 1.0 / params.rate[class_index]
         return rng.exponential(scale)
 
+    def describe(self, params, stats, n_features, class_prior) -> list[dict]:
+        """Each feature's rate and mean (1 / rate) per class."""
+        with np.errstate(divide="ignore"):
+            mean = 1.0 / params.rate
+        return [
+            {"rate": params.rate[:, j].tolist(), "mean": mean[:, j].tolist()}
+            for j in range(n_features)
+        ]
+
     def value_grid(self, params, stats, j, class_prior) -> list:
         """Quantiles 5, 25, 50, 75 and 95 % of the class mixture."""
         rates = params.rate[:, j]

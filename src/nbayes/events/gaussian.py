@@ -20,6 +20,15 @@ variance; then the floor is ``var_smoothing * max_j mean(x_j)^2``, and
 overall variance (the columns of a table have unrelated scales: adult's fnlwgt varies
 ~1e10, education-num ~7, and a floor set by one column would swamp another).
 
+Extreme magnitudes (values near 1e300 or 1e-300): the statistics are kept scaled by
+a power of two per feature (:mod:`nbayes.events.moments`), and so are the parameters:
+``theta_cj / 2**p_j`` and ``var_cj / 4**p_j`` with ``p_j`` the statistics' scale, or
+larger where the variance floor (set by another feature's variance) would not fit in
+float64 at that scale. ``log P(x | c)`` is then computed on ``x / 2**p`` and corrected
+by ``-sum_j p_j log 2``, the log of the scale, so it is the log-likelihood of x
+itself: the same, up to rounding, as on the data rescaled to ordinary magnitudes. On
+ordinary data every ``p_j`` is 0 and nothing of this runs (``exponent`` is None).
+
 Example
 -------
 >>> import numpy as np
@@ -50,7 +59,7 @@ from nbayes._kernels import gaussian_observed
 from nbayes.core.validation import ClassWeights
 from nbayes.events._contract import EventModel, setting, skip_missing_setting
 from nbayes.events._gaussian_fit import add_into
-from nbayes.events.moments import GaussianStats
+from nbayes.events.moments import GaussianStats, scale_of
 
 __all__ = ["Gaussian", "GaussianParams", "GaussianStats"]
 
@@ -63,13 +72,29 @@ GRID_Z = (-1.645, -1.0, 0.0, 1.0, 1.645)
 class GaussianParams:
     """Per-class means ``theta`` and variances ``var`` (n_classes, n_features);
     ``epsilon`` the variance floor already added to ``var`` (a float, or one per
-    feature); ``seen`` which features training ever observed (n_features,), or None
-    for all."""
+    feature), in the units of x; ``seen`` which features training ever observed
+    (n_features,), or None for all; ``exponent`` (n_features,) the powers of two
+    ``p_j`` that ``theta`` and ``var`` are scaled by (``theta_cj / 2**p_j``,
+    ``var_cj / 4**p_j``: see the module doc), or None where all are 0."""
 
     theta: NDArray[np.float64]
     var: NDArray[np.float64]
     epsilon: Any
     seen: NDArray[np.bool_] | None = None
+    exponent: NDArray[np.int64] | None = None
+
+    def columns(self, keep: NDArray[np.bool_]) -> GaussianParams:
+        """The parameters of the features ``keep`` only."""
+        epsilon = self.epsilon[keep] if np.ndim(self.epsilon) else self.epsilon
+        exponent = None if self.exponent is None else self.exponent[keep]
+        return GaussianParams(self.theta[:, keep], self.var[:, keep], epsilon, None, exponent)
+
+    def in_units_of_x(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """``(theta, var)`` in the units of x (a variance beyond float64 is inf)."""
+        if self.exponent is None:
+            return self.theta, self.var
+        with np.errstate(over="ignore"):
+            return np.ldexp(self.theta, self.exponent), np.ldexp(self.var, 2 * self.exponent)
 
 
 def variance_floor(stats: GaussianStats, var_smoothing: float) -> float:
@@ -108,8 +133,32 @@ def _estimate(stats: GaussianStats, epsilon: Any, ddof: float) -> GaussianParams
     return GaussianParams(theta, var + epsilon, epsilon)
 
 
+#: Scaled inputs are clipped to this magnitude (beyond it every class's density is 0
+#: to float64 anyway), so that ``x / 2**p`` of an ordinary x cannot overflow.
+_SCALED_INPUT_LIMIT = np.ldexp(1.0, 1000)
+_LOG_2 = np.log(2.0)
+
+
+def _in_units(X: NDArray[np.float64], exponent: NDArray[np.int64]) -> NDArray[np.float64]:
+    """``X / 2**exponent`` column by column (exact), clipped to the scaled input limit."""
+    with np.errstate(over="ignore"):
+        scaled = np.ldexp(X, -exponent)
+    return np.clip(scaled, -_SCALED_INPUT_LIMIT, _SCALED_INPUT_LIMIT, out=scaled)
+
+
 def _log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``log P(x | c)`` for X (n_samples, n_features) → (n_samples, n_classes).
+    """``log P(x | c)`` for X (n_samples, n_features) → (n_samples, n_classes); for
+    scaled parameters computed on ``X / 2**p`` and corrected by ``-sum_j p_j log 2``."""
+    if params.exponent is None:
+        return _log_likelihood_in_units(params, X)
+    out = _log_likelihood_in_units(params, _in_units(X, params.exponent))
+    out -= _LOG_2 * float(params.exponent.sum())
+    return out
+
+
+def _log_likelihood_in_units(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``log P(x | c)`` for X (n_samples, n_features) in the parameters' units →
+    (n_samples, n_classes).
 
     Fast path: the quadratic form expanded into matrix products,
     ``A - 2B + C = sum_j x_j^2/var_cj - 2 x_j theta_cj/var_cj + theta_cj^2/var_cj``
@@ -221,6 +270,9 @@ def _observed_log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> 
     with np.errstate(divide="ignore"):
         log_norm = np.log(2.0 * np.pi * params.var)
         precision = 1.0 / params.var
+    if params.exponent is not None:  # scaled: x_j / 2**p_j, each known term gains -p_j log 2
+        X = _in_units(X, params.exponent)
+        log_norm = log_norm + 2.0 * _LOG_2 * params.exponent
     seen = np.ones(X.shape[1], dtype=bool) if params.seen is None else params.seen
     compiled = gaussian_observed.observed_log_likelihood(X, seen, params.theta, precision,
                                                          log_norm)  # fmt: skip
@@ -236,16 +288,96 @@ def _observed_log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> 
     return out
 
 
+# Floors of the scaled domain: a floor above FLOOR_LIMIT (or below 1 / FLOOR_LIMIT) in
+# a feature's own units takes a scale of its own (a tiny one is raised to the smallest
+# normal times var_smoothing, as the unscaled floor's last fallback).
+FLOOR_LIMIT = np.ldexp(1.0, 900)
+
+
+def _largest_of(values: NDArray, powers: NDArray, keep: NDArray[np.bool_]) -> tuple[float, int]:
+    """The largest ``values[j] * 2**powers[j]`` over ``keep`` with ``values[j] > 0``, as
+    ``(values[k], powers[k])``; ``(0.0, 0)`` if there is none."""
+    candidates = np.flatnonzero(keep & (values > 0))
+    if candidates.size == 0:
+        return 0.0, 0
+    size = np.log2(values[candidates]) + powers[candidates]
+    k = candidates[int(np.argmax(size))]
+    return float(values[k]), int(powers[k])
+
+
+def _scaled_floor(
+    stats: GaussianStats, var_smoothing: float, floor: str
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The variance floor of each feature as ``(mantissa, power)`` arrays
+    (n_features,): ``var_smoothing`` times the largest (``"largest"``) or the feature's
+    own (``"per_feature"``) overall variance, falling back to the squared mean and
+    then the smallest normal float, each compared in the units of x."""
+    scale = scale_of(stats.exponent)
+    seen = stats.total_count > 0
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        spread = np.where(seen, stats.total_m2 / np.where(seen, stats.total_count, 1.0), 0.0)
+        squared_mean = stats.total_mean * stats.total_mean
+    n_features = scale.shape[0]
+    if floor == "largest":
+        value, power = _largest_of(spread, 2 * scale, seen)
+        if value == 0:
+            value, power = _largest_of(squared_mean, 2 * scale, seen)
+        if value == 0:
+            value, power = np.finfo(np.float64).tiny, 0
+        mantissa = np.full(n_features, var_smoothing * value)
+        return mantissa, np.full(n_features, float(power))
+    value = np.where(spread > 0, spread, squared_mean)
+    power = 2.0 * scale
+    none = ~(value > 0)
+    value[none], power[none] = np.finfo(np.float64).tiny, 0.0
+    return var_smoothing * value, power
+
+
+def _scaled_estimate(
+    stats: GaussianStats, var_smoothing: float, floor: str, ddof: float
+) -> GaussianParams:
+    """:func:`_estimate` of scaled statistics: the parameters of feature ``j`` at the
+    statistics' scale ``s_j``, or where the floor exceeds :data:`FLOOR_LIMIT` there, at
+    the scale ``p_j`` that brings the floor near 1 (the moments, far below the floor,
+    then scale to about 0)."""
+    scale = scale_of(stats.exponent)
+    mantissa, power = _scaled_floor(stats, var_smoothing, floor)
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        floors = np.ldexp(mantissa, (power - 2 * scale).astype(np.int64))
+        exponent = scale.copy()
+        high = floors > FLOOR_LIMIT
+        if high.any():
+            log2_floor = np.log2(mantissa[high]) + power[high]
+            exponent[high] = np.ceil(log2_floor / 2).astype(np.int64)
+            lower = (power[high] - 2 * exponent[high]).astype(np.int64)
+            floors[high] = np.ldexp(mantissa[high], lower)
+        if var_smoothing > 0:
+            floors = np.maximum(floors, var_smoothing * np.finfo(np.float64).tiny)
+        unfloored = _estimate(stats, 0.0, ddof)
+        shift = scale - exponent
+        theta = np.ldexp(unfloored.theta, shift)
+        var = np.ldexp(unfloored.var, 2 * shift) + floors
+        epsilon = np.ldexp(mantissa, power.astype(np.int64))
+    epsilon = float(epsilon[0]) if floor == "largest" and epsilon.size else epsilon
+    return GaussianParams(theta, var, epsilon, None, exponent)
+
+
 def _log_likelihood_terms(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np.float64]:
     """``log N(x_j; theta_cj, var_cj) = -1/2 [log(2 pi var_cj) + (x_j - theta_cj)^2 / var_cj]``
     per feature, computed directly: shape (n_samples, n_classes, n_features).
 
     Summed over features it is :func:`_log_likelihood` (to its rounding error).
     """
-    X = np.asarray(X, dtype=np.float64)[:, None, :]
+    X = np.asarray(X, dtype=np.float64)
+    if params.exponent is not None:
+        X = _in_units(X, params.exponent)
+    X = X[:, None, :]
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         deviation = X - params.theta[None, :, :]
-        return -0.5 * (np.log(2.0 * np.pi * params.var) + deviation * deviation / params.var)
+        terms = -0.5 * (np.log(2.0 * np.pi * params.var) + deviation * deviation / params.var)
+    if params.exponent is not None:
+        terms -= _LOG_2 * params.exponent
+    return terms
 
 
 @dataclass(frozen=True)
@@ -295,10 +427,13 @@ class Gaussian(EventModel[GaussianStats, GaussianParams]):
         )
 
     def estimate(self, stats: GaussianStats) -> GaussianParams:
-        params = _estimate(stats, self.variance_floor(stats), self.ddof)
+        if stats.scaled:
+            params = _scaled_estimate(stats, self.var_smoothing, self.floor, self.ddof)
+        else:
+            params = _estimate(stats, self.variance_floor(stats), self.ddof)
         if self.skip_missing:
             seen = stats.total_count > 0
-            return GaussianParams(params.theta, params.var, params.epsilon, seen)
+            return GaussianParams(params.theta, params.var, params.epsilon, seen, params.exponent)
         return params
 
     def _unknown(self, params: GaussianParams, X) -> NDArray[np.bool_] | None:
@@ -340,13 +475,26 @@ class Gaussian(EventModel[GaussianStats, GaussianParams]):
         return np.where(unknown[:, None, :], 0.0, terms) if unknown.any() else terms
 
     def sample(self, params, stats, class_index, rng) -> NDArray[np.float64]:
-        """Rows ``x ~ N(theta_c, diag(var_c))`` for each class index: (n, n_features)."""
+        """Rows ``x ~ N(theta_c, diag(var_c))`` for each class index: (n, n_features)
+        (drawn in the parameters' units, then scaled: exact)."""
         theta, var = params.theta[class_index], params.var[class_index]
-        return rng.normal(theta, np.sqrt(var))
+        draws = rng.normal(theta, np.sqrt(var))
+        return draws if params.exponent is None else np.ldexp(draws, params.exponent)
+
+    def describe(self, params, stats, n_features, class_prior) -> list[dict]:
+        """Each feature's mean and standard deviation per class (variance smoothed)."""
+        sd = np.sqrt(params.var)
+        return [
+            {"mean": params.theta[:, j].tolist(), "sd": sd[:, j].tolist()}
+            for j in range(n_features)
+        ]
 
     def value_grid(self, params, stats, j, class_prior) -> list:
         """The class mixture's mean, plus or minus 1 and 1.645 standard deviations."""
         mean = float(class_prior @ params.theta[:, j])
         second = float(class_prior @ (params.var[:, j] + params.theta[:, j] ** 2))
         sd = np.sqrt(max(second - mean**2, 0.0))
-        return (mean + sd * np.array(GRID_Z)).tolist()
+        grid = mean + sd * np.array(GRID_Z)
+        if params.exponent is not None:
+            grid = np.ldexp(grid, params.exponent[j])
+        return grid.tolist()

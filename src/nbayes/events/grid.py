@@ -132,9 +132,25 @@ class GridStats(Statistics):
             raise StatisticsError("GridStats.exponent and offset must be integer arrays.")
         if np.any(np.abs(self.exponent) > 1100):
             raise StatisticsError("GridStats.exponent is outside float64's range.")
+        if np.any(np.abs(self.offset) > 2**53):
+            raise StatisticsError("GridStats.offset is beyond the exact bin indices (2**53).")
         occupied = self.low <= self.high
         if not (np.isfinite(self.low[occupied]).all() and np.isfinite(self.high[occupied]).all()):
             raise StatisticsError("GridStats.low/high of an occupied bin are not finite.")
+        if np.any(self.counts.any(axis=0) & ~occupied):
+            raise StatisticsError("GridStats counts weight in a bin that holds no value.")
+        for j in range(self.offset.shape[0]):
+            bins = np.flatnonzero(occupied[j])
+            if bins.size == 0:
+                continue
+            if not (self.low[j, bins] > -np.inf).all():
+                raise StatisticsError("GridStats.low of an occupied bin is not finite.")
+            index = self.offset[j] + bins
+            if not (
+                np.array_equal(_bin_index(self.low[j, bins], int(self.exponent[j])), index)
+                and np.array_equal(_bin_index(self.high[j, bins], int(self.exponent[j])), index)
+            ):
+                raise StatisticsError(f"GridStats: values of feature {j} lie outside their bins.")
 
 
 def _bin_index(x, exponent: int):

@@ -36,6 +36,13 @@ Exact or binned (the Stats)
 
 Missing values: NaN entries add nothing and leave their term out of the likelihood.
 Where ``n_cj = 0`` there is no density and the term is left out too.
+
+Extreme magnitudes: the moments are kept scaled by ``2**s_j`` per feature
+(:mod:`nbayes.events.moments`), and the parameters are too: kernel centres, bandwidths
+and the points a density is evaluated at are divided by ``2**s_j`` (exact), and the
+log-density gains ``-s_j log 2``. So values near 1e300 or 1e-300 get bandwidths (their
+variances are beyond float64, not their scaled ones) and the same probabilities, up to
+rounding, as the data rescaled to ordinary magnitudes. On ordinary data ``s_j = 0``.
 """
 
 from __future__ import annotations
@@ -52,7 +59,7 @@ from scipy.special import logsumexp
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from nbayes.core.validation import ClassWeights
-from nbayes.errors import StatisticsError
+from nbayes.errors import NotEstimableError, StatisticsError
 from nbayes.events import _gaussian_fit, grid, moments
 from nbayes.events._contract import EventModel, setting
 from nbayes.events._stats import Statistics
@@ -62,16 +69,21 @@ __all__ = ["KDEParams", "KDEStats", "KernelDensity"]
 
 _CELLS_PER_CHUNK = 1 << 20  # bounds the (rows x kernel centres) array in log_likelihood
 _HALF_LOG_2PI = 0.5 * np.log(2.0 * np.pi)
+_LOG_2 = np.log(2.0)
+#: Scaled inputs are clipped to this magnitude (every density is 0 far beyond it).
+_SCALED_INPUT_LIMIT = np.ldexp(1.0, 1000)
 
 
-class ConstantColumnError(ValueError):
-    """A feature with one value only: no bandwidth rule applies. ``column`` is its index."""
+class ConstantColumnError(NotEstimableError):
+    """A feature with one value only: no bandwidth rule applies. ``column`` is its index
+    (``message``, if given, says so in the caller's terms)."""
 
-    def __init__(self, column: int) -> None:
-        self.column = column
+    def __init__(self, column: int, message: str | None = None) -> None:
         super().__init__(
-            f"Feature {column} is constant (or has one sample only): its kernel bandwidth "
-            "would be 0. Drop the column, or give a bandwidth as a number."
+            message
+            or f"Feature {column} is constant (or has one sample only): its kernel bandwidth "
+            "would be 0. Drop the column, or give a bandwidth as a number.",
+            column,
         )
 
 
@@ -198,20 +210,41 @@ class KDEParams:
         The kernel centres of class ``c``, feature ``j`` and their log weights.
     bandwidth : ndarray of shape (n_classes, n_features)
     log_norm : ndarray of shape (n_classes, n_features)
-        ``-log(n_cj h_cj sqrt(2 pi))``.
+        ``-log(n_cj h_cj sqrt(2 pi))``, in the units of x.
+    exponent : int64 ndarray of shape (n_features,)
+        Centres and bandwidths of feature ``j`` are in units of ``2**exponent[j]``.
     """
 
     centres: list[list[tuple[NDArray[np.float64], NDArray[np.float64]]]]
     bandwidth: NDArray[np.float64]
     log_norm: NDArray[np.float64]
     curves: list[list[CubicSpline | None]] | None = None
+    exponent: NDArray[np.int64] | None = None
+
+    def in_units(self, x: NDArray[np.float64], j: int) -> NDArray[np.float64]:
+        """Values ``x`` of feature ``j`` in the parameters' units (clipped far out)."""
+        if self.exponent is None or self.exponent[j] == 0:
+            return x
+        with np.errstate(over="ignore"):
+            scaled = np.ldexp(x, -int(self.exponent[j]))
+        return np.clip(scaled, -_SCALED_INPUT_LIMIT, _SCALED_INPUT_LIMIT)
+
+    def in_units_of_x(self, x: NDArray[np.float64], j: int) -> NDArray[np.float64]:
+        """Values ``x`` of feature ``j`` in the parameters' units, back in x's."""
+        if self.exponent is None or self.exponent[j] == 0:
+            return x
+        with np.errstate(over="ignore"):
+            return np.ldexp(x, int(self.exponent[j]))
 
 
 def bandwidth(stats: moments.MomentStats, rule: str | float | NDArray) -> NDArray[np.float64]:
-    """``h_cj`` of shape (n_classes, n_features) by the rule named, or as given."""
+    """``h_cj`` of shape (n_classes, n_features) by the rule named, or as given (in
+    the units of x), in the statistics' scaled units."""
     shape = stats.count.shape
     if not isinstance(rule, str):
-        return np.broadcast_to(np.asarray(rule, dtype=np.float64), shape).copy()
+        given = np.broadcast_to(np.asarray(rule, dtype=np.float64), shape)
+        with np.errstate(over="ignore", under="ignore"):
+            return np.ldexp(given, -moments.scale_of(stats.exponent))
     sigma = np.sqrt(moments.variance(stats))
     overall = np.sqrt(moments.total_variance(stats))
     for j in np.flatnonzero(~(overall > 0)):
@@ -228,8 +261,9 @@ def _estimate(stats: KDEStats, bandwidth_rule: str | float | NDArray) -> KDEPara
     h = bandwidth(stats.moments, bandwidth_rule)
     n_classes, n_features = h.shape
     count = stats.moments.count
+    exponent = moments.scale_of(stats.moments.exponent)
     with np.errstate(divide="ignore", invalid="ignore"):
-        log_norm = -(np.log(count) + np.log(h) + _HALF_LOG_2PI)
+        log_norm = -(np.log(count) + np.log(h) + _LOG_2 * exponent + _HALF_LOG_2PI)
     centres = []
     for j in range(n_features):
         if stats.grid is not None:
@@ -242,6 +276,7 @@ def _estimate(stats: KDEStats, bandwidth_rule: str | float | NDArray) -> KDEPara
             keep = ~np.isnan(column)
             weights = stats.weights[keep].T.toarray()
             points = np.broadcast_to(column[keep], weights.shape)
+        points = np.ldexp(points, -exponent[j])  # exact: the scaled units
         per_class = []
         for c in range(n_classes):
             positive = weights[c] > 0
@@ -256,7 +291,7 @@ def _estimate(stats: KDEStats, bandwidth_rule: str | float | NDArray) -> KDEPara
             ]
             for j, per_class in enumerate(centres)
         ]
-    return KDEParams(centres, h, log_norm, curves)
+    return KDEParams(centres, h, log_norm, curves, exponent)
 
 
 # Binned densities are tabulated at STEPS_PER_BANDWIDTH points per bandwidth (at most
@@ -302,7 +337,7 @@ def _log_likelihood_terms(params: KDEParams, X: NDArray[np.float64]) -> NDArray[
     for j, per_class in enumerate(params.centres):
         column = X[:, j]
         keep = ~np.isnan(column)
-        x = column[keep]
+        x = params.in_units(column[keep], j)
         for c in range(n_classes):
             points, log_weights = per_class[c]
             if points.shape[0] == 0:
@@ -335,7 +370,8 @@ def _sample(
                 continue
             weights = np.exp(log_weights - log_weights.max())
             chosen = rng.choice(points.shape[0], size=rows.size, p=weights / weights.sum())
-            out[rows, j] = rng.normal(points[chosen], params.bandwidth[c, j])
+            draws = rng.normal(points[chosen], params.bandwidth[c, j])
+            out[rows, j] = params.in_units_of_x(draws, j)
     return out
 
 
@@ -406,6 +442,18 @@ class KernelDensity(EventModel[KDEStats, KDEParams]):
     def sample(self, params, stats, class_index, rng) -> NDArray[np.float64]:
         return _sample(params, class_index, rng)
 
+    def describe(self, params, stats, n_features, class_prior) -> list[dict]:
+        """Each feature's mean, standard deviation and kernel bandwidth per class."""
+        sd = np.sqrt(moments.variance(stats.moments, ddof=0))
+        return [
+            {
+                "mean": stats.moments.mean[:, j].tolist(),
+                "sd": sd[:, j].tolist(),
+                "bandwidth": params.bandwidth[:, j].tolist(),
+            }
+            for j in range(n_features)
+        ]
+
     def value_grid(self, params, stats, j, class_prior) -> list:
         """Quantiles 5, 25, 50, 75 and 95 % of the class mixture of kernel densities."""
         pieces = [
@@ -430,4 +478,5 @@ class KernelDensity(EventModel[KDEStats, KDEParams]):
                 out += weight / total * (ndtr((x[:, None] - points[None, :]) / h) @ share)
             return out
 
-        return mixture_quantiles(cdf, GRID_PROBABILITIES, low, high).tolist()
+        quantiles = mixture_quantiles(cdf, GRID_PROBABILITIES, low, high)
+        return params.in_units_of_x(quantiles, j).tolist()

@@ -109,7 +109,8 @@ class Multinomial(EventModel[CountStats, MultinomialParams]):
     def estimate(self, stats: CountStats) -> MultinomialParams:
         """Lidstone-smoothed ``log theta_cj``; ``alpha`` scalar or shape (n_features,)."""
         smoothed = stats.feature_count + self.alpha
-        with np.errstate(divide="ignore"):
+        # counts summing past float64 give NaN here; the fit refuses them with its own error
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             log_prob = np.log(smoothed) - np.log(smoothed.sum(axis=1, keepdims=True))
         return MultinomialParams(log_prob)
 

@@ -98,6 +98,8 @@ class PairStats(Statistics):
     def _validate_more(self, n_classes: int, n_features: int) -> None:
         if not isinstance(self.vocabularies, tuple) or len(self.vocabularies) != n_features:
             raise StatisticsError(f"PairStats.vocabularies must hold {n_features} tuples.")
+        if not all(isinstance(v, tuple) and len(set(v)) == len(v) for v in self.vocabularies):
+            raise StatisticsError("PairStats: a vocabulary holds a value twice.")
         width = int(self.n_categories.sum())
         if self.joint.shape[1:] != (width, width):
             raise StatisticsError(

@@ -130,6 +130,10 @@ class Poisson(EventModel[SumStats, PoissonParams]):
         """Counts ``x_j ~ Poisson(rate_cj)`` for each class index: (n, n_features)."""
         return rng.poisson(params.rate[class_index]).astype(np.float64)
 
+    def describe(self, params, stats, n_features, class_prior) -> list[dict]:
+        """Each feature's rate (mean count) per class."""
+        return [{"rate": params.rate[:, j].tolist()} for j in range(n_features)]
+
     def value_grid(self, params, stats, j, class_prior) -> list:
         """The counts 0 .. the mixture's 95th percentile (at most 25 of them, evenly
         spaced beyond that)."""

@@ -12,7 +12,10 @@ out-of-fold labels ``y`` (n,), predictions and probabilities ``P`` (n, k):
 - Brier score ``1/n sum_i sum_c (P_ic - [y_i = c])^2`` for k > 2 classes, and half of
   it, ``1/n sum_i (P_i1 - [y_i = classes[1]])^2``, for two (as scikit-learn's
   ``brier_score_loss``);
-- the top-label expected calibration error (:func:`nbayes.expected_calibration_error`).
+- the top-label expected calibration error (:func:`nbayes.expected_calibration_error`);
+- for two classes, the area under the ROC curve and under the precision-recall curve
+  (average precision), ``classes[1]`` the positive class (scikit-learn's
+  ``roc_auc_score`` and ``average_precision_score``).
 
 A class that a fold's training part lacks gets probability 0 from that fold's model.
 """
@@ -91,6 +94,23 @@ class Evaluation:
         )
 
     @cached_property
+    def roc_auc(self) -> float | None:
+        """ROC AUC of ``classes[1]`` against ``classes[0]``; None unless two classes."""
+        if len(self.classes) != 2:
+            return None
+        return float(metrics.roc_auc_score(self.y_true == self.classes[1], self.proba[:, 1]))
+
+    @cached_property
+    def pr_auc(self) -> float | None:
+        """Area under the precision-recall curve (average precision) of ``classes[1]``;
+        None unless two classes."""
+        if len(self.classes) != 2:
+            return None
+        return float(
+            metrics.average_precision_score(self.y_true == self.classes[1], self.proba[:, 1])
+        )
+
+    @cached_property
     def confusion(self) -> NDArray[np.int64]:
         """``C[i, j]``: rows of class ``classes[i]`` predicted ``classes[j]``."""
         return metrics.confusion_matrix(self.y_true, self.y_pred, labels=self.classes)
@@ -109,6 +129,9 @@ class Evaluation:
             "brier": self.brier,
             "ece": self.ece,
             "ece_bins": self.n_bins,
+            "roc_auc": self.roc_auc,
+            "pr_auc": self.pr_auc,
+            "positive_class": _plain(self.classes[1]) if len(self.classes) == 2 else None,
             "per_class": {
                 label: {key: _plain(values[k]) for key, values in self.per_class.items()}
                 for k, label in enumerate(self.labels)
@@ -126,7 +149,14 @@ class Evaluation:
             ("log-loss", f"{self.log_loss:.4f}"),
             ("Brier score", f"{self.brier:.4f}"),
             (f"ECE ({self.n_bins} bins)", f"{self.ece:.4f}"),
-        ]
+        ] + (
+            [
+                ("ROC AUC", f"{self.roc_auc:.4f} (positive class {self.labels[1]})"),
+                ("PR AUC", f"{self.pr_auc:.4f} (positive class {self.labels[1]})"),
+            ]
+            if len(self.classes) == 2
+            else []
+        )
 
     def to_text(self, *, with_model: bool = True) -> str:
         """The metrics as plain-text tables (headed by the model's repr unless

@@ -55,6 +55,8 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.utils.validation import check_array, column_or_1d
 
+from nbayes.core.tables import check_table
+
 
 def _is_pandas(X) -> bool:
     return type(X).__module__.startswith("pandas") and hasattr(X, "iloc")
@@ -73,8 +75,10 @@ def as_table(X):
     """X as a DataFrame (unchanged) or a 2-D NumPy array of any dtype.
 
     Arrays go through scikit-learn's ``check_array`` (2-D, at least one row, no
-    complex numbers or infinities; NaN allowed: it is a missing value).
+    complex numbers or infinities; NaN allowed: it is a missing value); a Series, a
+    list of unequal rows or a 3-D array is an error naming the problem.
     """
+    check_table(X, "NaiveBayes")
     if is_dataframe(X):
         if X.shape[0] < 1:
             raise ValueError(

@@ -282,6 +282,36 @@ class NaiveBayes(BaseNB):
         return X
 
     # ------------------------------------------------------------ fitted state
+    def _check_restored(self) -> None:
+        """Also the column layout: one resolved column per feature, in order, of a
+        known kind, named as the feature names say, and blocks exactly those
+        :func:`make_layout` makes of them under ``kind_options``."""
+        self._validate_params()
+        self._check_restored_shape()
+        resolved, layout = self._resolved, self._layout
+        n_features = self.n_features_in_
+        if not isinstance(resolved, list) or len(resolved) != n_features:
+            raise ValueError(f"the column layout must describe {n_features} columns.")
+        kinds = column_kinds()
+        names = getattr(self, "feature_names_in_", None)
+        for position, column in enumerate(resolved):
+            if not isinstance(column, ResolvedColumn) or column.position != position:
+                raise ValueError(f"column {position} of the layout is malformed.")
+            if column.kind not in kinds:
+                raise ValueError(f"column {position} has unknown kind {column.kind!r:.40}.")
+            if names is not None and column.key != names[position]:
+                raise ValueError(f"column {position} of the layout is named {column.key!r:.40}.")
+            if not isinstance(column.key, Hashable):
+                raise ValueError(f"column {position} of the layout has a malformed name.")
+            if isinstance(column.group, bool) or not isinstance(column.group, int):
+                raise ValueError(f"column {position} of the layout has a malformed group.")
+        if len({column.key for column in resolved}) != n_features:
+            raise ValueError("the column layout names a column twice.")
+        expected = make_layout(resolved, self.kind_options)
+        if not isinstance(layout, tuple) or not _same_layout(layout, expected):
+            raise ValueError("the column blocks do not match the columns' kinds.")
+        super()._check_restored()
+
     @property
     def columns_(self) -> dict[Hashable, str]:
         """Column key → kind."""
@@ -324,3 +354,26 @@ class NaiveBayes(BaseNB):
         tags.input_tags.string = True
         tags.input_tags.sparse = False
         return tags
+
+
+def _same_layout(layout: tuple, expected: tuple[Block, ...]) -> bool:
+    """Whether ``layout`` is ``expected``: the same blocks (kind, keys, positions) with
+    the same options (compared as arrays, which a bandwidth per column may be)."""
+    if len(layout) != len(expected):
+        return False
+    for block, want in zip(layout, expected, strict=True):
+        if not isinstance(block, Block) or (block.kind, block.keys, block.positions) != (
+            want.kind,
+            want.keys,
+            want.positions,
+        ):
+            return False
+        if len(block.options) != len(want.options):
+            return False
+        for pair, wanted in zip(block.options, want.options, strict=True):
+            if not isinstance(pair, tuple) or len(pair) != 2 or pair[0] != wanted[0]:
+                return False
+            mine, theirs = np.asarray(pair[1], dtype=object), np.asarray(wanted[1], dtype=object)
+            if not np.array_equal(mine, theirs):
+                return False
+    return True

@@ -119,11 +119,12 @@ class ColumnModel(EventModel[MixedStats, tuple]):
             try:
                 params.append(event.estimate(block_stats))
             except ConstantColumnError as error:
-                raise ValueError(
+                raise ConstantColumnError(
+                    block.positions[error.column],
                     f"Column {block.keys[error.column]!r} is {block.kind} but constant (or has "
                     "one value only): its kernel bandwidth would be 0. Drop it, declare it "
                     f"another kind, or give kind_options={{{block.kind!r}: {{'bandwidth': "
-                    "<number>}}."
+                    "<number>}}.",
                 ) from None
         return tuple(params)
 
@@ -198,6 +199,15 @@ class ColumnModel(EventModel[MixedStats, tuple]):
             return np.empty((class_index.shape[0], 0))
         numeric = all(np.asarray(c).dtype.kind in "fiub" for c in columns)
         return np.column_stack(columns).astype(float if numeric else object)
+
+    def describe(self, params, stats, n_features, class_prior) -> list[dict]:
+        """Each block's summaries, in table order."""
+        out: list[dict] = [{} for _ in range(self.n_features)]
+        for block, event, block_params, block_stats in self._blocks(params, stats.blocks):
+            parts = event.describe(block_params, block_stats, len(block.keys), class_prior)
+            for position, part in zip(block.positions, parts, strict=True):
+                out[position] = part
+        return out
 
     def value_grid(self, params, stats, j, class_prior) -> list:
         b, local = self._locate(j)

@@ -69,6 +69,8 @@ class VocabularyStats(Statistics):
     def _validate_more(self, n_classes: int, n_features: int) -> None:
         if not isinstance(self.vocabulary, tuple) or len(self.vocabulary) != n_features:
             raise StatisticsError(f"VocabularyStats.vocabulary must hold {n_features} tuples.")
+        if not all(isinstance(v, tuple) and len(set(v)) == len(v) for v in self.vocabulary):
+            raise StatisticsError("VocabularyStats: a vocabulary holds a value twice.")
         sizes = np.array([len(v) for v in self.vocabulary])
         if not np.array_equal(sizes, self.counts.n_categories):
             raise StatisticsError("VocabularyStats: vocabulary sizes and category counts differ.")

@@ -227,8 +227,12 @@ class KernelDensityNB(_ContinuousNB):
 
     @property
     def bandwidth_(self) -> NDArray[np.float64]:
-        """``h_cj``, shape (n_classes, n_features)."""
-        return self._fitted.params.bandwidth
+        """``h_cj``, shape (n_classes, n_features), in the units of X."""
+        params = self._fitted.params
+        if params.exponent is None:
+            return params.bandwidth
+        with np.errstate(over="ignore"):
+            return np.ldexp(params.bandwidth, params.exponent)
 
 
 class BinnedNB(_ContinuousNB):

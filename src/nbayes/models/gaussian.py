@@ -92,6 +92,12 @@ class GaussianNB(BaseNB):
     def _prepare_X(self, X):
         return X.astype(np.float64, copy=False)
 
+    def _check_restored(self) -> None:
+        """Also the dtype of the training X, which the fitted attributes take."""
+        if getattr(self, "_fit_dtype", None) not in (np.float32, np.float64):
+            raise ValueError("the training dtype must be float32 or float64.")
+        super()._check_restored()
+
     def _user_prior(self):
         return self.priors
 
@@ -139,12 +145,14 @@ class GaussianNB(BaseNB):
     @property
     def theta_(self) -> NDArray:
         """Per-class feature means, shape (n_classes, n_features)."""
-        return self._as_fit_dtype(self._fitted.params.theta)
+        return self._as_fit_dtype(self._fitted.params.in_units_of_x()[0])
 
     @property
     def var_(self) -> NDArray:
-        """Per-class feature variances (floor included), shape (n_classes, n_features)."""
-        return self._as_fit_dtype(self._fitted.params.var)
+        """Per-class feature variances (floor included), shape (n_classes, n_features);
+        ``inf`` where a variance exceeds float64 (values near 1e300: the model itself
+        keeps them scaled, see :mod:`nbayes.events.gaussian`)."""
+        return self._as_fit_dtype(self._fitted.params.in_units_of_x()[1])
 
     @property
     def epsilon_(self) -> float:

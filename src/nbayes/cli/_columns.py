@@ -1,0 +1,160 @@
+"""Columns as read from a file, parsed the same way at train and at predict.
+
+Each feature column is read one of three ways (its *read*, stored in the model file):
+``number`` (floats; NaN or empty is missing), ``bool`` (``true`` / ``false`` in any
+case) or ``text`` (the values as written). A column of a CSV file is text until
+parsed; Parquet and JSON lines bring their own types, converted the same way. The
+target column is always read as text, so labels stay as written.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from nbayes.cli._tables import CLIError, Source, pyarrow
+
+READS = ("number", "bool", "text")
+_BOOLEANS = ("true", "false")
+
+
+def infer_read(column) -> tuple[str, object]:
+    """How to parse a column for the mixed model, and the column so parsed: ``number``
+    if every value reads as a number, ``bool`` if every value is true or false, else
+    ``text`` (the kind of the parsed column is then
+    :func:`nbayes.mixed.columns.infer_kind`'s)."""
+    pa = pyarrow()
+    kind = column.type
+    if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind):
+        return "number", pa.compute.cast(column, pa.float64())
+    if pa.types.is_boolean(kind):
+        return "bool", column
+    if not _is_text(kind):
+        return "text", pa.compute.cast(column, pa.string())
+    if column.null_count == len(column):
+        return "text", column
+    sample = column.drop_null().slice(0, _SAMPLE)
+    if _as_numbers(sample) is not None:
+        parsed = _as_numbers(column)
+        if parsed is not None:
+            return "number", parsed
+    if _as_booleans(sample) is not None:
+        parsed = _as_booleans(column)
+        if parsed is not None:
+            return "bool", parsed
+    return "text", column
+
+
+#: Values tried first when telling how a text column parses.
+_SAMPLE = 1000
+
+
+def convert(column, read: str, name: str, source: Source, offset: int = 0):
+    """``column`` (a pyarrow array) parsed as ``read``: float64, bool or string; a
+    value that does not parse is an error naming the file, line and column."""
+    pa = pyarrow()
+    kind = column.type
+    if read == "text":
+        return column if _is_text(kind) else _cast(column, pa.string(), name, source)
+    if read == "number":
+        if _is_text(kind):
+            parsed = _as_numbers(column)
+            if parsed is None:
+                _fail(column, name, source, offset, "a number", _is_number)
+            return parsed
+        return _cast(column, pa.float64(), name, source)
+    if read == "bool":
+        if _is_text(kind):
+            parsed = _as_booleans(column)
+            if parsed is None:
+                _fail(column, name, source, offset, "true or false", _is_boolean)
+            return parsed
+        return _cast(column, pa.bool_(), name, source)
+    raise CLIError(f"column {name!r}: unknown read {read!r} in the model file")
+
+
+def first_missing(column) -> int | None:
+    """The index of the first missing value (null, or NaN in numbers), else None."""
+    pa = pyarrow()
+    if pa.types.is_floating(column.type):
+        mask = pa.compute.is_null(column, nan_is_null=True)
+    elif column.null_count:
+        mask = pa.compute.is_null(column)
+    else:
+        return None
+    index = pa.compute.index(mask, True).as_py()
+    return None if index < 0 else index
+
+
+def labels(column, name: str, source: Source, offset: int = 0) -> tuple[np.ndarray, list]:
+    """The target column as text labels, exactly as written (a NumPy string array),
+    and its distinct labels, sorted; a missing label is an error naming its line."""
+    pa = pyarrow()
+    text = column if _is_text(column.type) else _cast(column, pa.string(), name, source)
+    missing = first_missing(text)
+    if missing is not None:
+        raise CLIError(f"{source.where(offset + missing)}: the target {name!r} is missing")
+    encoded = text.dictionary_encode().combine_chunks()
+    distinct = encoded.dictionary.to_pylist()
+    classes = np.asarray(distinct, dtype=str)
+    return classes[encoded.indices.to_numpy(zero_copy_only=False)], sorted(distinct)
+
+
+def _is_text(kind) -> bool:
+    pa = pyarrow()
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
+
+
+def _as_numbers(column):
+    """Text as float64 (spaces around a number allowed), or None if some value is not
+    a number."""
+    pa = pyarrow()
+    for candidate in (column, pa.compute.utf8_trim_whitespace(column)):
+        try:
+            return pa.compute.cast(candidate, pa.float64())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            continue
+    return None
+
+
+def _as_booleans(column):
+    pa = pyarrow()
+    pc = pa.compute
+    lowered = pc.utf8_lower(pc.utf8_trim_whitespace(column))
+    valid = pc.is_in(lowered, value_set=pa.array(_BOOLEANS))
+    if not pc.all(pc.or_kleene(valid, pc.is_null(lowered))).as_py():
+        return None
+    return pc.equal(lowered, "true")
+
+
+def _is_number(value: str) -> bool:
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_boolean(value: str) -> bool:
+    return value.strip().lower() in _BOOLEANS
+
+
+def _fail(column, name: str, source: Source, offset: int, what: str, ok) -> None:
+    """Raise the error of the first value of ``column`` that is not ``what``."""
+    for row, value in enumerate(column.to_pylist()):
+        if value is not None and not ok(value):
+            raise CLIError(
+                f"{source.where(offset + row)}: column {name!r} holds {value!r}, not {what}"
+            )
+    raise CLIError(f"{source.name}: column {name!r} is not {what}")
+
+
+def _cast(column, kind, name: str, source: Source) -> Any:
+    pa = pyarrow()
+    try:
+        return pa.compute.cast(column, kind)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        raise CLIError(
+            f"{source.name}: column {name!r} ({column.type}) cannot be read as {kind}"
+        ) from None

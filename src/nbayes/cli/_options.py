@@ -1,0 +1,51 @@
+"""The reading options every command that reads a table shares."""
+
+from __future__ import annotations
+
+import click
+
+from nbayes.cli._tables import FORMATS, ReadSpec
+
+
+def read_options(command=None, *, format_flag: str = "--format"):
+    """Add --format (or ``format_flag``), --sep, --encoding, --header/--no-header and
+    --na-values."""
+    if command is None:
+        return lambda command: read_options(command, format_flag=format_flag)
+    options = [
+        click.option(
+            format_flag,
+            "fmt",
+            type=click.Choice(sorted(set(FORMATS.values()))),
+            default=None,
+            help="Input format (default: from the file's suffix, .gz/.bz2/.xz/.zst/.zip "
+            "looked through; CSV for stdin).",
+        ),
+        click.option("--sep", default=None, help="Field separator of CSV input (default ',')."),
+        click.option(
+            "--encoding", default=None, help="Text encoding of CSV input (default UTF-8)."
+        ),
+        click.option(
+            "--header/--no-header",
+            default=None,
+            help="Whether the first line names the columns (default: it does). Without "
+            "a header, columns are named by position from 0.",
+        ),
+        click.option(
+            "--na-values",
+            multiple=True,
+            metavar="TEXT",
+            help="A value that marks a missing value, e.g. '?' (besides empty, NA, null, "
+            "NaN, ...); repeatable.",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def read_spec(fmt=None, sep=None, encoding=None, header=None, na_values=()) -> ReadSpec:
+    """The reading options as a :class:`ReadSpec` (None where not given)."""
+    if sep is not None:
+        sep = {"\\t": "\t", "tab": "\t"}.get(sep, sep)
+    return ReadSpec(fmt, sep, encoding, header, tuple(na_values) or None)

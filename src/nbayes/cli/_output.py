@@ -1,0 +1,111 @@
+"""Writing the CLI's tables: predictions as CSV, TSV or JSON lines through pyarrow,
+to a file (replaced atomically), a device such as /dev/null, or stdout."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+import numpy as np
+
+from nbayes.cli._tables import csv_line, pyarrow
+
+#: Characters that make a CSV value need quotes.
+_STRUCTURAL = set(",\t\"'\r\n")
+
+
+@contextmanager
+def output_stream(path: str | None) -> Iterator[IO[bytes]]:
+    """A binary stream to ``path`` (stdout for None or '-'): a regular file is
+    replaced atomically when the writing is done; a device or pipe is written as it is."""
+    if path in (None, "-"):
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
+        return
+    target = Path(path)
+    if target.exists() and not target.is_file():
+        with open(target, "wb") as stream:
+            yield stream
+        return
+    handle = tempfile.NamedTemporaryFile(
+        "wb", dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False
+    )
+    try:
+        with handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(handle.name, target)
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise
+
+
+class PredictionWriter:
+    """Appends predictions to a stream: the label of each row and, with ``proba``,
+    ``P(class | row)`` for every class, at full precision (each float written so that
+    it reads back as the same float)."""
+
+    def __init__(self, stream: IO[bytes], fmt: str, classes: np.ndarray, proba: bool):
+        pa = pyarrow()
+        self.stream, self.fmt, self.proba = stream, fmt, proba
+        self.names = ["prediction"] + ([f"proba_{c}" for c in classes.tolist()] if proba else [])
+        self.sep = "\t" if fmt == "tsv" else ","
+        text = [str(c) for c in classes.tolist()]
+        if fmt == "jsonl":
+            self.labels = pa.array([json.dumps(_plain(c)) for c in classes.tolist()])
+            self.keys = [json.dumps(name) for name in self.names]
+        else:
+            self.labels = pa.array(text)
+            quoted = any(_STRUCTURAL & set(label) for label in text)
+            self.options = pa.csv.WriteOptions(
+                include_header=False,
+                delimiter=self.sep,
+                quoting_style="needed" if quoted else "none",
+            )
+        self.rows = 0
+
+    def write(self, index: np.ndarray, probabilities: np.ndarray | None) -> None:
+        """Rows whose predicted class is ``classes[index]``; ``probabilities``
+        (n, n_classes) with ``proba``."""
+        pa = pyarrow()
+        columns = [self.labels.take(pa.array(index))]
+        if self.proba:
+            columns += [pa.array(probabilities[:, k]) for k in range(probabilities.shape[1])]
+        if self.fmt == "jsonl":
+            self._write_jsonl(columns)
+        else:
+            if self.rows == 0:
+                self.stream.write(csv_line(self.names, self.sep).encode())
+            table = pa.Table.from_arrays(columns, names=self.names)
+            pa.csv.write_csv(table, self.stream, write_options=self.options)
+        self.rows += len(index)
+
+    def _write_jsonl(self, columns) -> None:
+        pa = pyarrow()
+        pc = pa.compute
+        parts = []
+        for k, (key, column) in enumerate(zip(self.keys, columns, strict=True)):
+            text = column if k == 0 else pc.cast(column, pa.string())
+            parts += [("{" if k == 0 else ", ") + key + ": ", text]
+        lines = pc.binary_join_element_wise(*parts, "}\n", "")
+        self.stream.write(b"".join(buffer.to_pybytes() for buffer in _data(lines)))
+
+
+def _data(strings) -> list:
+    """The concatenated bytes of a string array (no nulls), as buffers."""
+    pa = pyarrow()
+    array = strings.combine_chunks() if isinstance(strings, pa.ChunkedArray) else strings
+    _, offsets, data = array.buffers()
+    bounds = np.frombuffer(offsets, dtype=np.int32)[array.offset : array.offset + len(array) + 1]
+    return [data.slice(int(bounds[0]), int(bounds[-1] - bounds[0]))]
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value

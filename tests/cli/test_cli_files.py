@@ -1,0 +1,247 @@
+"""The CLI on real files: separators, encodings, header-less files, missing-value
+markers, compression, labels as written, errors that name the file and line, and the
+small things users hit (issue 18)."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import importlib.resources
+import io
+import json
+import lzma
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from conftest import DATA, require_path
+from sklearn import metrics
+
+import nbayes
+from nbayes.cli import main
+
+
+def run(*args, input=None, ok=True):
+    result = CliRunner().invoke(main, [str(a) for a in args], input=input)
+    if ok:
+        assert result.exit_code == 0, (result.output, result.exception)
+    return result
+
+
+def refused(*args, message: str):
+    result = run(*args, ok=False)
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("Error: ") and result.output.count("\n") == 1
+    assert message in result.output, result.output
+    return result.output
+
+
+@pytest.fixture
+def numbers(tmp_path):
+    rng = np.random.default_rng(1)
+    n = 60
+    label = rng.choice(["a", "b"], size=n)
+    frame = pd.DataFrame({"x": rng.normal(size=n) + (label == "b"), "y": rng.normal(size=n)})
+    frame["label"] = label
+    path = tmp_path / "numbers.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_labels_are_kept_exactly_as_written(tmp_path):
+    labels = ["007", "7", "7.0", "1e20", "99999999999999999999"]
+    rows = [f"{i % 5 + 0.5 * (i // 5)},{labels[i % 5]}" for i in range(40)]
+    path = tmp_path / "labels.csv"
+    path.write_text("x,label\n" + "\n".join(rows) + "\n")
+    out = run("train", path, "-t", "label", "-o", tmp_path / "m.nbm").output
+    assert "5 classes" in out
+    assert sorted(nbayes.load(tmp_path / "m.nbm").classes_.tolist()) == sorted(labels)
+    predicted = run("predict", tmp_path / "m.nbm", path, "--proba").output
+    header, *lines = predicted.splitlines()
+    assert header.split(",")[1:] == [f"proba_{label}" for label in sorted(labels)]
+    assert {line.split(",")[0] for line in lines} <= set(labels)
+
+
+def test_duplicated_column_names_and_a_single_class_are_refused(tmp_path):
+    path = tmp_path / "dup.csv"
+    path.write_text("class,a,class\nx,1,y\nz,2,w\n")
+    refused("train", path, "-t", "class", "-o", tmp_path / "m.nbm", message="more than once")
+    path.write_text("a,class\n1,x\n2,x\n")
+    refused("train", path, "-t", "class", "-o", tmp_path / "m.nbm", message="single class")
+    assert not (tmp_path / "m.nbm").exists()
+
+
+def test_missing_value_markers_and_header_less_uci_files(tmp_path):
+    mushroom = require_path(DATA / "uci_mushroom" / "agaricus-lepiota.data")
+    model = tmp_path / "mushroom.nbm"
+    out = run("train", mushroom, "--format", "csv", "--no-header", "-t", "0",
+              "--na-values", "?", "-o", model).output  # fmt: skip
+    assert "(auto: column(s) 11 have missing values" in out and "NaiveBayes" in out
+    info = json.loads(run("inspect", model, "--format", "json").output)
+    stalk_root = next(c for c in info["columns"] if c["name"] == "11")
+    assert "?" not in stalk_root["per_class"]["values"]
+    # a file without the target column reads its columns as the features, in order
+    rows = pd.read_csv(mushroom, header=None, dtype=str).iloc[:50]
+    rows.drop(columns=0).to_csv(tmp_path / "x.csv", header=False, index=False)
+    rows.to_csv(tmp_path / "xy.csv", header=False, index=False)
+    without = run("predict", model, tmp_path / "x.csv").output
+    assert without == run("predict", model, tmp_path / "xy.csv").output
+    assert set(pd.read_csv(io.StringIO(without))["prediction"]) <= {"e", "p"}
+    # spaces around a marker (", ?" in the adult files) still mark a missing value
+    adult = require_path(DATA / "uci_adult" / "adult.data")
+    lines = adult.read_text().splitlines()[:400]
+    (tmp_path / "adult.csv").write_text("\n".join(lines) + "\n")
+    run("train", tmp_path / "adult.csv", "--no-header", "-t", "14", "--na-values", "?",
+        "-o", tmp_path / "adult.nbm")  # fmt: skip
+    info = json.loads(run("inspect", tmp_path / "adult.nbm", "--format", "json").output)
+    workclass = next(c for c in info["columns"] if c["name"] == "1")
+    assert workclass["per_class"]["values"] and not any(
+        v.strip() == "?" for v in workclass["per_class"]["values"]
+    )
+
+
+def test_separator_and_encoding(tmp_path):
+    text = "colour;label\n" + "".join(f"{c};{c[0]}\n" for c in ["rouge", "vert", "é"] * 5)
+    path = tmp_path / "latin.csv"
+    path.write_bytes(text.encode("latin-1"))
+    refused("train", path, "--sep", ";", "-t", "label", "-o", tmp_path / "m.nbm",
+            message=f"{path}, line 4: not valid UTF-8")  # fmt: skip
+    out = run("train", path, "--sep", ";", "--encoding", "latin-1", "-t", "label",
+              "-o", tmp_path / "m.nbm").output  # fmt: skip
+    assert "colour: categorical (inferred, text, 3 values)" in out
+    predicted = run("predict", tmp_path / "m.nbm", path).output.split()
+    assert predicted[1:4] == ["r", "v", "é"]
+
+
+def test_compressed_inputs_read_as_the_plain_file(tmp_path, numbers):
+    run("train", numbers, "-t", "label", "-o", tmp_path / "m.nbm")
+    plain = run("predict", tmp_path / "m.nbm", numbers, "--proba").output
+    data = numbers.read_bytes()
+    writers = {".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress}
+    try:
+        import pyarrow as pa
+
+        if pa.Codec.is_available("zstd"):
+            writers[".zst"] = lambda b: pa.compress(b, "zstd", asbytes=True)
+    except ImportError:
+        pass
+    for suffix, compress in writers.items():
+        path = tmp_path / f"numbers.csv{suffix}"
+        path.write_bytes(compress(data))
+        assert run("predict", tmp_path / "m.nbm", path, "--proba").output == plain, suffix
+    with zipfile.ZipFile(tmp_path / "numbers.csv.zip", "w") as archive:
+        archive.writestr("numbers.csv", data)
+    assert run("predict", tmp_path / "m.nbm", tmp_path / "numbers.csv.zip", "--proba").output == (
+        plain
+    )
+
+
+def test_errors_name_the_file_and_line_also_in_chunks(tmp_path, numbers):
+    run("train", numbers, "-t", "label", "-o", tmp_path / "m.nbm")
+    frame = pd.read_csv(numbers).astype({"x": object})
+    frame.loc[16, "x"] = "abc"  # data row 16: line 18 with the header
+    bad = tmp_path / "bad.csv"
+    frame.to_csv(bad, index=False)
+    out = tmp_path / "out.csv"
+    refused("predict", tmp_path / "m.nbm", bad, "--chunk-size", "5", "-o", out,
+            message=f"{bad}, line 18: column 'x' holds 'abc', not a number")  # fmt: skip
+    assert not out.exists()  # nothing half-written
+    ragged = tmp_path / "ragged.csv"
+    ragged.write_text("x,y\n1,2\n3,4\n5,6,7\n")
+    refused("predict", tmp_path / "m.nbm", ragged, message=f"{ragged}, line 4: expected 2")
+
+
+def test_output_to_dev_null_and_a_closed_pipe(tmp_path, numbers):
+    run("train", numbers, "-t", "label", "-o", os.devnull)
+    run("train", numbers, "-t", "label", "-o", tmp_path / "m.nbm")
+    run("predict", tmp_path / "m.nbm", numbers, "-o", os.devnull)
+    assert Path(os.devnull).is_char_device()
+    big = tmp_path / "big.csv"
+    frame = pd.read_csv(numbers)
+    pd.concat([frame] * 2000).to_csv(big, index=False)  # 120,000 rows
+    done = subprocess.run(
+        f"'{Path(sys.executable).with_name('nbayes')}' predict '{tmp_path / 'm.nbm'}' "
+        f"'{big}' --proba | head -n 2",
+        shell=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        check=False,
+    )
+    assert done.stdout.splitlines()[0] == "prediction,proba_a,proba_b"
+    assert done.stderr == ""
+
+
+def test_auto_picks_a_model_that_handles_the_data(tmp_path, numbers):
+    out = run("train", numbers, "-t", "label", "-o", tmp_path / "g.nbm").output
+    assert "GaussianNB" in out and "auto: every column is gaussian, none missing" in out
+    frame = pd.read_csv(numbers)
+    frame.loc[3, "y"] = np.nan
+    frame.to_csv(tmp_path / "gaps.csv", index=False)
+    out = run("train", tmp_path / "gaps.csv", "-t", "label", "-o", tmp_path / "m.nbm").output
+    assert "NaiveBayes" in out and "column(s) y have missing values" in out
+    refused("train", tmp_path / "gaps.csv", "-t", "label", "-m", "gaussian",
+            "-o", tmp_path / "x.nbm", message="line 5: column 'y' is missing")  # fmt: skip
+    help_text = run("train", "--help").output
+    assert "'auto' picks" in help_text and "'mixed' is NaiveBayes" in help_text
+
+
+def test_explain_partial_rows(tmp_path, numbers):
+    run("train", numbers, "-t", "label", "-m", "mixed", "-o", tmp_path / "m.nbm")
+    out = run("explain", tmp_path / "m.nbm", "--row", "x=0.5").output
+    assert "left out (not given; marginalised" in out and ": y" in out
+    data = json.loads(run("explain", tmp_path / "m.nbm", "--row", "x=0.5",
+                          "--format", "json").output)  # fmt: skip
+    model = nbayes.load(tmp_path / "m.nbm")
+    expected = model.predict_proba(pd.DataFrame({"x": [0.5], "y": [np.nan]}))[0]
+    np.testing.assert_allclose(data["posterior"], expected, rtol=1e-12)
+    assert data["left_out"] == ["y"]
+    run("train", numbers, "-t", "label", "-m", "gaussian", "-o", tmp_path / "g.nbm")
+    refused("explain", tmp_path / "g.nbm", "--row", "x=0.5", message="needs every column")
+
+
+def test_evaluate_reports_roc_and_pr_auc(tmp_path, numbers):
+    info = json.loads(run("evaluate", numbers, "-t", "label", "--json").output)
+    frame = pd.read_csv(numbers)
+    from nbayes.inspection.evaluation import cross_validate
+
+    expected = cross_validate(
+        nbayes.GaussianNB(), frame[["x", "y"]].to_numpy(), frame["label"].to_numpy()
+    )
+    truth = expected.y_true == "b"
+    assert info["roc_auc"] == pytest.approx(metrics.roc_auc_score(truth, expected.proba[:, 1]))
+    assert info["pr_auc"] == pytest.approx(
+        metrics.average_precision_score(truth, expected.proba[:, 1])
+    )
+    assert info["positive_class"] == "b"
+    text = run("evaluate", numbers, "-t", "label").output
+    assert f"ROC AUC         {info['roc_auc']:.4f} (positive class b)" in text
+    assert f"PR AUC          {info['pr_auc']:.4f} (positive class b)" in text
+
+
+def test_jsonl_keeps_full_precision(tmp_path, numbers):
+    run("train", numbers, "-t", "label", "-o", tmp_path / "m.nbm")
+    out = run("predict", tmp_path / "m.nbm", numbers, "--proba", "--to", "jsonl").output
+    rows = [json.loads(line) for line in out.splitlines()]
+    model = nbayes.load(tmp_path / "m.nbm")
+    expected = model.predict_proba(pd.read_csv(numbers)[["x", "y"]].to_numpy())
+    got = np.array([[row["proba_a"], row["proba_b"]] for row in rows])
+    assert got.tobytes() == expected.tobytes()
+
+
+def test_progress_only_on_a_terminal(tmp_path, numbers, monkeypatch):
+    result = run("train", numbers, "-t", "label", "-o", tmp_path / "m.nbm")
+    assert "numbers.csv:" not in result.stderr
+    monkeypatch.setattr("nbayes.cli.train.on_terminal", lambda: True)
+    result = run("train", numbers, "-t", "label", "-o", tmp_path / "m.nbm")
+    assert "numbers.csv:" in result.stderr
+
+
+def test_package_is_typed():
+    assert importlib.resources.files("nbayes").joinpath("py.typed").is_file()

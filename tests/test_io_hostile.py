@@ -1,0 +1,246 @@
+"""Model files from an attacker who recomputes the checksum: every tampered variant of
+every registered estimator's file is refused with ModelFileError or predicts finite
+probabilities that sum to 1 (checked in a fresh process), and loading is bounded by the
+file's size (a decompression bomb is refused before anything is inflated)."""
+
+from __future__ import annotations
+
+import collections
+import copy
+import json
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import hostile_files
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import nbayes
+from nbayes.core.registry import ESTIMATORS
+
+HERE = Path(__file__).parent
+
+
+@pytest.fixture(scope="module")
+def tampered(tmp_path_factory) -> tuple[Path, list[dict]]:
+    """Every variant of every registered estimator's file, checked in one fresh process."""
+    folder = tmp_path_factory.mktemp("tampered")
+    hostile_files.tampered_files(folder)
+    result = subprocess.run(
+        [sys.executable, str(HERE / "hostile_files.py"), str(folder)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return folder, [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def test_every_registered_estimator_is_covered(tampered):
+    _, rows = tampered
+    covered = {row["model"].split("-")[0] for row in rows}
+    assert covered == set(ESTIMATORS)
+    variants = collections.Counter(row["model"] for row in rows)
+    assert min(variants.values()) > 40, variants
+
+
+def test_every_tampered_variant_is_refused_or_predicts_cleanly(tampered):
+    _, rows = tampered
+    failures = [
+        f"{r['model']} {r['variant']}: {r['outcome']}"
+        for r in rows
+        if r["outcome"].startswith("FAIL")
+    ]
+    assert not failures, "\n".join(failures)
+    untouched = [r for r in rows if r["variant"] == "clean"]
+    assert untouched and all(r["outcome"] == "clean" for r in untouched)
+
+
+@pytest.mark.parametrize(
+    ("variant", "message"),
+    [
+        ("version:1.0", "version 1.0 nbayes model file"),
+        ("version:2.0", "version 2.0 nbayes model file"),
+        ("version:true", "version True nbayes model file"),
+        ("version:'2'", "version '2' nbayes model file"),
+        ("classes_:million", "3 entries along its class axis, expected 1000000"),
+        ("state.statistics.class_count:nan", "class_count holds NaN"),
+        ("state.statistics.class_count:inf", "class_count holds infinite values"),
+        ("state.statistics.m2:negative", "m2 holds negative counts"),
+        ("state.statistics.mean:short", "2 entries along its class axis, expected 3"),
+        ("params.var_smoothing:-3", "'var_smoothing' parameter of GaussianNB must be"),
+    ],
+)
+def test_refusals_name_the_problem(tampered, variant, message):
+    _, rows = tampered
+    (row,) = [r for r in rows if r["model"] == "GaussianNB-default" and r["variant"] == variant]
+    assert row["outcome"].startswith("refused:")
+    assert message in row["outcome"]
+
+
+@pytest.mark.parametrize(
+    ("model", "variant", "message"),
+    [
+        ("CategoricalNB-min_categories", "state.statistics.n_categories:1e12", "n_categories sums"),
+        ("CategoricalNB-min_categories", "state.statistics.n_categories:negative", "negative"),
+        ("KernelDensityNB-binned", "state.statistics.grid.exponent:absurd", "outside float64"),
+        (
+            "NaiveBayes-mixed",
+            "state.statistics.blocks.tuple.vocabulary:shorter",
+            "vocabulary must hold",
+        ),
+        ("AODE-default", "state.statistics.vocabularies:longer", "vocabularies must hold"),
+        ("NaiveBayes-mixed", "state._layout.tuple.positions.tuple:-3", "blocks do not match"),
+    ],
+)
+def test_metadata_forgeries_are_refused(tampered, model, variant, message):
+    _, rows = tampered
+    matches = [r for r in rows if r["model"] == model and r["variant"] == variant]
+    assert matches
+    assert all(r["outcome"].startswith("refused:") for r in matches), matches
+    assert any(message in r["outcome"] for r in matches), matches
+
+
+# ---------------------------------------------------------------- property test
+@pytest.fixture(scope="module")
+def originals(tmp_path_factory) -> list[tuple[str, Path, object]]:
+    folder = tmp_path_factory.mktemp("originals")
+    out = []
+    for label, model, X in hostile_files.fitted_models():
+        path = folder / f"{label}.npz"
+        nbayes.save(model, path)
+        out.append((label, path, X))
+    return out
+
+
+ODD_VALUES = st.sampled_from(
+    [np.nan, np.inf, -np.inf, -1.0, -1e-300, 0.0, 5e-324, 1e300, 1.7e308, -1.7e308, 2.0**53 + 1]
+)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_random_tampering_is_refused_or_harmless(originals, tmp_path, data):
+    """Any entry of any stored array set to an odd value, or any listed variant, on any
+    registered estimator: refused, or predictions stay proper probabilities."""
+    _, path, X = data.draw(st.sampled_from(originals), label="model")
+    meta, arrays = hostile_files.read_parts(path)
+    numeric = sorted(k for k, a in arrays.items() if a.dtype.kind in "fiu" and a.size)
+    if data.draw(st.booleans(), label="listed variant"):
+        variants = list(hostile_files.variants(meta, arrays))
+        _, edit = data.draw(st.sampled_from(variants), label="variant")
+        edit(meta, arrays)
+    else:
+        key = data.draw(st.sampled_from(numeric), label="array")
+        array = arrays[key].astype(np.float64)
+        index = data.draw(st.integers(0, array.size - 1), label="entry")
+        array.flat[index] = data.draw(ODD_VALUES, label="value")
+        with np.errstate(invalid="ignore"):  # NaN or inf cast into an integer array
+            kept = array if arrays[key].dtype.kind == "f" else array.astype(arrays[key].dtype)
+        arrays[key] = kept
+    target = tmp_path / "tampered.npz"
+    hostile_files.write_parts(target, copy.deepcopy(meta), arrays)
+    outcome = hostile_files.check(target, X)
+    assert not outcome.startswith("FAIL"), outcome
+
+
+# ---------------------------------------------------------------- bounded loading
+_LOADER = """
+import sys, time
+import nbayes, nbayes.io
+start = time.perf_counter()
+try:
+    nbayes.load(sys.argv[1])
+    print("loaded")
+except nbayes.ModelFileError as error:
+    print("refused: " + str(error))
+print(time.perf_counter() - start)
+"""
+# The loader runs as the child of a small launcher, so the child's peak RSS
+# (``getrusage(RUSAGE_CHILDREN)`` in the launcher) is its own: a child forked from
+# pytest itself would inherit pytest's high-water mark.
+_LAUNCHER = """
+import resource, subprocess, sys
+result = subprocess.run([sys.executable, "-c", sys.argv[1], sys.argv[2]], capture_output=True,
+                        text=True, check=True)
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(result.stdout.strip())
+print(peak * (1 if sys.platform == "darwin" else 1024))
+"""
+
+
+def peak_memory_of_loading(path: Path) -> tuple[str, float, float]:
+    """``(outcome, seconds, peak RSS bytes)`` of ``nbayes.load(path)`` in a fresh process
+    (imports included in the peak, not in the seconds)."""
+    result = subprocess.run(
+        [sys.executable, "-c", _LAUNCHER, _LOADER, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    outcome, seconds, peak = result.stdout.strip().splitlines()
+    return outcome, float(seconds), float(peak)
+
+
+@pytest.fixture
+def saved(tmp_path) -> Path:
+    rng = np.random.default_rng(0)
+    path = tmp_path / "model.npz"
+    nbayes.GaussianNB().fit(rng.normal(size=(60, 3)), np.arange(60) % 3).save(path)
+    return path
+
+
+def test_decompression_bomb_is_refused_before_inflating(saved, tmp_path):
+    """2 MB of deflated zeros declaring a consistent 2 GiB array: refused from the zip
+    directory alone. Peak memory of the loading process (imports included) stays far
+    below the 2 GiB (and below 200 MB); the time is reported, not asserted."""
+    bomb = tmp_path / "bomb.npz"
+    hostile_files.write_bomb(saved, bomb)
+    assert bomb.stat().st_size < 3_000_000
+    outcome, seconds, peak = peak_memory_of_loading(bomb)
+    assert outcome.startswith("refused:") and "decompression bomb" in outcome
+    assert peak < 200e6, f"peak RSS {peak / 1e6:.0f} MB while refusing the bomb ({seconds:.2f} s)"
+
+
+def _rewrite_member(source: Path, target: Path, name: str, data: bytes, method=zipfile.ZIP_STORED):
+    with zipfile.ZipFile(source) as archive, zipfile.ZipFile(target, "w") as out:
+        for info in archive.infolist():
+            out.writestr(info.filename, archive.read(info), compress_type=zipfile.ZIP_STORED)
+        out.writestr(name, data, compress_type=method)
+
+
+def test_members_must_match_their_declared_shapes(saved, tmp_path):
+    lying = hostile_files._npy_header(np.dtype(np.float64), (10**9,)) + bytes(64)
+    cases = {
+        "shape": ("a0.npy", lying, "declares shape (1000000000,)"),
+        "object": ("a0.npy", hostile_files._npy_header(np.dtype(object), (1,)), "pickle"),
+        "name": ("../evil.npy", hostile_files._npy_bytes(np.zeros(2)), "unexpected member"),
+        "garbage": ("a0.npy", b"not an npy file at all", "not a valid .npy array"),
+    }
+    for case, (name, data, message) in cases.items():
+        target = tmp_path / f"{case}.npz"
+        with zipfile.ZipFile(saved) as archive, zipfile.ZipFile(target, "w") as out:
+            for info in archive.infolist():
+                if info.filename != name:
+                    out.writestr(info.filename, archive.read(info))
+            out.writestr(name, data, compress_type=zipfile.ZIP_DEFLATED)
+        with pytest.raises(nbayes.ModelFileError, match=re.escape(message)):
+            nbayes.load(target)
+
+
+def test_a_large_honest_model_still_loads(tmp_path):
+    """The bounds follow the file's size: a large model loads and round-trips."""
+    rng = np.random.default_rng(1)
+    X = rng.poisson(1.0, size=(200, 10_000)).astype(float)
+    model = nbayes.MultinomialNB().fit(X, np.arange(200) % 20)
+    path = tmp_path / "large.npz"
+    model.save(path)
+    assert path.stat().st_size > 1_000_000
+    loaded = nbayes.load(path)
+    np.testing.assert_array_equal(loaded.feature_count_, model.feature_count_)
