@@ -244,7 +244,7 @@ def infer_kind(X, j: int) -> str:
             return "categorical"
         if pd.api.types.is_string_dtype(dtype) or pd.api.types.is_object_dtype(dtype):
             series = X.iloc[:, j]
-            sample = series.iloc[:: _sample_step(len(series))].dropna().tolist()
+            sample = series.iloc[:: sample_step(len(series))].dropna().tolist()
             text = looks_like_text(sample, int(series.count()), series.nunique)
             return "text" if text else "categorical"
     else:
@@ -257,7 +257,7 @@ def infer_kind(X, j: int) -> str:
             return "gaussian"
         if dtype == pl.String:
             series = X.to_series(j)
-            sample = series.gather_every(_sample_step(len(series))).drop_nulls().to_list()
+            sample = series.gather_every(sample_step(len(series))).drop_nulls().to_list()
             n_values = len(series) - series.null_count()
             text = looks_like_text(sample, n_values, lambda: series.drop_nulls().n_unique())
             return "text" if text else "categorical"
@@ -277,7 +277,7 @@ TEXT_MIN_DISTINCT = 0.5
 TEXT_SAMPLE = 200
 
 
-def _sample_step(n_rows: int) -> int:
+def sample_step(n_rows: int) -> int:
     """Every how many rows a value is sampled: about :data:`TEXT_SAMPLE` in all."""
     return max(1, n_rows // TEXT_SAMPLE)
 
