@@ -15,7 +15,7 @@ text labels, about 60 MB::
 
     python bench/cli_tool.py                  # 1,000,000 rows, 3 rounds
     python bench/cli_tool.py --rows 100000 --repeat 1
-    python bench/run.py --only I              # the same, into bench/RESULTS.md
+    python bench/run.py --only J              # the same, into bench/RESULTS.md
 """
 
 from __future__ import annotations
@@ -176,7 +176,7 @@ def measured(got: dict[str, list[tuple[float, int]]]) -> Measured:
     return out
 
 
-@register("I", "The command line: train + predict --proba on a 1,000,000-row CSV")
+@register("J", "The command line: train + predict --proba on a 1,000,000-row CSV")
 def cli(quick: bool) -> Iterator[Dataset]:
     rows = 2_000 if quick else ROWS
     folder = Path(tempfile.mkdtemp(prefix="nbayes-cli-bench-"))

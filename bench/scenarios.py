@@ -4,11 +4,11 @@ A scenario yields :class:`Dataset` s one at a time (so only one data set is in m
 at once); each holds :class:`Case` s: the same task done by nbayes, by scikit-learn and
 by the floor, the cheapest computation of the same shape (one read pass, a GEMM or
 sparse product, one bincount). A, B, C and E are defined here; D (text), F (mixed
-columns), G (spam), H (start-up) and I (the command line) in
+columns), G (spam), H (start-up), I (the table path) and J (the command line) in
 ``bench/scenario_text.py``, ``scenario_mixed.py``, ``scenario_spam.py``,
-``scenario_startup.py`` and ``cli_tool.py``, registered when this module is imported. A
-scenario for a feature not built yet is registered with ``build=None`` and a ``missing``
-reason.
+``scenario_startup.py``, ``table_path.py`` and ``cli_tool.py``, registered when this
+module is imported. A scenario for a feature not built yet is registered with
+``build=None`` and a ``missing`` reason.
 """
 
 from __future__ import annotations
@@ -293,7 +293,7 @@ def streaming(quick: bool) -> Iterator[Dataset]:
         )
 
 
-# ---------------------------------------------------------------- D, F, G
+# ---------------------------------------------------------------- D, F, G, H, I, J
 # Registered by their own modules (imported last: they use ``register`` above).
 from bench import (  # noqa: E402, F401
     cli_tool,
@@ -301,4 +301,5 @@ from bench import (  # noqa: E402, F401
     scenario_spam,
     scenario_startup,
     scenario_text,
+    table_path,
 )

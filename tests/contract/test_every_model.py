@@ -62,8 +62,31 @@ def example(name: str, n_classes: int = 3, seed: int = 0):
         )
         if name in ("AODE", "TAN"):  # categorical data only
             frame = frame[["colour", "size"]].assign(visits=counts[:, 0] % 4)
+        else:  # free text (a bag of words), inferred from its values
+            frame["note"] = _notes(y, rng)
         return cls(), frame, y
     return cls(), counts, y
+
+
+WORDS = (
+    ("meeting", "report", "lunch", "office", "deadline", "budget"),
+    ("prize", "winner", "cash", "claim", "offer", "free"),
+    ("match", "goal", "team", "score", "coach", "season"),
+)
+COMMON = ("today", "please", "call", "later", "really", "thanks", "week", "maybe")
+
+
+def _notes(y: np.ndarray, rng) -> np.ndarray:
+    """A short message per row, its words mostly from its class's pool."""
+    notes = []
+    for label in y:
+        pool = WORDS[label % len(WORDS)]
+        words = [
+            rng.choice(pool) if rng.random() < 0.6 else rng.choice(COMMON)
+            for _ in range(rng.integers(4, 9))
+        ]
+        notes.append(" ".join(words))
+    return np.array(notes, dtype=object)
 
 
 def _rows(X, index):
@@ -97,6 +120,13 @@ def test_the_registry_names_every_estimator_and_statistics_type():
         assert resolve(ESTIMATORS, name) is cls
     for name, cls in found_stats.items():
         assert resolve(DATACLASSES, name) is cls, name
+
+
+def test_the_table_example_has_every_inferred_kind():
+    model, X, y = example("NaiveBayes")
+    kinds = model.fit(X, y).columns_
+    assert set(kinds.values()) == {"gaussian", "categorical", "bernoulli", "text"}
+    assert kinds["note"] == "text"
 
 
 def test_every_estimator_is_a_public_name():

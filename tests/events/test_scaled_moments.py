@@ -75,6 +75,21 @@ def test_decimal_extremes_fit_and_predict(name, factor):
     assert_proper(outside)
 
 
+@pytest.mark.parametrize("factor", [1e300, 1e-300])
+def test_table_with_missing_values_at_extreme_magnitudes(factor):
+    """A table's gaussian columns are scored directly, each row over its known values
+    (the table path): in the scaled domain too."""
+    X, y = ordinary_data(5)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    frame.iloc[::7, 0] = np.nan
+    frame.iloc[3::11, 2] = np.nan
+    near = nbayes.NaiveBayes().fit(frame, y)
+    far = nbayes.NaiveBayes().fit(frame * factor, y)
+    proba = far.predict_proba(frame * factor)
+    assert_proper(proba)
+    assert_allclose(proba, near.predict_proba(frame), atol=1e-9)
+
+
 def test_kernel_density_on_tiny_values_is_not_constant():
     """1e-300 values used to have a variance of 0 (underflow): 'constant column'."""
     X, y = ordinary_data(4)

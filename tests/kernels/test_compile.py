@@ -115,13 +115,18 @@ def test_a_changed_helper_module_changes_every_kernels_stamp(tmp_path):
 
 WORKLOAD = """
 import json
+import types as types_module
+
 import numpy as np
 from numba.core import types
 from numba.core.registry import CPUDispatcher
 
-from nbayes import CategoricalNB, GaussianNB
+import pandas as pd
+
+from nbayes import CategoricalNB, GaussianNB, NaiveBayes
 from nbayes import _kernels
-from nbayes._kernels import categorical, gaussian, posterior, vector_math, weights
+from nbayes._kernels import categorical, gaussian, gaussian_observed, posterior, vector_math
+from nbayes._kernels import weights
 from nbayes.text import CountVectorizer, HashingVectorizer, Tokenizer, _parallel, _sort
 from nbayes.text import _kernels as text, _kernels_ascii, _kernels_output, _kernels_table
 from nbayes.text import _kernels_unicode
@@ -132,6 +137,10 @@ model = GaussianNB().fit(X, y)
 model.partial_fit(X, y)
 model.predict_proba(X)
 CategoricalNB().fit(rng.integers(0, 4, (300, 5)), y).predict_proba(rng.integers(0, 4, (9, 5)))
+table = pd.DataFrame({"a": X[:, 0], "b": np.where(X[:, 1] > 1, np.nan, X[:, 1]),
+                      "c": np.array(["x", "y", "z"])[y]})
+for frame in (table, table.fillna(0.0)):  # with and without missing values
+    NaiveBayes().fit(frame, y).predict_proba(frame)
 words = "naive bayes counts the words of each class www.example.org café über 42".split()
 docs = [" ".join(rng.choice(words, 30)) for _ in range(400)]
 docs += ["Straße résumé ÉTÉ".encode("latin-1", "replace") for _ in range(3)]
@@ -152,11 +161,12 @@ def key(t):
 
 
 report = {}
-modules = [gaussian, posterior, vector_math, weights, text, _kernels_ascii, _kernels_output,
-           _kernels_table, _kernels_unicode]
+modules = [categorical, gaussian, gaussian_observed, posterior, vector_math, weights, text,
+           _kernels_ascii, _kernels_output, _kernels_table, _kernels_unicode]
 for module in modules:
     for name, value in vars(module).items():
-        if name.endswith("_kernel") and callable(value) and module is not vector_math:
+        plain = isinstance(value, types_module.FunctionType)  # not a cached factory
+        if name.endswith("_kernel") and plain and module is not vector_math:
             value = _kernels.jit(value)
         if name == "exp_in_place_kernel":
             value = _kernels.jit(value)
@@ -173,9 +183,10 @@ print(json.dumps(report))
 
 
 def test_no_kernel_or_helper_is_compiled_twice_for_one_type(tmp_path):
-    """A workload through every kernel (Gaussian fit, update and posterior; the
-    categorical gather; counting, n-grams, stop words, the two-thread pass, hashing,
-    rich tokens, latin-1) on empty caches: each kernel and helper is compiled once
+    """A workload through every kernel (Gaussian fit, update and posterior; a table
+    with and without missing values; the categorical gather and counts; counting,
+    n-grams, stop words, the two-thread pass, hashing, rich tokens, latin-1) on empty
+    caches: each kernel and helper is compiled once
     per tuple of argument dtypes, never again for a constant (numba types a literal
     argument as its own type) or for a read-only copy of an array type."""
     out = run_child(WORKLOAD, {"NUMBA_CACHE_DIR": str(tmp_path)})

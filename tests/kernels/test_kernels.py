@@ -464,3 +464,64 @@ def test_two_lane_vector_exp_for_code_without_avx():
         )  # fmt: skip
         assert run.stdout.strip() == "2"
         _assert_exp_matches_numpy(np.load(path), x)
+
+
+@pytest.mark.parametrize("weighting", ["ones", "uniform", "some zero"])
+def test_compiled_gaussian_moments_with_missing_values_equal_the_numpy_passes(weighting):
+    """Missing values (hard labels): the compiled passes take the same references and
+    make the same additions in the same order as the NumPy ones: bitwise the same; the
+    NaN where nothing is observed is never read."""
+    pytest.importorskip("numba")
+    X, y = gaussian_data(n=900, d=13, k=9)
+    X[:, 4] += 1e9  # a large offset
+    X[y == 2, 5] = 7.25  # constant within a class
+    rng = np.random.default_rng(14)
+    observed = rng.random(X.shape) > 0.2
+    observed[y == 3, 6] = False  # a class never observing a feature
+    X = np.where(observed, X, np.nan)  # never read
+    weights = {"ones": np.ones(900), "uniform": rng.uniform(0.1, 3, 900)}.get(
+        weighting, np.where(rng.random(900) < 0.3, 0.0, rng.uniform(0.1, 3, 900))
+    )
+    W = _validate.hard_class_weights(y.astype(np.intp), 11, weights)  # 2 classes empty
+    compiled = _gaussian_fit.block_moments(X, W, observed)
+    _kernels.ENABLED = False
+    try:
+        fallback = _gaussian_fit.block_moments(X, W, observed)
+    finally:
+        _kernels.ENABLED = True
+    for ours, theirs in zip(compiled, fallback, strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+        assert np.isfinite(ours).all()
+    assert np.all(compiled[2][2, 5][compiled[1][2, 5] > 0] == 7.25)
+
+
+@pytest.mark.parametrize("weighting", ["ones", "integers", "uniform"])
+def test_compiled_categorical_counts_equal_the_bincount_path(weighting):
+    """One compiled pass adds what the blocked bincounts add: the same counts (exactly
+    for whole weights; to rounding for others, added in another order); missing codes
+    add nothing, and a code beyond its category count is refused."""
+    pytest.importorskip("numba")
+    from nbayes.events.categorical import CategoricalStats, add_codes
+
+    rng = np.random.default_rng(15)
+    X = rng.integers(-1, 6, size=(5000, 4))
+    y = rng.integers(0, 3, 5000)
+    weights = {
+        "ones": np.ones(5000),
+        "integers": rng.integers(0, 4, 5000).astype(float),
+        "uniform": rng.uniform(0.1, 3, 5000),
+    }[weighting]
+    W = _validate.hard_class_weights(y.astype(np.intp), 3, weights)
+    sizes = np.full(4, 6)
+    compiled = add_codes(CategoricalStats.zero(3, 4), X, W, sizes).counts
+    _kernels.ENABLED = False
+    try:
+        fallback = add_codes(CategoricalStats.zero(3, 4), X, W, sizes).counts
+    finally:
+        _kernels.ENABLED = True
+    if weighting == "uniform":
+        np.testing.assert_allclose(compiled, fallback, rtol=1e-12)
+    else:
+        np.testing.assert_array_equal(compiled, fallback)
+    with pytest.raises(IndexError, match="beyond"):
+        add_codes(CategoricalStats.zero(3, 4), X, W, np.full(4, 5))

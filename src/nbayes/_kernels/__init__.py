@@ -1,8 +1,11 @@
 """Compiled kernels (numba), grouped by the maths they serve:
 
-- :mod:`~nbayes._kernels.categorical`: the categorical gather-sum;
+- :mod:`~nbayes._kernels.categorical`: the categorical gather-sum and counts;
 - :mod:`~nbayes._kernels.gaussian`: Gaussian class moments of a row block, the
   one-pass update of running moments, and the log-likelihood terms;
+- :mod:`~nbayes._kernels.gaussian_observed`: the same for rows with missing values
+  (a table's gaussian columns): class moments of the observed entries, and the
+  log-likelihood summed over each row's known features;
 - :mod:`~nbayes._kernels.posterior`: the posterior's row max, exponential (glibc's
   vector ``exp``, :mod:`~nbayes._kernels.vector_math`) and row sum;
 - :mod:`~nbayes._kernels.weights`: the scatter-add of class weights.

@@ -9,7 +9,7 @@ from functools import cache
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes._kernels import available, kernel
+from nbayes._kernels import available, jit, kernel
 
 _MAX_ACCUMULATORS = 8  # class totals held in registers at once (one 64-byte table line)
 
@@ -99,3 +99,39 @@ def gather_sum(
     out = np.empty((codes.shape[0], n_classes))
     unknown = _gather_kernel(gather_width(n_classes))(codes, offsets, n_categories, table, out)
     return out, int(unknown)
+
+
+def _count_codes_kernel(codes, labels, weights, offsets, n_categories, counts):
+    """See :func:`count_codes`; returns the first row with a code out of range (its
+    earlier rows added), or -1."""
+    n_rows, n_features = codes.shape
+    for i in range(n_rows):
+        c, w = labels[i], weights[i]
+        for j in range(n_features):
+            code = codes[i, j]
+            if code >= 0:
+                if code >= n_categories[j]:
+                    return i
+                counts[c, offsets[j] + code] += w
+    return -1
+
+
+def count_codes(
+    codes: NDArray[np.integer],
+    labels: NDArray[np.intp],
+    weights: NDArray[np.float64],
+    offsets: NDArray[np.intp],
+    n_categories: NDArray[np.intp],
+    counts: NDArray[np.float64],
+) -> bool:
+    """``counts[labels_i, offsets_j + codes_ij] += weights_i`` for every non-negative
+    code (a negative one is missing), row by row, in place: the categorical counts of
+    hard labels in one pass, no temporaries. ``counts`` (n_classes, sum_j K_j),
+    C-contiguous; a code ``>= n_categories_j`` is an IndexError. False (``counts``
+    untouched) when the compiled kernels are not available."""
+    if not available():
+        return False
+    bad = jit(_count_codes_kernel)(codes, labels, weights, offsets, n_categories, counts)
+    if bad >= 0:
+        raise IndexError(f"row {bad} has a category code beyond n_categories")
+    return True

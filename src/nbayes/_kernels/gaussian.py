@@ -1,7 +1,8 @@
 """Gaussian kernels: the class moments of a row block, the one-pass update of running
 moments by a later batch (:func:`nbayes.events._gaussian_fit.shifted_update`), and the
 log-likelihood terms (:func:`nbayes.events.gaussian.log_likelihood`); each the same
-operations in the same order as its NumPy path (bitwise the same result)."""
+operations in the same order as its NumPy path (bitwise the same result). Rows with
+missing values: :mod:`nbayes._kernels.gaussian_observed`."""
 
 from __future__ import annotations
 

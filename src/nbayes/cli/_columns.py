@@ -74,6 +74,21 @@ def convert(column, read: str, name: str, source: Source, offset: int = 0):
     raise CLIError(f"column {name!r}: unknown read {read!r} in the model file")
 
 
+def looks_like_free_text(column) -> bool:
+    """Whether a string column (pyarrow) holds free text, by the rule of
+    :func:`nbayes.mixed.columns.looks_like_text` (a median of at least 3 words a value
+    among ~200 sampled, and at least half its values distinct), read from the Arrow
+    column before it is dictionary-encoded."""
+    from nbayes.mixed.columns import looks_like_text, sample_step
+
+    pa = pyarrow()
+    n_rows = len(column)
+    rows = pa.array(np.arange(0, n_rows, sample_step(n_rows)))
+    sample = column.take(rows).drop_null().to_pylist()
+    n_values = n_rows - column.null_count
+    return looks_like_text(sample, n_values, lambda: pa.compute.count_distinct(column).as_py())
+
+
 def first_missing(column) -> int | None:
     """The index of the first missing value (null, or NaN in numbers), else None."""
     pa = pyarrow()

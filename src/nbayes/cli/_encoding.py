@@ -12,8 +12,10 @@ model follows how its event model reads (``_event_type.reads``):
              text), stored in the model file; a value never seen in training gets
              ``K``, which ``handle_unknown="ignore"`` leaves out
 ``values``   the values as written (missing ones as None)
-``table``    (``mixed``) a DataFrame of parsed columns: numbers, booleans and
-             categories, whose kinds :func:`nbayes.mixed.columns.infer_kind` infers
+``table``    (``mixed``) a DataFrame of parsed columns: numbers, booleans,
+             categories and free text (strings), whose kinds
+             :func:`nbayes.mixed.columns.infer_kind` infers (free text told apart
+             from categories on the Arrow column, before it is dictionary-encoded)
 """
 
 from __future__ import annotations
@@ -103,7 +105,7 @@ class TableEncoder:
                     )
         n_rows = table.num_rows
         if self.mode == "table":
-            return frame(columns, n_rows)
+            return frame(columns, n_rows, self.text_columns)
         if not columns:
             return np.empty((n_rows, 0))
         if self.mode == "codes":
@@ -124,6 +126,11 @@ class TableEncoder:
         return (
             pa.compute.fill_null(codes, len(known)).to_numpy(zero_copy_only=False).astype(np.int64)
         )
+
+    @property
+    def text_columns(self) -> set[str]:
+        """The columns modelled as free text (handed to the model as strings)."""
+        return {name for name, kind in self.kinds.items() if kind == "text"}
 
     def learn_categories(self, columns: dict) -> None:
         """The sorted distinct values of each column, for ``codes``."""
@@ -185,16 +192,17 @@ class TableEncoder:
         return cls(names, read, mode, {}, {name: model._event.name for name in names})
 
 
-def frame(columns: dict, n_rows: int):
-    """A pandas DataFrame of parsed columns: float64 numbers, nullable booleans and
-    categories (pandas factorizes them without a Python object per row), converted by
-    pyarrow column by column (no copy into a consolidated block)."""
+def frame(columns: dict, n_rows: int, text: set[str] | frozenset[str] = frozenset()):
+    """A pandas DataFrame of parsed columns: float64 numbers, nullable booleans,
+    categories (pandas factorizes them without a Python object per row) and the
+    free-text columns ``text`` as strings, converted by pyarrow column by column (no
+    copy into a consolidated block)."""
     pd = pandas()
     pa = pyarrow()
     if not columns:
         return pd.DataFrame(index=pd.RangeIndex(n_rows))
     arrays = {
-        name: column.dictionary_encode() if _is_text(column.type) else column
+        name: column.dictionary_encode() if _is_text(column.type) and name not in text else column
         for name, column in columns.items()
     }
     return pa.table(arrays).to_pandas(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -14,7 +15,7 @@ import click
 import numpy as np
 
 import nbayes
-from nbayes.cli._columns import convert, infer_read, labels
+from nbayes.cli._columns import convert, infer_read, labels, looks_like_free_text
 from nbayes.cli._encoding import (
     AUTO,
     MIXED,
@@ -145,8 +146,9 @@ def prepare(source: Source, target, model, column_specs, param_specs) -> Prepare
     if not used:
         raise CLIError("no feature columns left to train on")
     cls, encoder, X, why = _choose(model, table, used, overrides, source)
+    text = {name: "text" for name, kind in encoder.kinds.items() if kind == "text"}
     estimator = (
-        cls(columns={k: v for k, v in overrides.items() if k in used} or None)
+        cls(columns={**text, **{k: v for k, v in overrides.items() if k in used}} or None)
         if (encoder.mode == "table")
         else cls()
     )
@@ -176,8 +178,17 @@ def _choose(model: str, table, used: list[str], overrides: dict[str, str], sourc
         read = {name: how for name, (how, _) in parsed.items()}
         columns = {name: column for name, (_, column) in parsed.items()}
         encoder = TableEncoder(used, read, "table")
-        X = frame(columns, table.num_rows)
-        kinds = {name: given.get(name) or infer_kind(X, j) for j, name in enumerate(used)}
+        text = {
+            name
+            for name in used
+            if given.get(name) == "text"
+            or (name not in given and read[name] == "text" and looks_like_free_text(columns[name]))
+        }
+        X = frame(columns, table.num_rows, text)
+        kinds = {
+            name: "text" if name in text else given.get(name) or infer_kind(X, j)
+            for j, name in enumerate(used)
+        }
         encoder.kinds = kinds
         if model == MIXED:
             return estimators()[MIXED], encoder, X, why
@@ -189,8 +200,11 @@ def _choose(model: str, table, used: list[str], overrides: dict[str, str], sourc
                 "mixed model leaves out)"
             )
             return estimators()[MIXED], encoder, X, why
-        if len(distinct) != 1 or distinct.pop() not in single:
+        if len(distinct) != 1:
             why = "  (auto: columns of different kinds)"
+            return estimators()[MIXED], encoder, X, why
+        if next(iter(distinct)) not in single:
+            why = f"  (auto: {next(iter(distinct))} columns, which the mixed model models)"
             return estimators()[MIXED], encoder, X, why
         model = next(iter(kinds.values()))
         why = f"  (auto: every column is {model}, none missing)"
@@ -228,9 +242,20 @@ def _has_missing(column) -> bool:
     return first_missing(column) is not None
 
 
+def _with_text_columns(command):
+    """``command`` taking ``--text COL`` as ``--column COL=text``."""
+
+    @functools.wraps(command)
+    def wrapper(*args, text_columns=(), column_specs=(), **kwargs):
+        specs = (*column_specs, *(f"{name}=text" for name in text_columns))
+        return command(*args, column_specs=specs, **kwargs)
+
+    return wrapper
+
+
 def table_options(command):
     """The options ``train`` and ``evaluate`` share: --target, --model, --column,
-    --param and the reading options."""
+    --text, --param and the reading options."""
     options = [
         click.option(
             "--target",
@@ -254,6 +279,15 @@ def table_options(command):
             help=f"Set a column's kind ({', '.join((*column_kinds(), IGNORE))}); repeatable.",
         ),
         click.option(
+            "--text",
+            "text_columns",
+            multiple=True,
+            metavar="NAME",
+            help="Model a column as free text, a bag of words (= --column NAME=text; a "
+            "string column whose values are mostly distinct and have 3 or more words is "
+            "taken as text anyway); repeatable.",
+        ),
+        click.option(
             "--param",
             "-p",
             "param_specs",
@@ -262,7 +296,7 @@ def table_options(command):
             help="Set a model parameter, e.g. alpha=0 or priors=[0.5,0.5] (JSON); repeatable.",
         ),
     ]
-    command = read_options(command)
+    command = read_options(_with_text_columns(command))
     for option in reversed(options):
         command = option(command)
     return command

@@ -33,7 +33,7 @@ from nbayes.core.validation import (
     check_class_prior,
     check_sample_weight,
     check_targets,
-    encode_labels,
+    encode_targets,
     hard_class_weights,
     label_index,
     row_blocks,
@@ -217,11 +217,15 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         self._validate_params()
         X, y = self._validated_X_y(X, y, reset=True)
         event = self._event_model()
-        X = self._input_for(event, X)
-        check_targets(y)
-        self.classes_, index = encode_labels(y)
+        X, (self.classes_, index) = self._training_input(event, X, y)
         self._own_stats(event.zero(len(self.classes_), X.shape[1]))
         return self._learn(event, X, y, sample_weight, index)
+
+    def _training_input(self, event: EventModel, X, y):
+        """``(input, (classes, label index))`` of validated X and y: X as ``event``
+        reads it (``_input_for``) and the labels encoded (checked, sorted distinct
+        labels and each row's index among them)."""
+        return self._input_for(event, X), encode_targets(y)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add one batch to the statistics.
@@ -423,11 +427,12 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         which builds the lazily prepared parameters once and gives the output's shape.
         """
         X = self._validate_X(X)
-        blocks = self._row_blocks(X)
         fitted = self._fitted  # estimated once, before the threads start
+        X = self._prediction_input(X, fitted)
+        blocks = self._row_blocks(X)
 
         def block_result(rows: slice) -> NDArray:
-            part = X if len(blocks) == 1 else _take_rows(X, rows)
+            part = X if len(blocks) == 1 else self._take_rows(X, rows)
             return per_block(
                 self._joint_log_likelihood(self._input_for(fitted.event, part), fitted)
             )
@@ -442,6 +447,17 @@ class BaseNB(ClassifierMixin, BaseEstimator):
 
         map_blocks(fill, blocks)
         return out
+
+    def _prediction_input(self, X, fitted: Fitted):
+        """Validated X as prediction cuts it into row blocks: X itself (each block is
+        prepared on its own by ``_input_for``); a subclass may read and encode X here,
+        once for all blocks, into a container of its own with ``shape`` and rows
+        taken by :meth:`_take_rows`."""
+        return X
+
+    def _take_rows(self, X, rows: slice):
+        """The rows ``rows`` of prediction input X (see :func:`_take_rows`)."""
+        return _take_rows(X, rows)
 
     def _empty_jll(self) -> NDArray[np.float64]:
         return np.empty((0, len(self.classes_)))

@@ -76,6 +76,7 @@ DATACLASSES: dict[str, str] = {
     "GridStats": "nbayes.events.grid:GridStats",
     "KDEStats": "nbayes.events.kde:KDEStats",
     "PairStats": "nbayes.events.pairwise:PairStats",
+    "TextStats": "nbayes.events.text:TextStats",
     "VocabularyStats": "nbayes.mixed.vocabulary:VocabularyStats",
     "MixedStats": "nbayes.mixed.product:MixedStats",
     "Block": "nbayes.mixed.blocks:Block",

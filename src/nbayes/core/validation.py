@@ -10,6 +10,7 @@ responsibilities give a dense ``W``. Event models only ever see ``W``.
 from __future__ import annotations
 
 import itertools
+import sys
 from dataclasses import dataclass
 from functools import cached_property
 from numbers import Real
@@ -63,7 +64,12 @@ class ClassWeights:
         )
 
     def class_totals(self) -> NDArray[np.float64]:
-        """Column sums of ``W``: the weighted count of each class, shape (n_classes,)."""
+        """Column sums of ``W``: the weighted count of each class, shape (n_classes,)
+        (a new array each call; summed once, since every block of a table asks)."""
+        return self._class_totals.copy()
+
+    @cached_property
+    def _class_totals(self) -> NDArray[np.float64]:
         if self.labels is not None:
             return np.bincount(self.labels, self.values, minlength=self.n_classes)
         return np.asarray(self.matrix.sum(axis=0), dtype=np.float64).ravel()
@@ -231,12 +237,63 @@ def check_sample_weight(sample_weight, n_samples: int) -> NDArray[np.float64] | 
     return weights
 
 
-def check_targets(y: NDArray) -> None:
+def check_targets(y) -> None:
     """scikit-learn's classification-target check, skipped for 1-D integer or bool
-    labels (always 'binary' or 'multiclass'), where it would cost a sort."""
+    labels (always 'binary' or 'multiclass'), where it would cost a sort; many other
+    1-D labels are hashed and checked by their distinct values (see
+    :func:`encode_targets`)."""
     if y.ndim == 1 and y.dtype.kind in "iub":
         return
-    check_classification_targets(y)
+    encode_targets(y)
+
+
+def encode_targets(y) -> tuple[NDArray, NDArray[np.intp]]:
+    """scikit-learn's classification-target check, then :func:`encode_labels`.
+
+    Many 1-D labels that are not integers are factorized by hashing
+    (:func:`_factorize`: one pass, no sort of n Python objects); scikit-learn's check
+    then runs on the distinct labels, in order of first appearance, which gives its
+    verdict on y (the type of 1-D targets depends on the set of labels and on the
+    type of the first one only). ``y`` may be a pandas Series (strings stay in their
+    Arrow or categorical arrays; see :func:`nbayes.mixed.columns.as_labels`).
+    """
+    factorized = _factorize(y) if getattr(y, "ndim", 1) == 1 else None
+    if factorized is not None:
+        codes, uniques = factorized
+        check_classification_targets(uniques)
+        classes, where = np.unique(uniques, return_inverse=True)
+        return classes, where.reshape(-1).astype(np.intp, copy=False)[codes]
+    y = np.asarray(y)
+    if not (y.ndim == 1 and y.dtype.kind in "iub"):
+        check_classification_targets(y)
+    return encode_labels(y)
+
+
+#: Labels are hashed (``pandas.factorize``) from this many on; fewer are sorted
+#: (``np.unique``), which costs less than a hash table's set-up for a small batch.
+HASH_LABELS_FROM = 1024
+
+
+def _factorize(y) -> tuple[NDArray[np.intp], NDArray] | None:
+    """``(codes, uniques)`` of 1-D labels by hashing (``pandas.factorize``: distinct
+    labels in order of first appearance, ``uniques[codes] == y``), when the program has
+    imported pandas and y is not made of integers; None otherwise (then a sort is
+    the way). A missing label (pandas' NA in a Series) is an error."""
+    pandas = sys.modules.get("pandas")
+    if pandas is None:
+        return None
+    if isinstance(y, np.ndarray):
+        if y.dtype.kind not in "OUSf" or y.size < HASH_LABELS_FROM:
+            return None
+        codes, uniques = pandas.factorize(y, use_na_sentinel=False)
+    elif isinstance(y, pandas.Series):
+        codes, uniques = pandas.factorize(y, use_na_sentinel=True)
+        if codes.size and codes.min() < 0:
+            raise ValueError("Input y contains NaN.")
+        uniques = np.asarray(uniques)  # a categorical keeps its categories' dtype
+    else:
+        return None
+    return np.asarray(codes, dtype=np.intp), np.asarray(uniques)
 
 
 def _small_int_range(values: NDArray) -> tuple[int, int] | None:
@@ -279,6 +336,8 @@ def encode_labels(y: NDArray) -> tuple[NDArray, NDArray[np.intp]]:
 def label_index(y: NDArray, classes: NDArray) -> NDArray[np.intp]:
     """Index of each label of ``y`` in the sorted array ``classes`` (read only: where
     ``classes`` is ``0, 1, ..., k - 1`` and ``y`` holds ``np.intp``, ``y`` itself).
+    Many labels that are not integers are hashed (:func:`_factorize`), so each
+    distinct label is looked up once.
 
     Raises
     ------
@@ -286,24 +345,37 @@ def label_index(y: NDArray, classes: NDArray) -> NDArray[np.intp]:
         If ``y`` holds a label that is not in ``classes``.
     """
     bounds = _small_int_range(y) if classes.dtype.kind in "iu" else None
-    if bounds is not None and classes.size and classes[0] <= bounds[0] <= bounds[1] <= classes[-1]:
-        if y.dtype == np.intp and classes[0] == 0 and classes[-1] == classes.size - 1:
-            return y  # sorted distinct integers from 0 to k - 1: each label its own index
-        low = int(classes[0])
-        table = np.full(int(classes[-1]) - low + 1, -1, dtype=np.intp)
-        table[_offsets(classes, low)] = np.arange(classes.shape[0])
-        index = table[_offsets(y, low)]
-        unknown = index < 0
-    else:
-        index = np.searchsorted(classes, y)
-        index = np.clip(index, 0, len(classes) - 1)
-        unknown = classes[index] != y
+    if bounds is None or not (
+        classes.size and classes[0] <= bounds[0] <= bounds[1] <= classes[-1]
+    ):
+        factorized = _factorize(y) if getattr(y, "ndim", 1) == 1 else None
+        if factorized is not None:
+            codes, uniques = factorized
+            return _sorted_lookup(uniques, classes)[codes]
+        return _sorted_lookup(np.asarray(y), classes)
+    if y.dtype == np.intp and classes[0] == 0 and classes[-1] == classes.size - 1:
+        return y  # sorted distinct integers from 0 to k - 1: each label its own index
+    low = int(classes[0])
+    table = np.full(int(classes[-1]) - low + 1, -1, dtype=np.intp)
+    table[_offsets(classes, low)] = np.arange(classes.shape[0])
+    index = table[_offsets(y, low)]
+    _refuse_unknown(y, classes, index < 0)
+    return index
+
+
+def _sorted_lookup(y: NDArray, classes: NDArray) -> NDArray[np.intp]:
+    """Index of each label of ``y`` in the sorted array ``classes`` by binary search."""
+    index = np.clip(np.searchsorted(classes, y), 0, max(len(classes) - 1, 0))
+    _refuse_unknown(y, classes, classes[index] != y if len(classes) else np.ones(len(y), bool))
+    return index.astype(np.intp, copy=False)
+
+
+def _refuse_unknown(y: NDArray, classes: NDArray, unknown: NDArray[np.bool_]) -> None:
     if np.any(unknown):
         raise ValueError(
             f"The target label(s) {np.unique(y[unknown])} in y do not exist in the "
             f"initial classes {classes}"
         )
-    return index.astype(np.intp, copy=False)
 
 
 def same_classes(classes, known: NDArray) -> bool:

@@ -23,6 +23,7 @@ exponential    non-negative values                              :mod:`.exponenti
 kde            kernel density (John & Langley)                  :mod:`.kde`
 binned         intervals, then categorical                      :mod:`.binned`
 aode, tan      one-dependence models of categorical data        :mod:`.pairwise`
+text           free text: a multinomial over its tokens         :mod:`.text`
 =============  ===============================================  =====================
 
 :data:`EVENT_MODELS` names them; :func:`event_model` imports one by name, so the
@@ -52,6 +53,7 @@ EVENT_MODELS: dict[str, str] = {
     "binned": "nbayes.events.binned:Binned",
     "aode": "nbayes.events.pairwise:OneDependence",
     "tan": "nbayes.events.pairwise:TreeAugmented",
+    "text": "nbayes.events.text:Text",
 }
 
 

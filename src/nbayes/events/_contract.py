@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from numbers import Real
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
@@ -136,6 +137,14 @@ class EventModel(ABC, Generic[StatsT, ParamsT]):
         offending value. Default: every value is allowed."""
         return X
 
+    def known_values(self, params: ParamsT, j: int) -> Sequence | None:
+        """For a model that reads values and codes them (``reads == "values"``), the
+        values of feature ``j`` it knows, in the order of their codes: a reader of
+        prediction input may then code a column against them in one look-up pass
+        (:func:`nbayes.mixed.columns.read_codes`). None (the default) where the model
+        needs the values themselves (text to tokenize, an unknown value to name)."""
+        return None
+
     def missing(self, n_samples: int, n_features: int) -> NDArray:
         """An input block of missing values only, (n_samples, n_features)."""
         if self.reads == "codes":
@@ -183,6 +192,14 @@ class EventModel(ABC, Generic[StatsT, ParamsT]):
         return 0.0
 
     # ------------------------------------------------------------ likelihood
+    def encode(self, params: ParamsT, X):
+        """Checked input X as :meth:`log_likelihood` reads it fastest under ``params``,
+        computed once for all the row blocks of a prediction: an array (or CSR matrix)
+        of n_samples rows, which the likelihood methods accept as they accept X.
+        Default: X itself; a model that maps values to fitted codes maps them here
+        (:class:`nbayes.mixed.vocabulary.Vocabulary`)."""
+        return X
+
     @abstractmethod
     def log_likelihood(self, params: ParamsT, X) -> NDArray[np.float64]:
         """``log P(x | y)`` summed over the observed features: (n_samples, n_classes)."""

@@ -25,6 +25,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 
 from nbayes._kernels import gaussian as gaussian_kernels
+from nbayes._kernels import gaussian_observed
 from nbayes.core.parallel import SCRATCH, Scratch, map_blocks
 from nbayes.core.validation import ClassWeights, row_blocks
 from nbayes.events.moments import (
@@ -63,12 +64,24 @@ def block_moments(
     on the order of the rows). Rows of zero weight are left out, so their values cannot
     overflow the sums. ``observed`` (n_samples, n_features), if given, marks the values
     present: a missing value (where ``observed`` is False) adds nothing to its feature's
-    count, mean or M2. The overall moments are pooled from the class moments
-    (:func:`pooled_totals`); nothing here checks overflow (``add_into`` does).
+    count, mean or M2 (X is never read there: it may hold NaN). The overall moments are
+    pooled from the class moments (:func:`pooled_totals`); nothing here checks overflow
+    (``add_into`` does).
     """
     if W.labels is not None and observed is None:
         return hard_block_moments(X, W.labels, W.values, W.n_classes, SCRATCH)
     class_count = W.class_totals()
+    if W.labels is not None:  # the same passes compiled, where numba is installed
+        compiled = gaussian_observed.observed_class_moments(
+            X, observed, W.labels, W.values, W.n_classes
+        )
+        if compiled is not None:
+            count, reference, offset, m2 = compiled
+            with np.errstate(over="ignore"):
+                mean = reference + offset
+            return (class_count, count, mean, m2, *pooled_totals(count, mean, m2))
+    if observed is not None:  # whatever X holds where nothing is observed counts 0
+        X = np.where(observed, X, 0.0)
     weights = W.row_totals()
     usable = (weights > 0)[:, None] if observed is None else (weights > 0)[:, None] & observed
     if observed is None:

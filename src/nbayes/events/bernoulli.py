@@ -32,7 +32,6 @@ from sklearn.utils.extmath import safe_sparse_dot
 from nbayes.core.validation import ClassWeights
 from nbayes.events import _domain
 from nbayes.events._contract import EventModel, lidstone_alpha, skip_missing_setting
-from nbayes.events._missing import by_missing_pattern
 from nbayes.events._stats import CLASS, FEATURE, stat
 from nbayes.events.counts import (
     CountStats,
@@ -84,10 +83,6 @@ class BernoulliParams:
         if not (np.isfinite(absent).all() and np.isfinite(self.feature_log_prob).all()):
             return None
         return LinearScorer.of(self.feature_log_prob - absent, absent.sum(axis=1))
-
-    def columns(self, keep: NDArray[np.bool_]) -> BernoulliParams:
-        """The parameters of the features ``keep`` only."""
-        return BernoulliParams(self.feature_log_prob[:, keep], self.absent_log_prob[:, keep])
 
 
 def _missing_mask(X) -> NDArray[np.bool_] | None:
@@ -158,12 +153,12 @@ class Bernoulli(EventModel[BernoulliStats, BernoulliParams]):
         missing = _missing_mask(X) if self.skip_missing else None
         if missing is None:
             return _log_likelihood(params, X)
-        data = dense_rows(X)
-
-        def on_columns(rows, keep):
-            return _log_likelihood(params.columns(keep), data[np.ix_(rows, keep)])
-
-        return by_missing_pattern(missing, params.feature_log_prob.shape[0], on_columns)
+        data = dense_rows(X)  # x_j log p_cj + (1 - x_j) log(1 - p_cj) over the observed j
+        present = np.where(missing, 0.0, data)
+        absent = np.where(missing, 0.0, 1.0 - data)
+        ll = dot_with_infinities(present, params.feature_log_prob)
+        ll += dot_with_infinities(absent, params.absent_log_prob)
+        return ll
 
     def log_likelihood_terms(self, params: BernoulliParams, X) -> NDArray[np.float64]:
         """``x_j log p_cj + (1 - x_j) log(1 - p_cj)`` per feature, with ``0 * inf = 0``

@@ -126,7 +126,9 @@ def add_codes(
     first if it exceeds ``stats.n_categories`` (then a new counts array), else added in
     place: the caller must own ``stats`` (nobody else may hold its arrays). A negative
     code marks a missing value: it adds nothing, so ``N_cj.`` counts only the observed
-    values. Hard labels: one ``bincount`` per cache-sized block of rows over the cells
+    values. Hard labels: one compiled pass adding each row's weight into its cells
+    (:func:`nbayes._kernels.categorical.count_codes`), or, without numba, one
+    ``bincount`` per cache-sized block of rows over the cells
     ``c * sum_j K_j + offset_j + x_ij`` (unweighted, in integers, when every sample
     weight is 1), added into the counts.
     """
@@ -151,7 +153,11 @@ def add_codes(
                 weights = np.repeat(W.matrix[rows, c], n_features)
                 counts[c] += np.bincount(columns[observed], weights[observed], minlength=width)
         return stats
-    row_weights = W.values
+    row_weights = np.asarray(W.values, dtype=np.float64)
+    if counts.flags.c_contiguous and categorical_kernels.count_codes(
+        X, W.labels, row_weights, offsets, n_categories, counts
+    ):
+        return stats
     unit = bool(np.all(row_weights == 1.0))
     flat = counts.reshape(-1) if counts.flags.c_contiguous else np.zeros(size)
     for rows in blocks:

@@ -55,10 +55,10 @@ from numpy.typing import NDArray
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from nbayes._kernels import gaussian as gaussian_kernels
+from nbayes._kernels import gaussian_observed
 from nbayes.core.validation import ClassWeights
 from nbayes.events._contract import EventModel, setting, skip_missing_setting
 from nbayes.events._gaussian_fit import add_into
-from nbayes.events._missing import by_missing_pattern
 from nbayes.events.moments import GaussianStats, scale_of
 
 __all__ = ["Gaussian", "GaussianParams", "GaussianStats"]
@@ -254,6 +254,40 @@ def _quadratic_direct(
     return out
 
 
+#: A table's gaussian columns are scored directly (one pass, missing values skipped)
+#: up to this many (class, feature) pairs; beyond, the GEMM path is faster (1,000,000
+#: rows: 4 features x 3 classes 12 ms against 321 ms unblocked; 20,000 rows, 50 x 10:
+#: 11 ms against 15 ms; 64 x 16: 21 against 16; 50 x 50: 50 against 21).
+DIRECT_MAX_TERMS = 512
+
+
+def _observed_log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``log P(x | c) = -1/2 sum_j [log(2 pi var_cj) + (x_j - theta_cj)^2 / var_cj]``
+    over each row's known features (seen in training, not NaN), (n_samples, n_classes),
+    computed directly, the terms added in order of j: one pass over the rows whatever
+    their patterns of missing values (compiled), or one NumPy pass per feature over the
+    rows that know it (the same operations in the same order)."""
+    with np.errstate(divide="ignore"):
+        log_norm = np.log(2.0 * np.pi * params.var)
+        precision = 1.0 / params.var
+    if params.exponent is not None:  # scaled: x_j / 2**p_j, each known term gains -p_j log 2
+        X = _in_units(X, params.exponent)
+        log_norm = log_norm + 2.0 * _LOG_2 * params.exponent
+    seen = np.ones(X.shape[1], dtype=bool) if params.seen is None else params.seen
+    compiled = gaussian_observed.observed_log_likelihood(X, seen, params.theta, precision,
+                                                         log_norm)  # fmt: skip
+    if compiled is not None:
+        return compiled
+    out = np.zeros((X.shape[0], params.theta.shape[0]))
+    with np.errstate(over="ignore", invalid="ignore"):
+        for j in np.flatnonzero(seen):
+            rows = np.flatnonzero(~np.isnan(X[:, j]))
+            deviation = X[rows, j, None] - params.theta[:, j]
+            out[rows] += log_norm[:, j] + deviation * deviation * precision[:, j]
+    out *= -0.5
+    return out
+
+
 # Floors of the scaled domain: a floor above FLOOR_LIMIT (or below 1 / FLOOR_LIMIT) in
 # a feature's own units takes a scale of its own (a tiny one is raised to the smallest
 # normal times var_smoothing, as the unscaled floor's last fallback).
@@ -375,12 +409,10 @@ class Gaussian(EventModel[GaussianStats, GaussianParams]):
         :func:`nbayes.events._gaussian_fit.add_into`; ``on_non_finite`` is its check of
         X's finiteness, deferred to the moments)."""
         observed = None
-        if self.skip_missing:
+        if self.skip_missing:  # the moments never read X where it is not observed
             observed = ~np.isnan(X)
             if observed.all():
                 observed = None
-            else:
-                X = np.where(observed, X, 0.0)
         return add_into(stats, X, W, observed, on_non_finite)
 
     def variance_floor(self, stats: GaussianStats) -> Any:
@@ -414,14 +446,25 @@ class Gaussian(EventModel[GaussianStats, GaussianParams]):
         return unknown if unknown.any() else None
 
     def log_likelihood(self, params: GaussianParams, X) -> NDArray[np.float64]:
+        """``log P(x | c)`` (n_samples, n_classes). With ``skip_missing`` (a table's
+        columns) summed over each row's known features: directly, in one pass, for a
+        table's few columns (so rows with missing values cost what complete rows
+        cost); for many, by the GEMM path with the gaps filled, then the rows with a
+        gap again directly."""
+        if not self.skip_missing:
+            return _log_likelihood(params, X)
+        if params.theta.size <= DIRECT_MAX_TERMS:
+            return _observed_log_likelihood(params, X)
         unknown = self._unknown(params, X)
         if unknown is None:
             return _log_likelihood(params, X)
-
-        def on_columns(rows, keep):
-            return _log_likelihood(params.columns(keep), X[np.ix_(rows, keep)])
-
-        return by_missing_pattern(unknown, params.theta.shape[0], on_columns)
+        partial = np.flatnonzero(unknown.any(axis=1))
+        if partial.shape[0] < X.shape[0]:
+            out = _log_likelihood(params, np.where(unknown, params.theta[0], X))
+        else:  # no row has every feature known (e.g. a feature never seen in training)
+            out = np.empty((X.shape[0], params.theta.shape[0]))
+        out[partial] = _observed_log_likelihood(params, X[partial])
+        return out
 
     def log_likelihood_terms(self, params: GaussianParams, X) -> NDArray[np.float64]:
         X = np.asarray(X, dtype=np.float64)

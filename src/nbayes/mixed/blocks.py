@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.utils._param_validation import validate_parameter_constraints
 
+from nbayes.core.parallel import map_blocks
 from nbayes.errors import DomainError
 from nbayes.events import EVENT_MODELS, event_model
 from nbayes.events._contract import EventModel
@@ -88,17 +89,20 @@ class Block:
         inner = model(**settings)
         return Vocabulary(inner) if inner.reads == "codes" else inner
 
-    def read(self, table, event: EventModel) -> Any:
-        """The block's columns of ``table`` as ``event`` reads them, checked."""
-        if event.reads == "values":
-            return [read_codes(table, j) for j in self.positions]
-        data = (
-            np.column_stack(
-                [_as_float(*read_column(table, j), key, self.kind) for key, j in self._columns()]
-            )
-            if self.keys
-            else np.empty((_n_rows(table), 0))
-        )
+    def read(self, table, event: EventModel, params: Any = None) -> Any:
+        """The block's columns of ``table`` as ``event`` reads them, checked; values
+        coded against those ``event`` knows under fitted ``params``, if given."""
+        if event.reads == "values":  # each column factorized, or coded against the values
+            # the model knows, on the block threads (Arrow hashes without the GIL)
+            def read_one(k: int):
+                known = None if params is None else event.known_values(params, k)
+                return read_codes(table, self.positions[k], known)
+
+            data = map_blocks(read_one, range(len(self.positions)))
+        else:
+            data = np.empty((_n_rows(table), len(self.keys)))
+            for k, (key, j) in enumerate(self._columns()):
+                data[:, k] = _as_float(*read_column(table, j), key, self.kind)
         try:
             return event.check(data)
         except DomainError as error:
@@ -121,6 +125,14 @@ def _n_rows(table) -> int:
 
 def _as_float(values: NDArray, missing: NDArray, key, kind: str) -> NDArray[np.float64]:
     """A column as floats, NaN where missing; strings or infinities are an error."""
+    if values.dtype.kind in "fiub":  # numbers already: no copy for float64
+        out = values.astype(np.float64, copy=False)
+        if missing.any() and not np.isnan(out[missing]).all():
+            out = out.copy()
+            out[missing] = np.nan
+        if values.dtype.kind == "f" and np.isinf(out).any():
+            raise ValueError(f"Column {key!r} holds infinite values.")
+        return out
     if values.dtype.kind in "US" or (
         values.dtype.kind == "O" and any(isinstance(v, str | bytes) for v in values[~missing])
     ):

@@ -6,20 +6,40 @@ length n_samples and a boolean mask of its missing entries (NaN, None, ``pd.NA``
 ``pd.NaT`` or a polars null). It also resolves the user's ``columns`` spec, with
 the kinds of unspecified DataFrame columns inferred from their dtypes:
 
-========================================  ===============
+========================================  ==============================================
 dtype                                     inferred kind
-========================================  ===============
+========================================  ==============================================
 float                                     ``"gaussian"``
 integer (signed or unsigned)              ``"gaussian"``
 bool (also pandas' nullable ``boolean``)  ``"bernoulli"``
-category, string, object                  ``"categorical"``
-========================================  ===============
+category (pandas), Categorical or Enum    ``"categorical"``
+string, object                            ``"text"`` if its values look like free text
+                                          (:func:`looks_like_text`), else
+                                          ``"categorical"``
+========================================  ==============================================
 
 Integers are read as numbers, not codes: ages, incomes and counts are far more
 common in tables than integer-coded categories, and a category per distinct value
 would scatter them. Say ``{"col": "categorical"}`` for integer codes (or
-``"poisson"`` for counts once that kind exists). The inference depends on the dtype
-only, never on the values, so every ``partial_fit`` batch gets the same kinds.
+``"poisson"`` for counts).
+
+Free text: a string column is ``"text"`` (a bag of words, :mod:`nbayes.events.text`)
+when both hold:
+
+- its values have words: the median number of whitespace-separated words is at least
+  :data:`TEXT_MIN_WORDS` (3), over up to :data:`TEXT_SAMPLE` (200) non-missing
+  values spread evenly over the column;
+- most values are distinct: at least :data:`TEXT_MIN_DISTINCT` (half) of the
+  column's non-missing values are different from each other.
+
+Categories have one or two words and repeat (adult's ``workclass``: ``Self-emp-inc``;
+a city: ``New York``); messages, reviews and descriptions have many words and rarely
+repeat (the SMS collection: 15 words a message, 93 % distinct). Every string column of
+the UCI tables (adult, car, mushroom, nursery) is categorical by this rule; the SMS
+collection's message column is text. A column of a pandas ``category`` dtype is always
+categorical: its categories are declared. Declare a kind to override the rule
+(``columns={"notes": "text"}``). The kinds are inferred at the first ``fit`` or
+``partial_fit`` and kept for every later batch.
 
 pandas and polars are optional: they are imported only when given a table of theirs.
 """
@@ -27,13 +47,13 @@ pandas and polars are optional: they are imported only when given a table of the
 from __future__ import annotations
 
 import sys
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from sklearn.utils.validation import check_array
+from sklearn.utils.validation import check_array, column_or_1d
 
 from nbayes.core.tables import check_table
 
@@ -76,6 +96,18 @@ def as_table(X):
     return check_array(X, dtype=None, ensure_all_finite="allow-nan")
 
 
+def as_labels(y):
+    """Labels as a 1-D array (scikit-learn's checks), except a pandas Series of
+    strings, categories or objects, which is kept as it is: the labels are hashed
+    straight from its Arrow or categorical array
+    (:func:`nbayes.core.validation.encode_targets`), where an array would hold one
+    Python string per row."""
+    pandas = sys.modules.get("pandas")
+    if pandas is not None and isinstance(y, pandas.Series) and y.dtype.kind not in "biufcmM":
+        return y
+    return column_or_1d(check_array(y, ensure_2d=False, dtype=None, input_name="y"), warn=True)
+
+
 def column_names(X) -> list[Hashable]:
     """The column keys of a table: names for DataFrames, indices 0..d-1 for arrays."""
     if is_dataframe(X):
@@ -101,21 +133,63 @@ def read_column(X, j: int) -> tuple[NDArray, NDArray[np.bool_]]:
     return values, missing_mask(values)
 
 
-def read_codes(X, j: int) -> tuple[list, NDArray[np.intp]]:
+class _Unseen:
+    """The value that stands for every value not among those a model knows."""
+
+    def __repr__(self) -> str:
+        return "<a value never seen in training>"
+
+
+#: See :func:`read_codes`.
+UNSEEN = _Unseen()
+
+
+def read_codes(X, j: int, known: Sequence | None = None) -> tuple[list, NDArray[np.intp]]:
     """Column ``j`` of a table factorized: ``(uniques, codes)``, ``codes`` (n_samples,)
     indexing ``uniques``, -1 where the value is missing.
 
     A pandas column is factorized by pandas itself, so string columns (Arrow-backed or
-    categorical) never become one Python object per row."""
+    categorical) never become one Python object per row. With ``known`` (the values a
+    fitted model knows), an Arrow-backed string column is instead looked up in them
+    (one hash probe per value, ``pyarrow.compute.index_in``): then ``uniques`` is
+    ``known`` followed by :data:`UNSEEN`, the code of every other value."""
     if _is_pandas(X):
         import pandas as pd
 
-        codes, uniques = pd.factorize(X.iloc[:, j], use_na_sentinel=True)
+        series = X.iloc[:, j]
+        if known is not None:
+            codes = _arrow_codes_in(series, known)
+            if codes is not None:
+                return [*known, UNSEEN], codes
+        codes, uniques = pd.factorize(series, use_na_sentinel=True)
         return list(uniques), np.asarray(codes, dtype=np.intp)
     values, missing = read_column(X, j)
     codes = np.full(values.shape[0], -1, dtype=np.intp)
     uniques, codes[~missing] = factorize(values[~missing])
     return uniques, codes
+
+
+def _arrow_codes_in(series, known: Sequence) -> NDArray[np.intp] | None:
+    """The index of each value of an Arrow-backed string Series in ``known`` (strings),
+    ``len(known)`` for a value not there, -1 where missing; None for other columns."""
+    import pandas as pd
+
+    array = series.array
+    if not isinstance(array, pd.arrays.ArrowExtensionArray):
+        return None
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    chunked = array.__arrow_array__()
+    if not (pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type)):
+        return None
+    if not all(isinstance(value, str) for value in known):
+        return None
+    found = pc.index_in(chunked, value_set=pa.array(list(known), type=chunked.type))
+    codes = pc.fill_null(found, len(known)).to_numpy().astype(np.intp)
+    if chunked.null_count:
+        codes[chunked.is_null().to_numpy()] = -1
+    return codes
 
 
 def factorize(values: NDArray) -> tuple[list, NDArray[np.intp]]:
@@ -166,10 +240,13 @@ def infer_kind(X, j: int) -> str:
             return "bernoulli"
         if pd.api.types.is_float_dtype(dtype) or pd.api.types.is_integer_dtype(dtype):
             return "gaussian"
-        if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_string_dtype(dtype):
+        if isinstance(dtype, pd.CategoricalDtype):
             return "categorical"
-        if pd.api.types.is_object_dtype(dtype):
-            return "categorical"
+        if pd.api.types.is_string_dtype(dtype) or pd.api.types.is_object_dtype(dtype):
+            series = X.iloc[:, j]
+            sample = series.iloc[:: sample_step(len(series))].dropna().tolist()
+            text = looks_like_text(sample, int(series.count()), series.nunique)
+            return "text" if text else "categorical"
     else:
         import polars as pl
 
@@ -178,12 +255,47 @@ def infer_kind(X, j: int) -> str:
             return "bernoulli"
         if dtype.is_float() or dtype.is_integer():
             return "gaussian"
-        if dtype in (pl.String, pl.Categorical, pl.Object) or isinstance(dtype, pl.Enum):
+        if dtype == pl.String:
+            series = X.to_series(j)
+            sample = series.gather_every(sample_step(len(series))).drop_nulls().to_list()
+            n_values = len(series) - series.null_count()
+            text = looks_like_text(sample, n_values, lambda: series.drop_nulls().n_unique())
+            return "text" if text else "categorical"
+        if dtype in (pl.Categorical, pl.Object) or isinstance(dtype, pl.Enum):
             return "categorical"
     raise TypeError(
         f"Cannot infer the kind of column {name!r} from its dtype {dtype}; name it in "
         f"columns={{{name!r}: kind}}."
     )
+
+
+#: Free text: at least this median number of words a value (see the module docstring)
+TEXT_MIN_WORDS = 3
+#: ... and at least this share of distinct values among the non-missing ones
+TEXT_MIN_DISTINCT = 0.5
+#: ... the words counted in this many values at most, spread evenly over the column.
+TEXT_SAMPLE = 200
+
+
+def sample_step(n_rows: int) -> int:
+    """Every how many rows a value is sampled: about :data:`TEXT_SAMPLE` in all."""
+    return max(1, n_rows // TEXT_SAMPLE)
+
+
+def looks_like_text(sample: list, n_values: int, count_distinct: Callable[[], int]) -> bool:
+    """Whether a string column of ``n_values`` non-missing values looks like free text
+    (see the module docstring), from ``sample`` (non-missing values spread evenly over
+    it: a median of at least :data:`TEXT_MIN_WORDS` words) and, asked only then (it
+    takes a pass over the column), ``count_distinct()`` (at least
+    :data:`TEXT_MIN_DISTINCT` of ``n_values``). Values that are not all strings are
+    not text."""
+    sample = sample[:TEXT_SAMPLE]
+    if not sample or not all(isinstance(value, str) for value in sample):
+        return False
+    words = sorted(len(value.split()) for value in sample)
+    if words[len(words) // 2] < TEXT_MIN_WORDS:
+        return False
+    return count_distinct() >= TEXT_MIN_DISTINCT * n_values
 
 
 #: The dtype a column inferred as each kind came from, for values drawn by ``sample``

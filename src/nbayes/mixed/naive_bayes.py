@@ -20,12 +20,19 @@ from numbers import Real
 import numpy as np
 from numpy.typing import NDArray
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from nbayes.core.base import BaseNB
+from nbayes.core.parallel import map_blocks
+from nbayes.core.validation import encode_targets, label_index, row_blocks
 from nbayes.mixed.blocks import Block, check_kind_options, column_kinds
-from nbayes.mixed.columns import ResolvedColumn, as_inferred_dtype, as_table, resolve_spec
+from nbayes.mixed.columns import (
+    ResolvedColumn,
+    as_inferred_dtype,
+    as_labels,
+    as_table,
+    resolve_spec,
+)
 from nbayes.mixed.product import BlockData, ColumnModel
 
 #: NaiveBayes's settings that set every block's model where it has them.
@@ -73,10 +80,11 @@ class NaiveBayes(BaseNB):
     columns : None, str, sequence of str or dict, default=None
         The kind of each column, among :func:`nbayes.mixed.blocks.column_kinds`: "gaussian",
         "categorical", "bernoulli", "multinomial", "poisson", "exponential", "kde",
-        "binned". None infers every column of a
+        "binned", "text" (free text as a bag of words). None infers every column of a
         pandas or polars DataFrame from its dtype (float and integer → gaussian,
-        bool → bernoulli, category/string/object → categorical; see
-        :mod:`nbayes.mixed.columns`); a dict names some columns (by name, or by index for
+        bool → bernoulli, category → categorical, string/object → text if its values
+        look like free text, else categorical; see :mod:`nbayes.mixed.columns`);
+        a dict names some columns (by name, or by index for
         arrays) and infers the rest; a tuple of columns as a key makes them one block
         (e.g. ``{("w1", "w2", "w3"): "multinomial"}``); a list gives one kind per
         column; one kind name applies to all. NumPy arrays need every column given.
@@ -98,7 +106,9 @@ class NaiveBayes(BaseNB):
         {"alpha": 1.0, "beta": 0.0}}``; defaults as in ``PoissonNB``, ``ExponentialNB``
         (``alpha``, ``beta``: the Gamma prior), ``KernelDensityNB`` (``bandwidth``,
         ``algorithm``, ``max_exact_samples``, ``max_bins``) and ``BinnedNB``
-        (``strategy``, ``n_bins``, ``max_bins``).
+        (``strategy``, ``n_bins``, ``max_bins``); the tokenizer of "text" takes
+        :class:`nbayes.text.Tokenizer`'s (``kind``, ``lowercase``, ``min_len``,
+        ``max_len``, ``numbers``, ``stop_words``, ``ngram_range``).
     fit_prior : bool, default=True
         Learn the class prior from the data; if False, uniform.
     class_prior : array-like of shape (n_classes,), default=None
@@ -188,14 +198,15 @@ class NaiveBayes(BaseNB):
         X, y = self._validated_X_y(X, y, reset=first_call)
         event = self._event_model()
         X = self._input_for(event, X)
-        check_classification_targets(y)
-        labels = np.unique(y) if classes is None else np.union1d(np.unique(y), classes)
+        present, index = encode_targets(y)
+        labels = present if classes is None else np.union1d(present, classes)
         if first_call:
             self.classes_ = labels
             self._own_stats(event.zero(len(labels), X.shape[1]))
         else:
             self._add_classes(labels)
-        return self._learn(event, X, y, sample_weight)
+        index = label_index(present, self.classes_)[index]
+        return self._learn(event, X, y, sample_weight, index)
 
     def _add_classes(self, labels: NDArray) -> None:
         """Widen ``classes_`` and the statistics to cover ``labels``."""
@@ -214,7 +225,7 @@ class NaiveBayes(BaseNB):
                 f"{type(self).__name__} requires y to be passed, but the target y is None."
             )
         table = as_table(X)
-        y = column_or_1d(check_array(y, ensure_2d=False, dtype=None, input_name="y"), warn=True)
+        y = as_labels(y)
         if y.shape[0] != table.shape[0]:
             raise ValueError(
                 f"X has {table.shape[0]} rows but y has {y.shape[0]} labels; they must match."
@@ -231,8 +242,28 @@ class NaiveBayes(BaseNB):
         return table
 
     def _input_for(self, event: ColumnModel, table) -> BlockData:
-        """The table's blocks, each read and checked by its own event model."""
-        return event.read(table)
+        """The table's blocks, each read and checked by its own event model (a row
+        block of prediction input is read already)."""
+        return table if isinstance(table, BlockData) else event.read(table)
+
+    def _training_input(self, event: ColumnModel, table, y):
+        """The table read and the labels encoded at the same time, on the block
+        threads: the labels are one more column to hash."""
+        tasks = (lambda: self._input_for(event, table), lambda: encode_targets(y))
+        read, labels = map_blocks(lambda task: task(), tasks)
+        return read, labels
+
+    def _prediction_input(self, table, fitted) -> BlockData:
+        """The table read and encoded whole, once (each column of values coded once
+        against the fitted vocabulary); prediction then scores it in row blocks on the
+        block threads."""
+        return fitted.event.encode(fitted.params, fitted.event.read(table, fitted.params))
+
+    def _row_blocks(self, X: BlockData) -> list[slice]:
+        return row_blocks(X.shape[0], max(X.shape[1], len(self.classes_)))
+
+    def _take_rows(self, X: BlockData, rows: slice) -> BlockData:
+        return X.take_rows(rows, super()._take_rows)
 
     def _sample_features(self, params, class_index, rng):
         """Each block draws its own columns; a DataFrame (pandas) when the model was
@@ -294,7 +325,8 @@ class NaiveBayes(BaseNB):
 
     def describe(self, X=None) -> str:
         """Print and return each column's kind and where it came from (given, or
-        inferred from its dtype), for the fitted model or, if given, for table X."""
+        inferred from its dtype and values), for the fitted model or, if given, for
+        table X."""
         if X is not None:
             resolved = resolve_spec(self.columns, as_table(X), column_kinds())
         else:
@@ -305,7 +337,9 @@ class NaiveBayes(BaseNB):
         width = max(len("column"), *(len(str(column.key)) for column in resolved))
         lines = [f"{'column':<{width}}  {'kind':<12}  {'block':>5}  source"]
         for column in resolved:
-            source = "inferred from dtype" if column.inferred else "given"
+            source = "given"
+            if column.inferred:
+                source = "inferred from values" if column.kind == "text" else "inferred from dtype"
             lines.append(
                 f"{column.key!s:<{width}}  {column.kind:<12}  {block_of[column.key]:>5}  {source}"
             )

@@ -10,6 +10,7 @@ and model files work on it unchanged; each contract method routes to the blocks.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -53,6 +54,12 @@ class BlockData:
     shape: tuple[int, int]
     parts: tuple
 
+    def take_rows(self, rows: slice, take: Callable[[Any, slice], Any]) -> BlockData:
+        """The rows ``rows`` of every block, each taken by ``take(part, rows)`` (for
+        encoded parts: arrays or CSR matrices)."""
+        n_rows = len(range(*rows.indices(self.shape[0])))
+        return BlockData((n_rows, self.shape[1]), tuple(take(part, rows) for part in self.parts))
+
 
 @dataclass(frozen=True)
 class ColumnModel(EventModel[MixedStats, tuple]):
@@ -68,9 +75,12 @@ class ColumnModel(EventModel[MixedStats, tuple]):
     n_features: int = 0
 
     # ------------------------------------------------------------ input
-    def read(self, table) -> BlockData:
-        """A table's blocks, each read and checked by its own event model."""
-        parts = tuple(b.read(table, e) for b, e in zip(self.layout, self.events, strict=True))
+    def read(self, table, params: tuple | None = None) -> BlockData:
+        """A table's blocks, each read and checked by its own event model; ``params``
+        (fitted, for prediction input) let a block code its values against the values
+        its model knows (see ``EventModel.known_values``)."""
+        blocks = self._blocks(params or (None,) * len(self.layout))
+        parts = tuple(b.read(table, e, p) for b, e, p in blocks)
         return BlockData(table.shape, parts)
 
     def missing(self, n_samples: int, n_features: int) -> BlockData:
@@ -135,6 +145,15 @@ class ColumnModel(EventModel[MixedStats, tuple]):
                 feature=block.positions[error.feature],
                 value=error.value,
             ) from None
+
+    def encode(self, params: tuple, X: BlockData) -> BlockData:
+        """Each block's data encoded by its model (e.g. values mapped to the fitted
+        codes), once for all the row blocks of a prediction."""
+        parts = tuple(
+            self._named(block, lambda e=event, p=block_params, d=data: e.encode(p, d))
+            for block, event, block_params, data in self._blocks(params, X.parts)
+        )
+        return BlockData(X.shape, parts)
 
     def log_likelihood(self, params: tuple, X: BlockData) -> NDArray[np.float64]:
         total = None

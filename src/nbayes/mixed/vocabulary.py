@@ -129,11 +129,8 @@ class Vocabulary(EventModel[VocabularyStats, VocabularyParams]):
                 if present[u]:
                     mapped[u] = index.setdefault(_plain(value), len(index))
             vocabulary.append(tuple(index))
-            if mapped.size == 0:  # nothing observed in this column
-                columns.append(np.full(column.shape[0], -1, dtype=np.intp))
-            else:
-                columns.append(np.where(column >= 0, mapped[np.maximum(column, 0)], -1))
-        n_samples = W.matrix.shape[0]
+            columns.append(_recode(column, mapped))
+        n_samples = weightless.shape[0]
         codes = np.column_stack(columns) if columns else np.empty((n_samples, 0), np.intp)
         n_categories = np.array([len(v) for v in vocabulary], dtype=np.intp)
         return VocabularyStats(tuple(vocabulary), add_codes(stats.counts, codes, W, n_categories))
@@ -149,29 +146,46 @@ class Vocabulary(EventModel[VocabularyStats, VocabularyParams]):
         """Codes of the values (n_samples, n_columns): -1 where missing, ``K_j`` for a
         value never seen (an :class:`UnknownCategoryError` under ``"error"``)."""
         n_samples = X[0][1].shape[0] if X else 0
-        out = np.full((n_samples, len(X)), -1, dtype=np.intp)
         error = getattr(self.inner, "handle_unknown", "ignore") == "error"
+        columns = []
         for j, (uniques, column) in enumerate(X):
             index = params.codes[j]
             unseen = len(index)
             mapped = np.array([index.get(_plain(u), unseen) for u in uniques], dtype=np.intp)
-            if error and np.any(mapped[column[column >= 0]] == unseen):
-                value = uniques[int(np.argmax(mapped == unseen))]
-                raise UnknownCategoryError(
-                    f"Feature {j} has the value {value!r}, never seen in training. Use "
-                    "handle_unknown='ignore' or 'smooth'.",
-                    feature=j,
-                    value=value,
-                )
-            observed = column >= 0
-            out[observed, j] = mapped[column[observed]]
-        return out
+            if error and np.any(mapped == unseen):
+                found = np.zeros(len(uniques), dtype=bool)  # only values present count
+                found[column[column >= 0]] = True
+                if np.any(found & (mapped == unseen)):
+                    value = uniques[int(np.argmax(found & (mapped == unseen)))]
+                    raise UnknownCategoryError(
+                        f"Feature {j} has the value {value!r}, never seen in training. Use "
+                        "handle_unknown='ignore' or 'smooth'.",
+                        feature=j,
+                        value=value,
+                    )
+            columns.append(_recode(column, mapped))
+        return np.column_stack(columns) if columns else np.empty((n_samples, 0), np.intp)
 
-    def log_likelihood(self, params: VocabularyParams, X: Factorized) -> NDArray[np.float64]:
-        return self.inner.log_likelihood(params.params, self.codes(params, X))
+    def known_values(self, params: VocabularyParams, j: int) -> list | None:
+        """Column ``j``'s vocabulary, unless an unknown value must be named
+        (``handle_unknown="error"``)."""
+        if getattr(self.inner, "handle_unknown", "ignore") == "error":
+            return None
+        return list(params.codes[j])
 
-    def log_likelihood_terms(self, params: VocabularyParams, X: Factorized) -> NDArray[np.float64]:
-        return self.inner.log_likelihood_terms(params.params, self.codes(params, X))
+    def encode(self, params: VocabularyParams, X: Factorized) -> NDArray[np.intp]:
+        """The fitted codes of the values (see :meth:`codes`)."""
+        return self.codes(params, X)
+
+    def _coded(self, params: VocabularyParams, X) -> NDArray[np.intp]:
+        """Factorized values, or codes from :meth:`encode`, as codes."""
+        return X if isinstance(X, np.ndarray) else self.codes(params, X)
+
+    def log_likelihood(self, params: VocabularyParams, X) -> NDArray[np.float64]:
+        return self.inner.log_likelihood(params.params, self._coded(params, X))
+
+    def log_likelihood_terms(self, params: VocabularyParams, X) -> NDArray[np.float64]:
+        return self.inner.log_likelihood_terms(params.params, self._coded(params, X))
 
     def feature_log_likelihood(self, params, j, values, n_features) -> NDArray[np.float64]:
         X = self.missing(len(values), n_features)
@@ -191,6 +205,16 @@ class Vocabulary(EventModel[VocabularyStats, VocabularyParams]):
     def value_grid(self, params, stats, j, class_prior) -> list:
         """Every value of column ``j`` seen in training."""
         return list(stats.vocabulary[j])
+
+
+def _recode(column: NDArray[np.intp], mapped: NDArray[np.intp]) -> NDArray[np.intp]:
+    """``mapped[column]``, with -1 (missing) kept: ``column`` itself where ``mapped`` is
+    the identity (codes already numbered as the vocabulary)."""
+    if mapped.size == 0:  # nothing observed in this column
+        return np.full(column.shape[0], -1, dtype=np.intp)
+    if np.array_equal(mapped, np.arange(mapped.size)):
+        return column
+    return np.append(mapped, -1)[column]  # code -1 takes the last entry: -1
 
 
 def _plain(value: Any) -> Any:
