@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nbayes.spam.database import Database, Snapshot, StoreError, Transaction
+from nbayes.spam.store_options import record_options
 
 if TYPE_CHECKING:  # NumPy is imported where arrays are made: classify does without it
     import numpy as np
@@ -142,8 +143,6 @@ class TokenStore:
                 if version == 0 and not self._has_tables():
                     for statement in _SCHEMA:
                         self.db.execute(statement)
-                    from nbayes.spam.store_options import record_options  # (it imports us)
-
                     record_options(self)  # the default tokenizer, until a first training
                     self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
                     version = SCHEMA_VERSION

@@ -15,8 +15,13 @@ version is unchanged: an older nbayes still opens a store that has one.
 
 from __future__ import annotations
 
-from nbayes.spam.store import StoreError, TokenStore
+from typing import TYPE_CHECKING
+
+from nbayes.spam.database import StoreError
 from nbayes.spam.tokens import DEFAULT_OPTIONS, LEGACY_OPTIONS, TokenOptions
+
+if TYPE_CHECKING:
+    from nbayes.spam.store import TokenStore
 
 _NAME = "tokenizer"
 
