@@ -83,3 +83,13 @@ def test_short_strings_stay_categorical(tmp_path, notes_csv):
     model = tmp_path / "m.nbm"
     nbayes_run("train", notes_csv, "-t", "status", "-o", model)
     assert nbayes.load(model).columns_["note"] == "categorical"
+
+
+def test_explain_row_with_a_comma_in_a_text_value(tmp_path, notes_csv):
+    """--row takes CSV quoting or a JSON object, so free text may hold commas."""
+    model = tmp_path / "m.nbm"
+    nbayes_run("train", notes_csv, "-t", "status", "--text", "note", "-o", model)
+    quoted = nbayes_run("explain", model, "--row", 'size=3,"note=broken, again"')
+    as_json = nbayes_run("explain", model, "--row", '{"size": 3, "note": "broken, again"}')
+    assert "note = broken, again" in quoted
+    assert quoted == as_json

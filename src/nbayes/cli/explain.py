@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 
 import click
@@ -22,16 +23,26 @@ class RowSource:
 
 
 def parse_row(text: str):
-    """``'a=1,b=x'`` as a one-row table of text (an empty value is missing)."""
+    """The row of ``--row`` as a one-row table of text (an empty value is missing):
+    ``'a=1,b=x'``, fields in CSV quoting where a value holds a comma
+    (``'a=1,"note=late, again"'``), or a JSON object (``'{"note": "late, again"}'``)."""
     pa = pyarrow()
-    values = {}
-    for part in text.split(","):
-        name, sep, value = part.partition("=")
-        if not sep or not name.strip():
-            raise CLIError(f"--row: {part!r} is not NAME=VALUE")
-        value = value.strip()
-        values[name.strip()] = pa.array([value or None], type=pa.string())
-    return pa.table(values)
+    if text.lstrip().startswith("{"):
+        try:
+            parsed = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise CLIError(f"--row: not a JSON object ({error})") from None
+        if not isinstance(parsed, dict):
+            raise CLIError("--row: not a JSON object")
+        pairs = [(str(k), "" if v is None else str(v)) for k, v in parsed.items()]
+    else:
+        pairs = []
+        for part in next(csv.reader([text], skipinitialspace=True), []):
+            name, sep, value = part.partition("=")
+            if not sep or not name.strip():
+                raise CLIError(f"--row: {part!r} is not NAME=VALUE")
+            pairs.append((name.strip(), value.strip()))
+    return pa.table({name: pa.array([value or None], type=pa.string()) for name, value in pairs})
 
 
 def row_at(source: Source, index: int):
@@ -54,7 +65,8 @@ def row_at(source: Source, index: int):
     "--row",
     "row_text",
     default=None,
-    help="The row as 'col=value,...'; columns left out are missing (models that leave "
+    help="The row as 'col=value,...' (CSV quoting for a value with a comma, or a JSON "
+    "object); columns left out are missing (models that leave "
     "missing values out, such as --model mixed, marginalise them).",
 )
 @click.option("--index", "-i", type=int, default=None, help="Row number (from 0) in DATA.")
