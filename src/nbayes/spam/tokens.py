@@ -122,9 +122,12 @@ def mail_tokens(mail: Mail, options: TokenOptions = DEFAULT_OPTIONS) -> set[str]
             words = [w[: 2 * MAX_WORD] for w in words]
         tokens.update(map(prefix.__add__, words))
     for text in mail.texts:
-        tokens.update(text_tokens(text))
+        # lower-cased and split into words once, for the word tokens and the pairs alike
+        lowered = text.lower()
+        words = lower_words(lowered)
+        tokens.update(_text_tokens(lowered, words, True))
         if options.osb > 1:
-            tokens.update(osb_tokens(lower_words(text.lower()), options.osb))
+            tokens.update(osb_tokens(words, options.osb))
     for url in set(mail.urls):  # an HTML part often links one URL many times
         tokens.update(url_tokens(url))
     for content_type, charset, encoding in mail.parts:
@@ -162,7 +165,13 @@ def text_tokens(text: str, fold_case: bool = True) -> set[str]:
     """Words, URL pieces and e-mail addresses of a text, as a set."""
     if fold_case:
         text = text.lower()
-    tokens = set(lower_words(text) if fold_case else _WORD.findall(text))
+    return _text_tokens(text, lower_words(text) if fold_case else _WORD.findall(text), fold_case)
+
+
+def _text_tokens(text: str, words: list[str], fold_case: bool) -> set[str]:
+    """:func:`text_tokens` of a text already lower-cased where ``fold_case``, whose
+    ``words`` (its ``_WORD`` matches) were found already."""
+    tokens = set(words)
     if tokens and max(map(len, tokens)) > MAX_WORD:
         long_words = [w for w in tokens if len(w) > MAX_WORD]
         tokens.difference_update(long_words)
