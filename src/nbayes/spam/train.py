@@ -154,14 +154,16 @@ def _learn_everything(
     progress: Callable[[int], None] | None,
 ) -> None:
     """Learn every message, a batch per transaction, written by a :class:`_Writer` thread
-    while this one tokenizes the next batch and counts its tokens."""
-    done: tuple[_Writer, list[Message]] | None = None
+    while this one tokenizes the next batch and counts its tokens. Only the labels of
+    the batch in flight are kept (for the report), not its token sets."""
+    done: tuple[_Writer, list[str]] | None = None
     try:
         for batch in batched(messages, batch_size):
             statements = store.changes(batch)
             if done is not None:
                 _account(*done, report, progress)
-            done = (_Writer(store, options, statements), batch)
+            done = (_Writer(store, options, statements), [label for _, _, label in batch])
+            del batch, statements  # the writer holds the statements until they have run
         if done is not None:
             _account(*done, report, progress)
             done = None
@@ -172,16 +174,17 @@ def _learn_everything(
 
 def _account(
     writer: _Writer,
-    batch: list[Message],
+    labels: list[str],
     report: TrainReport,
     progress: Callable[[int], None] | None,
 ) -> None:
-    """Wait for ``batch``'s transaction (raising its error), then count it as learnt."""
+    """Wait for a batch's transaction (raising its error), then count its messages
+    (their ``labels``) as learnt."""
     writer.wait()
-    for _, _, label in batch:
+    for label in labels:
         report.learnt[label] += 1
     if progress is not None:
-        progress(len(batch))
+        progress(len(labels))
 
 
 class _Writer(threading.Thread):
@@ -198,7 +201,8 @@ class _Writer(threading.Thread):
 
     def __init__(self, store: TokenStore, options: TokenOptions, statements: list) -> None:
         super().__init__(name="nbayes-spam-store-writer", daemon=True)
-        self.store, self.options, self.statements = store, options, statements
+        self.store, self.options = store, options
+        self.statements: list | None = statements
         self.error: BaseException | None = None
         self.start()
 
@@ -206,9 +210,11 @@ class _Writer(threading.Thread):
         try:
             with self.store.transaction():
                 record_options(self.store, self.options)
-                self.store.apply(self.statements)
+                self.store.apply(self.statements or [])
         except BaseException as error:  # handed to the caller by wait()
             self.error = error
+        finally:
+            self.statements = None  # the payloads (megabytes) freed once written
 
     def wait(self) -> None:
         """Join the thread; raise the error its transaction raised, if any."""
