@@ -16,8 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from spam_mail import corpus
 
+from nbayes.spam.sources import MailItem
 from nbayes.spam.store import SCHEMA_VERSION, StoreError, TokenStore
 from nbayes.spam.tokens import tokenize
+from nbayes.spam.train import train
 
 
 def labelled(n_spam=20, n_ham=30):
@@ -96,6 +98,34 @@ def test_learning_odd_tokens_stores_exactly_their_counts(tmp_path_factory, messa
         store.unlearn(batch)
         assert store.all_counts()[0] == []
         assert store.db.execute("SELECT COUNT(*) FROM trained").fetchone()[0] == 0
+
+
+def test_a_failed_batch_is_raised_and_the_batches_before_it_are_kept(tmp_path, monkeypatch):
+    """Batches are written by a thread while the next is tokenized: an error in a
+    batch's transaction comes out of ``train``, the batches before it committed (and
+    reported to ``progress``), nothing of it or after it."""
+    messages, labels = corpus(12, 12)
+    pairs = list(zip(messages, labels, strict=True))
+    items = [(MailItem(str(i), raw), lab) for i, (raw, lab) in enumerate(pairs)]
+    done = []
+    with TokenStore(tmp_path / "t.db") as store:
+        apply, calls = store.apply, []
+
+        def failing_second(statements):
+            calls.append(1)
+            if len(calls) == 2:
+                raise StoreError("the disk is full")
+            apply(statements)
+
+        monkeypatch.setattr(store, "apply", failing_second)
+        with pytest.raises(StoreError, match="disk is full"):
+            train(store, items, batch_size=10, progress=done.append)
+        assert done == [10] and len(calls) == 2
+        assert sum(store.totals().messages) == 10
+        monkeypatch.undo()
+        with TokenStore(tmp_path / "u.db") as serial:
+            serial.learn([(tokenize(raw), raw, lab) for raw, lab in pairs[:10]])
+            assert store.all_counts()[0] == serial.all_counts()[0]
 
 
 def test_unlearn_restores_the_database_exactly(tmp_path):

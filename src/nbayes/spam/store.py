@@ -36,7 +36,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nbayes.spam.database import Database, Snapshot, StoreError, Transaction
 from nbayes.spam.store_options import record_options
@@ -70,6 +70,9 @@ _SCHEMA = (
 
 #: One message to learn: its token set, its raw bytes (for the digest) and its label.
 Message = tuple[AbstractSet[str], bytes, str]
+#: One prepared write (:meth:`TokenStore.changes`): SQL, its parameters, and whether the
+#: parameters are many rows (``executemany``) or one row.
+Statement = tuple[str, Any, bool]
 
 
 __all__ = ["SCHEMA_VERSION", "StoreError", "TokenStore", "Totals", "digest", "today"]
@@ -225,27 +228,47 @@ class TokenStore:
     def add(self, batch: Sequence[Message], sign: int = 1) -> None:
         """Add (``sign=1``) or subtract (``sign=-1``) a batch's counts inside the
         caller's transaction (see :meth:`transaction`)."""
+        self.apply(self.changes(batch, sign))
+
+    def changes(self, batch: Sequence[Message], sign: int = 1) -> list[Statement]:
+        """The statements that :meth:`add` runs for ``batch``, computed without touching
+        the database (counting the tokens, hashing the messages, encoding the payloads:
+        most of a write's Python work), so a caller may prepare the next batch while
+        another thread runs the previous batch's statements (SQLite releases the GIL)."""
+        statements: list[Statement] = []
         for label in LABELS:
             messages = [(tokens, raw) for tokens, raw, lab in batch if _column(lab) == label]
             if messages:
-                self._add_class(messages, label, sign)
+                statements += self._class_changes(messages, label, sign)
+        return statements
 
-    def _add_class(
+    def apply(self, statements: Iterable[Statement]) -> None:
+        """Run statements made by :meth:`changes`, inside the caller's transaction."""
+        for sql, parameters, many in statements:
+            if many:
+                self.db.executemany(sql, parameters)
+            else:
+                self.db.execute(sql, parameters)
+
+    def _class_changes(
         self, messages: list[tuple[AbstractSet[str], bytes]], column: str, sign: int
-    ) -> None:
+    ) -> list[Statement]:
         counts: Counter[str] = Counter()
         digests: Counter[str] = Counter()
         for tokens, raw in messages:
             counts.update(tokens)
             digests[digest(raw)] += 1
         n_tokens = sum(len(tokens) for tokens, _ in messages)
-        self._upsert("trained", "digest", column, sign, digests)
-        # a learnt token's day is today; unlearning leaves it (max with 0)
-        self._upsert("tokens", "token", column, sign, counts, today() if sign > 0 else 0)
-        self.db.execute(
-            "UPDATE totals SET messages = messages + ?, tokens = tokens + ? WHERE label = ?",
-            (sign * len(messages), sign * n_tokens, column),
-        )
+        return [
+            self._upsert("trained", "digest", column, sign, digests),
+            # a learnt token's day is today; unlearning leaves it (max with 0)
+            self._upsert("tokens", "token", column, sign, counts, today() if sign > 0 else 0),
+            (
+                "UPDATE totals SET messages = messages + ?, tokens = tokens + ? WHERE label = ?",
+                (sign * len(messages), sign * n_tokens, column),
+                False,
+            ),
+        ]
 
     def _upsert(
         self,
@@ -255,11 +278,12 @@ class TokenStore:
         sign: int,
         pairs: Counter[str],
         day: int | None = None,
-    ) -> None:
-        """Add ``sign * n`` to ``column`` of each (key, n) pair's row, inserting missing rows
-        (and, with ``day``, set the rows' ``day`` to at least that). Subtracting
-        (``sign < 0``) touches only rows that exist and never goes below 0: a token pruned
-        since the message was learnt (``nbayes spam prune``) has nothing to subtract from.
+    ) -> Statement:
+        """The statement adding ``sign * n`` to ``column`` of each (key, n) pair's row,
+        inserting missing rows (and, with ``day``, setting the rows' ``day`` to at least
+        that). Subtracting (``sign < 0``) touches only rows that exist and never goes
+        below 0: a token pruned since the message was learnt (``nbayes spam prune``) has
+        nothing to subtract from.
 
         The pairs go to SQLite as one JSON object, read back by ``json_each`` in key order
         (the B-tree is then updated page by page, and SQLite sorts faster than Python):
@@ -278,18 +302,19 @@ class TokenStore:
         payload = _json(pairs)
         if self.has_json and "\\u0000" not in payload:  # JSON's escape of NUL (see _rows)
             where = exists.format("json_each.key") if sign < 0 else "true"
-            self.db.execute(
+            return (
                 f"INSERT INTO {table}({columns}) SELECT key, {sign:d} * value, {values}"
                 f" FROM json_each(?1) WHERE {where} ORDER BY key {update}",
                 (payload,),
+                False,
             )
-            return
         # the sign and the other columns as SQL literals; pairs in key order, as above
         where = exists.format("?1") if sign < 0 else "true"
-        self.db.executemany(
+        return (
             f"INSERT INTO {table}({columns}) SELECT ?1, {sign:d} * ?2, {values} WHERE {where}"
             f" {update}",
             sorted(pairs.items(), key=itemgetter(0)),
+            True,
         )
 
     def check_trained(self, batch: Sequence[Message]) -> None:

@@ -99,11 +99,14 @@ def tokenize(raw: bytes, options: TokenOptions = DEFAULT_OPTIONS) -> set[str]:
 def mail_tokens(mail: Mail, options: TokenOptions = DEFAULT_OPTIONS) -> set[str]:
     """The token set of a parsed message (see the module docstring)."""
     tokens: set[str] = set()
-    # The values of a header name (Received, ...) are tokenized together, joined by a
-    # newline, which no word spans and which leaves str.lower()'s final-sigma rule alone.
+    # The values of the headers sharing a prefix (all of a name's, Received ...; with
+    # "grouped" all of head:'s) are tokenized together, joined by a newline, which no
+    # word spans and which leaves str.lower()'s final-sigma rule alone: the words of
+    # the join are those of each value, found with one call instead of one per header.
     values: dict[str, list[str]] = {}
     for name, value in mail.headers:
         values.setdefault(name, []).append(value[:MAX_HEADER_CHARS])
+    by_prefix: dict[str, list[str]] = {}
     for name, texts in values.items():
         ignored = _IGNORED_NAMES.get(name)
         if ignored is None:
@@ -116,15 +119,20 @@ def mail_tokens(mail: Mail, options: TokenOptions = DEFAULT_OPTIONS) -> set[str]
             tokens.add("hdr:" + name)
             grouped = options.headers == "grouped" and name not in NAMED_IN_GROUPS
             prefix = "head:" if grouped else name + ":"
+        by_prefix.setdefault(prefix, []).extend(texts)
+    for prefix, texts in by_prefix.items():
         text = "\n".join(texts).lower()
         words = lower_words(text)
         if len(text) > 2 * MAX_WORD and words and max(map(len, words)) > 2 * MAX_WORD:
             words = [w[: 2 * MAX_WORD] for w in words]
         tokens.update(map(prefix.__add__, words))
     for text in mail.texts:
-        tokens.update(text_tokens(text))
+        # lower-cased and split into words once, for the word tokens and the pairs alike
+        lowered = text.lower()
+        words = lower_words(lowered)
+        tokens.update(_text_tokens(lowered, words, True))
         if options.osb > 1:
-            tokens.update(osb_tokens(lower_words(text.lower()), options.osb))
+            tokens.update(osb_tokens(words, options.osb))
     for url in set(mail.urls):  # an HTML part often links one URL many times
         tokens.update(url_tokens(url))
     for content_type, charset, encoding in mail.parts:
@@ -162,7 +170,13 @@ def text_tokens(text: str, fold_case: bool = True) -> set[str]:
     """Words, URL pieces and e-mail addresses of a text, as a set."""
     if fold_case:
         text = text.lower()
-    tokens = set(lower_words(text) if fold_case else _WORD.findall(text))
+    return _text_tokens(text, lower_words(text) if fold_case else _WORD.findall(text), fold_case)
+
+
+def _text_tokens(text: str, words: list[str], fold_case: bool) -> set[str]:
+    """:func:`text_tokens` of a text already lower-cased where ``fold_case``, whose
+    ``words`` (its ``_WORD`` matches) were found already."""
+    tokens = set(words)
     if tokens and max(map(len, tokens)) > MAX_WORD:
         long_words = [w for w in tokens if len(w) > MAX_WORD]
         tokens.difference_update(long_words)
