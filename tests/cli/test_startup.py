@@ -64,3 +64,65 @@ def test_help_lists_what_the_imported_commands_say():
     lazy, eager = json.loads(done.stdout)
     assert "Commands:" in lazy[0] and "classify" in lazy[1]
     assert lazy == eager
+
+
+_DEFERRED = """
+import sys
+from nbayes.cli._lazy import defer_import
+
+defer_import("scipy.stats")
+stand_in = sys.modules["scipy.stats"]
+import sklearn.utils.fixes  # imports scipy.stats: the stand-in, not loaded
+assert sys.modules["scipy.stats"] is stand_in and "norm" not in stand_in.__dict__
+import scipy.stats
+from scipy.stats import chi2  # the first read loads the real module
+real = sys.modules["scipy.stats"]
+assert real is not stand_in and chi2 is real.chi2 and stand_in.norm is real.norm
+assert scipy.stats.norm is real.norm and sklearn.utils.fixes.scipy.stats.mode is real.mode
+print(round(float(chi2.sf(3.0, 2)), 6))
+"""
+
+
+def test_deferred_import_loads_on_first_read():
+    """``defer_import`` (the CLI's for ``scipy.stats``, which scikit-learn imports and
+    train/predict never use): importing is free, the first attribute read loads the
+    real module, and names bound to the stand-in or the module see the same objects."""
+    done = subprocess.run(
+        [sys.executable, "-c", _DEFERRED], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "0.22313"  # exp(-3/2)
+
+
+@pytest.mark.parametrize("command", ["train", "predict"])
+def test_train_and_predict_never_load_scipy_stats(tmp_path, command):
+    """The deferral pays: ``nbayes train`` and ``predict`` run without loading it."""
+    table = tmp_path / "t.csv"
+    rows = [f"{i % 7 * 0.5},{'ab'[i % 2]},{'xyz'[i % 3]}" for i in range(60)]
+    table.write_text("x,s,label\n" + "\n".join(rows) + "\n")
+    model = tmp_path / "m.nbm"
+    args = {
+        "train": ["train", str(table), "--target", "label", "-o", str(model)],
+        "predict": ["predict", str(model), str(table), "--proba", "-o", str(tmp_path / "o.csv")],
+    }
+    if command == "predict":
+        _run(args["train"])
+    code = (
+        "import sys; from nbayes.cli import main\n"
+        "try:\n    main(sys.argv[1:], prog_name='nbayes')\nexcept SystemExit as e:\n"
+        "    assert not e.code, e.code\n"
+        "print('mode' in sys.modules['scipy.stats'].__dict__)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args[command]], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "False"
+
+
+def _run(args: list[str]) -> None:
+    code = "import sys; from nbayes.cli import main; main(sys.argv[1:], prog_name='nbayes')"
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]

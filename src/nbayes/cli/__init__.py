@@ -8,13 +8,18 @@ import sys
 
 import click
 
-from nbayes.cli._lazy import LazyGroup
+from nbayes.cli._lazy import DEFERS_SCIPY_STATS, LazyGroup, defer_import
 
 #: Errors that mean bad input: one line on stderr and exit status 2 (``--debug``: traceback).
 INPUT_ERRORS = (ValueError, TypeError, OSError, KeyError, ImportError)
 
 
 class _Group(LazyGroup):
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        if args and args[0] in DEFERS_SCIPY_STATS:
+            defer_import("scipy.stats")  # before the subcommand imports scikit-learn
+        return super().resolve_command(ctx, args)
+
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)

@@ -49,12 +49,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
-from scipy.interpolate import CubicSpline
 from scipy.special import logsumexp
 from sklearn.utils._param_validation import Interval, StrOptions
 
@@ -64,6 +63,9 @@ from nbayes.events import _gaussian_fit, grid, moments
 from nbayes.events._contract import EventModel, setting
 from nbayes.events._stats import Statistics
 from nbayes.events.sums import GRID_PROBABILITIES, mixture_quantiles, observed
+
+if TYPE_CHECKING:
+    from scipy.interpolate import CubicSpline
 
 __all__ = ["KDEParams", "KDEStats", "KernelDensity"]
 
@@ -315,6 +317,10 @@ def _tabulate(points: NDArray, log_weights: NDArray, h: float) -> CubicSpline | 
     grid_x = np.linspace(low, high, size)
     if not np.all(np.diff(grid_x) > 0):  # a bandwidth below the float spacing of x
         return None
+    # imported here: scipy.interpolate (with scipy.optimize and scipy.linalg) costs
+    # ~0.09 s of every command's start-up, and only kde's tabulated curves use it
+    from scipy.interpolate import CubicSpline
+
     return CubicSpline(grid_x, log_density(grid_x, points, log_weights, h))
 
 

@@ -14,7 +14,8 @@ settings (``alpha``, ``var_smoothing``, ``ddof``, ``handle_unknown``), then
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Hashable
+import functools
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,21 +93,40 @@ class Block:
     def read(self, table, event: EventModel, params: Any = None) -> Any:
         """The block's columns of ``table`` as ``event`` reads them, checked; values
         coded against those ``event`` knows under fitted ``params``, if given."""
-        if event.reads == "values":  # each column factorized, or coded against the values
-            # the model knows, on the block threads (Arrow hashes without the GIL)
-            def read_one(k: int):
+        tasks = self.read_tasks(table, event, params)
+        return self.assemble(event, map_blocks(lambda task: task(), tasks))
+
+    def read_tasks(self, table, event: EventModel, params: Any = None) -> list[Callable[[], Any]]:
+        """The reading of the block's columns as independent tasks, for the block
+        threads (:meth:`assemble` makes their results the block's data): one per
+        column where ``event`` reads values (each factorized, or coded against the
+        values the model knows under ``params``; Arrow hashes without the GIL), one
+        for the whole block where it reads numbers (an (n_samples, n_columns) float
+        array, NaN where missing, filled row-major by one thread)."""
+        if event.reads == "values":
+
+            def read_one(k: int) -> tuple[list, NDArray[np.intp]]:
                 known = None if params is None else event.known_values(params, k)
                 return read_codes(table, self.positions[k], known)
 
-            data = map_blocks(read_one, range(len(self.positions)))
-        else:
-            data = np.empty((_n_rows(table), len(self.keys)))
-            for k, (key, j) in enumerate(self._columns()):
-                data[:, k] = _as_float(*read_column(table, j), key, self.kind)
+            return [functools.partial(read_one, k) for k in range(len(self.positions))]
+        return [functools.partial(self._read_numbers, table)]
+
+    def assemble(self, event: EventModel, results: list) -> Any:
+        """The block's data from the results of its :meth:`read_tasks`, in their
+        order, checked by ``event`` (a domain error names the column)."""
+        data = results if event.reads == "values" else results[0]
         try:
             return event.check(data)
         except DomainError as error:
             raise ValueError(self.domain_message(error)) from None
+
+    def _read_numbers(self, table) -> NDArray[np.float64]:
+        """The block's columns as floats (n_samples, n_columns), NaN where missing."""
+        data = np.empty((_n_rows(table), len(self.keys)))
+        for k, (key, j) in enumerate(self._columns()):
+            data[:, k] = _as_float(*read_column(table, j), key, self.kind)
+        return data
 
     def domain_message(self, error: DomainError) -> str:
         key = self.keys[error.feature]

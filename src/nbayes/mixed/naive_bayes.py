@@ -23,7 +23,6 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from nbayes.core.base import BaseNB
-from nbayes.core.parallel import map_blocks
 from nbayes.core.validation import encode_targets, label_index, row_blocks
 from nbayes.mixed.blocks import Block, check_kind_options, column_kinds
 from nbayes.mixed.columns import (
@@ -248,10 +247,11 @@ class NaiveBayes(BaseNB):
 
     def _training_input(self, event: ColumnModel, table, y):
         """The table read and the labels encoded at the same time, on the block
-        threads: the labels are one more column to hash."""
-        tasks = (lambda: self._input_for(event, table), lambda: encode_targets(y))
-        read, labels = map_blocks(lambda task: task(), tasks)
-        return read, labels
+        threads: the labels are one more column to hash, queued with the table's
+        columns (``ColumnModel.read_with``)."""
+        if isinstance(table, BlockData):
+            return table, encode_targets(y)
+        return event.read_with(table, also=lambda: encode_targets(y))
 
     def _prediction_input(self, table, fitted) -> BlockData:
         """The table read and encoded whole, once (each column of values coded once

@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from nbayes.core.parallel import map_blocks
 from nbayes.core.validation import ClassWeights
 from nbayes.errors import StatisticsError, UnknownCategoryError
 from nbayes.events._contract import EventModel
@@ -79,9 +80,28 @@ class ColumnModel(EventModel[MixedStats, tuple]):
         """A table's blocks, each read and checked by its own event model; ``params``
         (fitted, for prediction input) let a block code its values against the values
         its model knows (see ``EventModel.known_values``)."""
-        blocks = self._blocks(params or (None,) * len(self.layout))
-        parts = tuple(b.read(table, e, p) for b, e, p in blocks)
-        return BlockData(table.shape, parts)
+        return self.read_with(table, params)[0]
+
+    def read_with(
+        self, table, params: tuple | None = None, also: Callable[[], Any] | None = None
+    ) -> tuple[BlockData, Any]:
+        """:meth:`read`, and ``also()`` (e.g. the labels' encoding) run beside it: the
+        columns of all blocks (``Block.read_tasks``: one task per column of values, one
+        per block of numbers) and ``also`` are one queue of tasks on the block threads,
+        so no thread waits on another's block. Returns ``(data, also())`` (None
+        without ``also``)."""
+        tasks: list[Callable[[], Any]] = [] if also is None else [also]
+        spans = []
+        for block, event, block_params in self._blocks(params or (None,) * len(self.layout)):
+            block_tasks = block.read_tasks(table, event, block_params)
+            spans.append((len(tasks), len(tasks) + len(block_tasks)))
+            tasks.extend(block_tasks)
+        results = map_blocks(lambda task: task(), tasks)
+        parts = tuple(
+            block.assemble(event, results[start:stop])
+            for (block, event), (start, stop) in zip(self._blocks(), spans, strict=True)
+        )
+        return BlockData(table.shape, parts), (None if also is None else results[0])
 
     def missing(self, n_samples: int, n_features: int) -> BlockData:
         parts = tuple(

@@ -17,7 +17,6 @@ from numbers import Real
 
 import numpy as np
 from numpy.typing import NDArray
-from sklearn.preprocessing import binarize
 from sklearn.utils._param_validation import Interval
 
 from nbayes.core.base import BATCH_SIZE, PRIOR_ALPHA, BaseNB
@@ -260,6 +259,10 @@ class BernoulliNB(_DiscreteNB):
 
     def _prepare_X(self, X):
         if self.binarize is not None:
+            # imported here: sklearn.preprocessing costs ~0.2 s of start-up, which
+            # `nbayes train` paid for listing the models (bench/NOTES.md, scenario J)
+            from sklearn.preprocessing import binarize
+
             X = binarize(X, threshold=self.binarize)
         return X
 
