@@ -31,11 +31,19 @@ def kept_sections(path: Path, keys: list[str]) -> dict[str, list[str]]:
         if heading and line[3] not in keys:
             key = line[3]
             sections[key] = [line, "", provenance]
-        elif heading or line.startswith(("## ", "---", "Load average", "Whole run")):
+        elif heading or line.startswith(("## ", "---", "Whole run")) or _run_load(line):
             key = None
+        elif line.startswith("*Kept from the previous results file") and key is not None:
+            sections[key][2] = line  # kept before: where it was measured, not this file
         elif key is not None:
             sections[key].append(line)
     return sections
+
+
+def _run_load(line: str) -> bool:
+    """The whole run's closing load line (a section's own, after each of its tables,
+    says "when the table was done" and stays with the section)."""
+    return line.startswith("Load average") and "when the table was done" not in line
 
 
 def kept_records(key: str, section: list[str]) -> list[dict]:

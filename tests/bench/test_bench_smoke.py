@@ -237,6 +237,27 @@ def test_a_partial_run_keeps_the_other_sections_and_notes_merge_again(tmp_path):
     assert history.strip() and history.strip() not in text  # what was tried stays in NOTES
 
 
+def test_a_kept_section_keeps_all_its_tables_and_where_it_was_measured(tmp_path):
+    """A kept section with two tables (each followed by its own load line) keeps both,
+    and a section kept twice names the run that measured it, once."""
+    old = tmp_path / "RESULTS.md"
+    old.write_text(
+        "# nbayes benchmark results\n\nWritten by `python bench/run.py --only C` at 2020-02-02.\n\n"
+        "## H: Start-up\n\n*Kept from the previous results file, not re-measured in this "
+        "run: written by `python bench/run.py --only H` at 2020-01-01.*\n\n"
+        "### cold\n\n| task | x | outcome |\n|---|---|---|\n| first | 1 | met |\n\n"
+        "Load average (1, 5, 15 min) when the table was done: 1, 1, 1, on 2 CPUs.\n\n"
+        "### warm\n\n| task | x | outcome |\n|---|---|---|\n| fresh | 2 | missed: 2× |\n\n"
+        "Load average (1, 5, 15 min) at the end: 1, 1, 1.\n\nWhole run: 9 s.\n"
+    )
+    kept = results_file.kept_sections(old, ["C"])["H"]
+    assert "| first | 1 | met |" in kept and "| fresh | 2 | missed: 2× |" in kept
+    assert [line for line in kept if line.startswith("*Kept")] == [kept[2]]
+    assert "2020-01-01" in kept[2] and "2020-02-02" not in kept[2]
+    trailers = ("Whole run", "Load average (1, 5, 15 min) at")
+    assert not any(line.startswith(trailers) for line in kept)
+
+
 def test_an_imported_revision_runs_its_own_code():
     """``bench.revisions.import_revision`` gives the revision's classes, not the working
     tree's, also where the package exports its names lazily (resolved while the
