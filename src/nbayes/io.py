@@ -65,7 +65,6 @@ import hashlib
 import itertools
 import json
 import os
-import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,6 +74,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from nbayes._npz import ArchiveError, read_npz
+from nbayes.core.files import atomic_file
 from nbayes.core.registry import DATACLASSES, SKLEARN, resolve, savable, savable_name
 from nbayes.core.registry import codec as registry_codec
 from nbayes.errors import ModelFileError, StatisticsError
@@ -461,25 +461,8 @@ def save(model: Any, path: str | os.PathLike, *, metadata: dict | None = None) -
 
 
 def _atomic_write(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    directory = path.parent if str(path.parent) else Path(".")
-    handle = tempfile.NamedTemporaryFile(
-        dir=directory, prefix=f".{path.name}.", suffix=".tmp", delete=False
-    )
-    try:
-        with handle:
-            np.savez(handle, **arrays)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(handle.name, path)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
-    if hasattr(os, "O_DIRECTORY"):  # make the rename itself durable (POSIX)
-        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    with atomic_file(path) as handle:
+        np.savez(handle, **arrays)
 
 
 def _nbayes_version() -> str:

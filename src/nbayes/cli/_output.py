@@ -4,9 +4,7 @@ to a file (replaced atomically), a device such as /dev/null, or stdout."""
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,6 +13,7 @@ from typing import IO
 import numpy as np
 
 from nbayes.cli._tables import csv_line, pyarrow
+from nbayes.core.files import atomic_file
 
 #: Characters that make a CSV value need quotes.
 _STRUCTURAL = set(",\t\"'\r\n")
@@ -33,18 +32,8 @@ def output_stream(path: str | None) -> Iterator[IO[bytes]]:
         with open(target, "wb") as stream:
             yield stream
         return
-    handle = tempfile.NamedTemporaryFile(
-        "wb", dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False
-    )
-    try:
-        with handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(handle.name, target)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
+    with atomic_file(target) as handle:
+        yield handle
 
 
 class PredictionWriter:

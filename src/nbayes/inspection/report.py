@@ -15,12 +15,12 @@ import base64
 import html
 import math
 import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from nbayes.core.files import atomic_file
 from nbayes.inspection.evaluation import Evaluation
 
 if TYPE_CHECKING:
@@ -74,26 +74,8 @@ def write_report(path: str | os.PathLike, evaluations: Sequence[Evaluation], **o
     """Write :func:`render_report` to ``path`` atomically (temporary file + rename)."""
     text = render_report(evaluations, **options)
     target = Path(path)
-    handle = tempfile.NamedTemporaryFile(
-        "w",
-        encoding="utf-8",
-        dir=target.parent if str(target.parent) else ".",
-        prefix=f".{target.name}.",
-        suffix=".tmp",
-        delete=False,
-    )
-    try:
-        with handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(handle.name, 0o666 & ~umask)  # as open() would create it, not 0600
-        os.replace(handle.name, target)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
+    with atomic_file(target, "w", encoding="utf-8") as handle:
+        handle.write(text)
     return target
 
 
