@@ -457,12 +457,8 @@ def save(model: Any, path: str | os.PathLike, *, metadata: dict | None = None) -
     }
     meta["sha256"] = _digest(meta, encode.arrays)
     blob = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
-    _atomic_write(Path(path), {_META_KEY: blob, **encode.arrays})
-
-
-def _atomic_write(path: Path, arrays: dict[str, np.ndarray]) -> None:
     with atomic_file(path) as handle:
-        np.savez(handle, **arrays)
+        np.savez(handle, **{_META_KEY: blob, **encode.arrays})
 
 
 def _nbayes_version() -> str:

@@ -12,10 +12,8 @@ Python version and Unicode version, and a later process reads it in a millisecon
 from __future__ import annotations
 
 import functools
-import os
 import re
 import sys
-import tempfile
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nbayes._kernels import cache_root
+from nbayes.core.files import atomic_file
 
 N_CODE_POINTS = 0x110000
 
@@ -77,9 +76,8 @@ def _write(path: Path, table: NDArray) -> None:
     cache that cannot be written is only slower."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npy", delete=False) as out:
+        with atomic_file(path) as out:
             np.save(out, table, allow_pickle=False)
-        os.replace(out.name, path)
     except OSError:
         pass
 
