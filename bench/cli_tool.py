@@ -1,4 +1,4 @@
-"""Scenario H: the ``nbayes`` command on a generated table, as users run it.
+"""Scenario J: the ``nbayes`` command on a generated table, as users run it.
 
 ``nbayes train big.csv -t label -o m.nbm`` then ``nbayes predict m.nbm big.csv --proba
 -o out.csv``, each a fresh process, against the I/O floor: a fresh Python that reads
@@ -112,7 +112,7 @@ def child(args: list[str]) -> tuple[float, int]:
 
 
 def nbayes_command() -> list[str]:
-    return [sys.executable, "-c", "from nbayes.cli import main; main()"]
+    return [sys.executable, "-m", "nbayes"]  # what the console script runs: nbayes.cli.run
 
 
 def rounds(

@@ -43,6 +43,16 @@ def kept_executor(name: str, workers: int) -> ThreadPoolExecutor:
     return pool
 
 
+def shut_down_executors() -> None:
+    """Stop the kept pools' threads, waiting for work in flight (none between calls).
+
+    What the interpreter's shutdown does for them; the command line calls it before
+    it leaves without that shutdown (:func:`nbayes.cli.run`)."""
+    while _pools:
+        _, pool = _pools.popitem()
+        pool.shutdown(wait=True)
+
+
 if hasattr(os, "register_at_fork"):
     # a forked child has none of its parent's threads: a kept pool whose thread is
     # gone would queue work that never runs, so the child starts pools of its own
