@@ -5,7 +5,8 @@ For each corpus of :mod:`spam_corpora` (and any TREC Spam Track index given with
 messages (the same files) in the same protocol:
 
 - **folds**: 10 stratified folds (seed 0), each fold scored by a filter trained on
-  the other nine (a train/test split where the corpus has one); pooled 1-ROCA %;
+  the other nine (a train/test split where the corpus has one), nbayes learning them
+  in arrival order by its training mode; pooled 1-ROCA %;
 - **incremental** (the TREC Spam Track's protocol): messages in the corpus's order, each
   scored by the filter trained on the messages before it, then trained on with its
   true label (bogofilter: ``-t`` then ``-s``/``-n`` per message); nbayes also with
@@ -18,8 +19,9 @@ scores; bogofilter (``bogofilter -d DIR``, default settings, a fresh database pe
 and per run) prints its spamicity with 17 decimals (``-T`` prints 6, which ties many
 scores at 0 and 1). Reports 1-ROCA % and the spam caught at 0.1 % false positives.
 
-Without ``--ablation``: nbayes's defaults (full training, and TONE in the incremental
-run), its defaults before this work, and bogofilter, per corpus. With ``--ablation``:
+Without ``--ablation``: nbayes's defaults (learning unless sure), full training, TONE
+(in the incremental run), its defaults before issue 19's work, and bogofilter, per
+corpus. With ``--ablation``:
 the nbayes variants of :data:`ABLATION`, each changing one choice of the defaults,
 compared with bogofilter's rows of ``--bogofilter-cache`` (which the per-corpus run
 writes). ``--write`` puts each into its own section of ``bench/RESULTS_spam.md``,
@@ -63,9 +65,9 @@ from nbayes.spam.evaluate import (
     fold_indices,
     incremental_scores_matrix,
 )
+from nbayes.spam.learning import DEFAULT_CERTAINTY
 from nbayes.spam.parse import MailParseError
-from nbayes.spam.score import ScoreSettings, score_matrix, token_matrix
-from nbayes.spam.store import Totals
+from nbayes.spam.score import ScoreSettings, token_matrix
 from nbayes.spam.tokens import TokenOptions, tokenize
 
 RESULTS = Path(__file__).parent / "RESULTS_spam.md"
@@ -75,26 +77,36 @@ BOGOFILTER_FORMAT = ["-t", "--terse-format=%1.1c %p", "--spamicity-formats=%.17f
 
 @dataclass(frozen=True)
 class Variant:
-    """One nbayes configuration: tokenizer options, scoring settings, the incremental
-    run's training (TONE, thick threshold), and whether mail without a blank line
-    after its headers is read as such (``separatorless``; False: as the ``email``
-    package reads it, every header-like line a header)."""
+    """One nbayes configuration: tokenizer options, scoring settings, the training mode
+    (:mod:`nbayes.spam.learning`: ``unless-sure`` with its certainty, ``everything``;
+    TONE with its thick threshold in the incremental run only), and whether mail
+    without a blank line after its headers is read as such (``separatorless``; False:
+    as the ``email`` package reads it, every header-like line a header)."""
 
     tokens: TokenOptions = field(default_factory=TokenOptions)
     settings: ScoreSettings = field(default_factory=ScoreSettings)
+    mode: str = "unless-sure"
+    certainty: float = DEFAULT_CERTAINTY
     tone: bool = False
     thick: float = 0.0
     separatorless: bool = True
+
+    @property
+    def learning(self) -> dict:
+        return {"mode": self.mode, "certainty": self.certainty}
 
 
 EARLIER = Variant(
     TokenOptions(osb=0, headers="named"),
     replace(ScoreSettings(), min_dev=0.45),
+    mode="everything",
     separatorless=False,
 )
-#: The per-corpus table: the defaults, TONE, and the defaults before this work.
+#: The per-corpus table: the defaults, full training, TONE, and the defaults before
+#: the work of issue 19.
 MAIN = {
     "nbayes": Variant(),
+    "nbayes, full training": Variant(mode="everything"),
     "nbayes, TONE": Variant(tone=True),
     "nbayes before": EARLIER,
 }
@@ -102,6 +114,9 @@ _S = ScoreSettings()
 #: The ablation: each choice of the defaults changed alone.
 ABLATION = {
     "default": Variant(),
+    "full training (mode everything)": Variant(mode="everything"),
+    "certainty 50": Variant(certainty=50.0),
+    "certainty 200": Variant(certainty=200.0),
     "words only (osb 0)": Variant(TokenOptions(osb=0)),
     "osb 3": Variant(TokenOptions(osb=3)),
     "osb 5": Variant(TokenOptions(osb=5)),
@@ -152,34 +167,40 @@ def nbayes_rows(corpus: Corpus, name: str, variant: Variant, cache: dict) -> lis
     if corpus.test is not None:  # a split; incremental runs are on the whole corpus
         if variant.tone:
             return []
-        scores = _split_scores(X, y, corpus.test, settings)
+        scores = _split_scores(X, y, corpus.order, corpus.test, settings, variant)
         return [_row(corpus, name, "split", y[corpus.test], scores)]
     rows = []
-    if not variant.tone:  # folds train on everything
-        folds = fold_indices(y, FOLDS, seed=0)
-        scores = cross_val_scores_matrix(X, y, settings, folds, log_odds=True)
+    # every protocol learns in arrival order, the folds' training messages too; the
+    # folds are bogofilter's (drawn on the corpus's own order), their rows renumbered
+    folds = fold_indices(y, FOLDS, seed=0)
+    X, y = sp.csr_matrix(X)[corpus.order], y[corpus.order]
+    position = np.empty(len(y), dtype=np.intp)
+    position[corpus.order] = np.arange(len(y))
+    if not variant.tone:
+        folds = [np.sort(position[test]) for test in folds]
+        scores = cross_val_scores_matrix(X, y, settings, folds, log_odds=True, **variant.learning)
         rows.append(_row(corpus, name, "folds", y, scores))
-    y_ordered = y[corpus.order]
     scores, _ = incremental_scores_matrix(
-        X[corpus.order], y_ordered, settings, tone=variant.tone, thick=variant.thick,
-        log_odds=True,
+        X, y, settings, tone=variant.tone, thick=variant.thick, log_odds=True,
+        **variant.learning,
     )  # fmt: skip
-    rows.append(_row(corpus, name, "incremental", y_ordered, scores))
+    rows.append(_row(corpus, name, "incremental", y, scores))
     return rows
 
 
-def _split_scores(X, y, test: np.ndarray, settings: ScoreSettings) -> np.ndarray:
-    train = np.ones(len(y), dtype=bool)
-    train[test] = False
-    onehot = np.column_stack([y == 0, y == 1]).astype(np.float64)
-    counts = np.asarray(X[train].T @ onehot[train]).astype(np.int64)
-    sizes = np.asarray(X.sum(axis=1)).ravel()
-    totals = Totals(
-        tuple(int(n) for n in onehot[train].sum(axis=0)),
-        tuple(int(n) for n in onehot[train].T @ sizes[train]),
-        int(np.count_nonzero(counts.sum(axis=1))),
-    )
-    return score_matrix(X[test], counts, totals, settings, log_odds=True)
+def _split_scores(
+    X, y, order: np.ndarray, test: np.ndarray, settings: ScoreSettings, variant: Variant
+) -> np.ndarray:
+    """Scores of the ``test`` messages by a filter trained on the others, in arrival
+    ``order``: the folds' code with one fold."""
+    X, y = sp.csr_matrix(X)[order], y[order]
+    position = np.empty(len(order), dtype=np.intp)
+    position[order] = np.arange(len(order))
+    held_out = np.sort(position[test])
+    scores = cross_val_scores_matrix(X, y, settings, [held_out], log_odds=True, **variant.learning)
+    out = np.empty(len(order))
+    out[order] = scores
+    return out[test]
 
 
 def _row(corpus: Corpus, name: str, protocol: str, y, scores) -> Row:

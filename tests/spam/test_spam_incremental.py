@@ -138,11 +138,14 @@ def test_cli_evaluate_incremental_and_tone(mail_dirs):
     full = run("evaluate", "--incremental", "--spam", mail_dirs / "spam", "--ham",
                mail_dirs / "ham", "--jobs", "0")  # fmt: skip
     assert full.exit_code == 0, full.output
-    assert "train on everything: 60 of 60 learnt" in full.output
+    assert "training\tunless-sure: " in full.output
+    everything = run("evaluate", "--incremental", "--mode", "everything", "--spam",
+                     mail_dirs / "spam", "--ham", mail_dirs / "ham", "--jobs", "0")  # fmt: skip
+    assert "training\teverything: 60 of 60 learnt" in everything.output
     assert "1-ROCA %\t" in full.output
     tone = run("evaluate", "--incremental", "--tone", "--index", mail_dirs / "index")
     assert tone.exit_code == 0, tone.output
-    learnt = int(tone.output.split("train on or near error: ")[1].split()[0])
+    learnt = int(tone.output.split("on-error: ")[1].split()[0])
     assert 0 < learnt < 60
     assert run("evaluate", "--tone", "--index", mail_dirs / "index").exit_code == 2
     bad = mail_dirs / "bad"

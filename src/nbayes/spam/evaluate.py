@@ -1,18 +1,19 @@
 """Evaluation of the spam filter with the TREC Spam Track measures: by cross-validation,
 and incrementally, as the TREC Spam Track does (each message scored, then learnt).
 
-The counts are additive, so a fold's store is the sum over its training messages:
-with binary ``X`` (n_messages, n_tokens) and labels ``y`` (0 ham, 1 spam), the
-training counts are ``X[train].T @ onehot(y[train])`` — the same numbers
-:class:`~nbayes.spam.store.TokenStore` holds after training on those messages
-(mode ``everything``), without the database round trip. Scores come from
-:func:`nbayes.spam.score.score_matrix`, the function the store-backed filter uses.
+Training follows the rule of a training mode (:mod:`nbayes.spam.learning`, the same
+code as ``nbayes spam train``), in memory: a fold's store is what training on its
+other messages, in the order given (arrival order), leaves. In mode ``everything``
+the counts are additive, so with binary ``X`` (n_messages, n_tokens) and labels
+``y`` (0 ham, 1 spam) they are ``X[train].T @ onehot(y[train])``; in the default mode
+``unless-sure`` each training message is scored, then learnt unless sure. Scores come
+from :func:`nbayes.spam.score.score_matrix`, the function the store-backed filter uses.
 
 The incremental evaluation (:func:`incremental_scores`) runs the filter's life on a
 stream of messages in order (by date: :func:`date_order`): each message is scored by
-the counts of the messages before it, then learnt, either always (``tone=False``,
-TREC's "full training") or only where its score was wrong or within ``thick`` of the
-cutoffs (train on or near error, TONE: the rule of ``nbayes spam train --mode on-error``).
+the counts of the messages before it, then learnt by the mode's rule: unless sure
+(the default), always (TREC's "full training"), or only where its score was wrong or
+within ``thick`` of the cutoffs (``on-error``: train on or near error, TONE).
 """
 
 from __future__ import annotations
@@ -31,9 +32,14 @@ from scipy.special import expit
 from sklearn.metrics import roc_auc_score, roc_curve
 from sklearn.model_selection import StratifiedKFold
 
-from nbayes.spam.score import ScoreSettings, score_counts, score_matrix, token_index, token_matrix
+from nbayes.spam.learning import (
+    DEFAULT_CERTAINTY,
+    RunningCounts,
+    check_certainty,
+    needs_learning,
+)
+from nbayes.spam.score import ScoreSettings, score_matrix, token_index, token_matrix
 from nbayes.spam.store import Totals
-from nbayes.spam.train import needs_learning
 
 #: Where a message's Date header is looked for: the first bytes, up to the first blank line.
 MAX_HEADER_BYTES = 64 * 1024
@@ -72,11 +78,17 @@ def cross_val_scores(
     folds: Sequence[NDArray[np.intp]],
     *,
     log_odds: bool = False,
+    mode: str = "unless-sure",
+    certainty: float = DEFAULT_CERTAINTY,
 ) -> NDArray[np.float64]:
     """Out-of-fold spamminess of each message, shape (n_messages,); with ``log_odds``,
-    ``ln(score / (1 - score))`` (exact where the score rounds to 0 or 1: for ranking)."""
+    ``ln(score / (1 - score))`` (exact where the score rounds to 0 or 1: for ranking).
+    Each fold's filter is trained on the other messages, in the order of ``token_sets``,
+    by ``mode`` (``unless-sure`` or ``everything``) and ``certainty``."""
     X, _ = token_matrix(token_sets)
-    return cross_val_scores_matrix(X, np.asarray(y), settings, folds, log_odds=log_odds)
+    return cross_val_scores_matrix(
+        X, np.asarray(y), settings, folds, log_odds=log_odds, mode=mode, certainty=certainty
+    )
 
 
 def cross_val_scores_matrix(
@@ -86,23 +98,40 @@ def cross_val_scores_matrix(
     folds: Sequence[NDArray[np.intp]],
     *,
     log_odds: bool = False,
+    mode: str = "unless-sure",
+    certainty: float = DEFAULT_CERTAINTY,
 ) -> NDArray[np.float64]:
     """:func:`cross_val_scores` on a prepared binary token matrix X (n, n_tokens)."""
+    if mode not in ("unless-sure", "everything"):
+        raise ValueError(f"mode must be 'unless-sure' or 'everything', got {mode!r}")
+    certainty = check_certainty(certainty)
+    X = sp.csr_matrix(X)
     onehot = np.column_stack([y == 0, y == 1]).astype(np.float64)
     all_counts = np.asarray(X.T @ onehot)
     all_sizes = np.asarray(X.sum(axis=1)).ravel()
     scores = np.empty(X.shape[0])
     for test in folds:
-        counts = all_counts - np.asarray(X[test].T @ onehot[test])
         train = np.ones(X.shape[0], dtype=bool)
         train[test] = False
-        totals = Totals(
-            tuple(int(n) for n in onehot[train].sum(axis=0)),
-            tuple(int(n) for n in onehot[train].T @ all_sizes[train]),
-            int(np.count_nonzero(counts.sum(axis=1))),
-        )
+        if mode == "everything":
+            counts = all_counts - np.asarray(X[test].T @ onehot[test])
+            totals = Totals(
+                tuple(int(n) for n in onehot[train].sum(axis=0)),
+                tuple(int(n) for n in onehot[train].T @ all_sizes[train]),
+                int(np.count_nonzero(counts.sum(axis=1))),
+            )
+        else:
+            running = RunningCounts(np.zeros((X.shape[1], 2), dtype=np.int64), _NO_MAIL)
+            for i in np.flatnonzero(train):
+                ids = X.indices[X.indptr[i] : X.indptr[i + 1]]
+                running.learn_unless_sure(ids, int(y[i]), settings, certainty)
+            counts, totals = running.counts, running.totals()
         scores[test] = score_matrix(X[test], counts, totals, settings, log_odds=log_odds)
     return scores
+
+
+#: The totals of a store that has learnt nothing.
+_NO_MAIL = Totals((0, 0), (0, 0), 0)
 
 
 def evaluate_scores(
@@ -136,24 +165,31 @@ def incremental_scores(
     y: NDArray,
     settings: ScoreSettings,
     *,
+    mode: str = "unless-sure",
+    certainty: float = DEFAULT_CERTAINTY,
     tone: bool = False,
     thick: float = 0.0,
     log_odds: bool = False,
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
-    """Score each message with the counts of the messages before it, then learn it.
+    """Score each message with the counts of the messages before it, then learn it by the
+    rule of ``mode`` (:mod:`nbayes.spam.learning`).
 
     token_sets : the messages' token sets, in the order they arrive; y : labels (0 ham,
-    1 spam), shape (n,). With ``tone`` a message is learnt only where
-    :func:`nbayes.spam.train.needs_learning` says so (its verdict wrong or Unsure, or its
-    score within ``thick`` of the cutoffs); otherwise every message is learnt.
-    Returns the scores (with ``log_odds``, their log-odds, as :func:`cross_val_scores`),
-    shape (n,), and which messages were learnt, shape (n,).
+    1 spam), shape (n,). ``mode``: ``unless-sure`` (learnt unless right by more than
+    ``certainty`` nats), ``everything``, or ``on-error`` (learnt only where
+    :func:`~nbayes.spam.learning.needs_learning` says so: its verdict wrong or Unsure,
+    or its score within ``thick`` of the cutoffs). Returns the scores (with
+    ``log_odds``, their log-odds, as :func:`cross_val_scores`), shape (n,), and which
+    messages were learnt, shape (n,). ``tone=True`` is ``mode="on-error"``.
     """
     y = np.asarray(y)
     if len(y) != len(token_sets):
         raise ValueError(f"{len(token_sets)} token sets but {len(y)} labels")
     indices, indptr, columns = token_index(token_sets)
-    return _incremental(indices, indptr, len(columns), y, settings, tone, thick, log_odds)
+    mode = "on-error" if tone else mode
+    return _incremental(
+        indices, indptr, len(columns), y, settings, mode, certainty, thick, log_odds
+    )
 
 
 def incremental_scores_matrix(
@@ -161,6 +197,8 @@ def incremental_scores_matrix(
     y: NDArray,
     settings: ScoreSettings,
     *,
+    mode: str = "unless-sure",
+    certainty: float = DEFAULT_CERTAINTY,
     tone: bool = False,
     thick: float = 0.0,
     log_odds: bool = False,
@@ -170,32 +208,32 @@ def incremental_scores_matrix(
     if X.shape[0] != len(y):
         raise ValueError(f"{X.shape[0]} rows but {len(y)} labels")
     X = sp.csr_matrix(X)
-    return _incremental(X.indices, X.indptr, X.shape[1], y, settings, tone, thick, log_odds)
+    mode = "on-error" if tone else mode
+    return _incremental(
+        X.indices, X.indptr, X.shape[1], y, settings, mode, certainty, thick, log_odds
+    )
 
 
 def _incremental(
     indices: NDArray, indptr: NDArray, n_tokens: int, y: NDArray, settings: ScoreSettings,
-    tone: bool, thick: float, log_odds: bool,
+    mode: str, certainty: float, thick: float, log_odds: bool,
 ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:  # fmt: skip
-    counts = np.zeros((n_tokens, 2), dtype=np.int64)
-    messages = [0, 0]
-    sizes = [0, 0]
-    vocabulary = 0
+    if mode not in ("unless-sure", "everything", "on-error"):
+        raise ValueError(f"mode must be 'unless-sure', 'everything' or 'on-error', got {mode!r}")
+    certainty = check_certainty(certainty)
+    running = RunningCounts(np.zeros((n_tokens, 2), dtype=np.int64), _NO_MAIL)
     scores = np.empty(len(y))
     learnt = np.zeros(len(y), dtype=bool)
     for i in range(len(y)):
         ids = indices[indptr[i] : indptr[i + 1]]
-        seen = counts[ids]
-        totals = Totals((messages[0], messages[1]), (sizes[0], sizes[1]), vocabulary)
-        scores[i] = score_counts(seen, totals, settings, log_odds=log_odds)
         label = int(y[i])
-        score = float(expit(scores[i])) if log_odds else scores[i]
-        if tone and not needs_learning(score, label == 1, settings, thick):
+        value = running.score(ids, settings)
+        scores[i] = value if log_odds else running.score(ids, settings, log_odds=False)
+        if mode == "unless-sure" and running.sure(value, label, certainty):
             continue
-        vocabulary += int(np.count_nonzero(seen.sum(axis=1) == 0))
-        counts[ids, label] += 1
-        messages[label] += 1
-        sizes[label] += len(ids)
+        if mode == "on-error" and not needs_learning(expit(value), label == 1, settings, thick):
+            continue
+        running.learn(ids, label)
         learnt[i] = True
     return scores, learnt
 

@@ -1,11 +1,14 @@
-"""Training the token store from labelled mail, in batches, in three modes.
+"""Training the token store from labelled mail, in batches, in the modes of
+:mod:`nbayes.spam.learning`:
 
+- ``unless-sure`` (the default): score each message against the store as it stands
+  (the messages of this batch learnt before it included) and learn it unless it is
+  already classified right with log-odds beyond ``certainty`` nats (100);
 - ``everything``: learn every message;
-- ``on-error``: train on or near error (TONE): score each message against the store as
-  it stands (including the messages of this batch learnt before it) and learn it only
-  if its verdict is not its label (Unsure counts as an error) or, with a ``margin``
-  (the thick threshold), its score is within ``margin`` of the cutoff on its side:
-  spam below ``spam_cutoff + margin``, ham above ``ham_cutoff - margin``;
+- ``on-error``: train on or near error (TONE): learn a message only if its verdict is
+  not its label (Unsure counts as an error) or, with a ``margin`` (the thick
+  threshold), its score is within ``margin`` of the cutoff on its side: spam below
+  ``spam_cutoff + margin``, ham above ``ham_cutoff - margin``;
 - ``until-mature``: repeat ``on-error`` passes over all messages (``margin`` 0.05
   unless given) until a pass learns nothing or ``max_passes`` is reached (as
   bogominitrain does); a message may be learnt once per pass.
@@ -24,27 +27,35 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
+from nbayes.spam.learning import (
+    DEFAULT_CERTAINTY,
+    MODES,
+    RunningCounts,
+    check_certainty,
+    needs_learning,
+)
 from nbayes.spam.parallel import tokenize_items
 from nbayes.spam.parse import MailParseError
-from nbayes.spam.score import ScoreSettings, score_tokens
+from nbayes.spam.score import ScoreSettings, score_tokens, token_index
 from nbayes.spam.sources import MailItem, report_to_stderr
 from nbayes.spam.store import Message, TokenStore
 from nbayes.spam.store_options import record_options, store_options
 from nbayes.spam.tokens import DEFAULT_OPTIONS, TokenOptions
 
-MODES = ("everything", "on-error", "until-mature")
 #: The thick threshold of ``until-mature`` training unless one is given.
 UNTIL_MATURE_MARGIN = 0.05
 
 
 @dataclass
 class TrainReport:
-    """What a training run did: messages learnt per label, seen, and skipped."""
+    """What a training run did: messages learnt per label, seen, skipped (not mail), and
+    not learnt because the filter was already sure of them (``unless-sure``)."""
 
     learnt: dict[str, int] = field(default_factory=lambda: {"ham": 0, "spam": 0})
     seen: int = 0
     skipped: int = 0
     passes: int = 0
+    sure: int = 0
 
 
 def tokenized(
@@ -90,10 +101,11 @@ def train(
     store: TokenStore,
     labelled: Iterable[tuple[MailItem, str]],
     *,
-    mode: str = "everything",
+    mode: str = MODES[0],
     settings: ScoreSettings | None = None,
     batch_size: int = 1000,
     margin: float | None = None,
+    certainty: float = DEFAULT_CERTAINTY,
     max_passes: int = 5,
     on_error: Callable[[str, str], None] = report_to_stderr,
     progress: Callable[[int], None] | None = None,
@@ -111,6 +123,7 @@ def train(
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    certainty = check_certainty(certainty)
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
     settings = settings or ScoreSettings()
@@ -124,9 +137,10 @@ def train(
         margin = UNTIL_MATURE_MARGIN if mode == "until-mature" else 0.0
     if not 0 <= margin < 1:
         raise ValueError(f"margin must be in [0, 1), got {margin}")
-    if mode == "everything":
+    if mode in ("everything", "unless-sure"):
         report.passes = 1
-        _learn_everything(store, messages, batch_size, options, report, progress)
+        rule = None if mode == "everything" else _UnlessSure(store, settings, certainty, report)
+        _learn_batches(store, messages, batch_size, options, report, progress, rule)
         return report
     for _ in range(passes):
         report.passes += 1
@@ -145,24 +159,35 @@ def train(
     return report
 
 
-def _learn_everything(
+def _learn_batches(
     store: TokenStore,
     messages: Iterable[Message],
     batch_size: int,
     options: TokenOptions,
     report: TrainReport,
     progress: Callable[[int], None] | None,
+    rule: _UnlessSure | None,
 ) -> None:
-    """Learn every message, a batch per transaction, written by a :class:`_Writer` thread
-    while this one tokenizes the next batch and counts its tokens. Only the labels of
-    the batch in flight are kept (for the report), not its token sets."""
+    """Learn every message (``rule`` None), or those ``rule`` chooses, a batch per
+    transaction, written by a :class:`_Writer` thread while this one tokenizes the next
+    batch and counts its tokens. Only the labels of the batch in flight are kept (for
+    the report), not its token sets. ``rule`` reads the store, so it waits for the
+    batch in flight to be written first."""
     done: tuple[_Writer, list[str]] | None = None
     try:
         for batch in batched(messages, batch_size):
+            read = len(batch)
+            if rule is not None:
+                if done is not None:
+                    _account(*done, report, progress)
+                    done = None
+                batch = rule.chosen(batch)
             statements = store.changes(batch)
             if done is not None:
                 _account(*done, report, progress)
             done = (_Writer(store, options, statements), [label for _, _, label in batch])
+            if read != len(batch) and progress is not None:
+                progress(read - len(batch))
             del batch, statements  # the writer holds the statements until they have run
         if done is not None:
             _account(*done, report, progress)
@@ -170,6 +195,34 @@ def _learn_everything(
     finally:
         if done is not None:  # an error here: the batch in flight commits or rolls back
             done[0].join()
+
+
+class _UnlessSure:
+    """The ``unless-sure`` rule over a store: the messages of a batch it learns."""
+
+    def __init__(
+        self, store: TokenStore, settings: ScoreSettings, certainty: float, report: TrainReport
+    ) -> None:
+        self.store, self.settings, self.certainty, self.report = store, settings, certainty, report
+
+    def chosen(self, batch: list[Message]) -> list[Message]:
+        """The messages of ``batch`` to learn, in order: each scored against the store's
+        counts plus those of the batch's messages chosen before it."""
+        indices, indptr, columns = token_index([tokens for tokens, _, _ in batch])
+        with self.store.snapshot():
+            counts = self.store.lookup(columns)
+            totals = self.store.totals(vocabulary=self.settings.method == "naive-bayes")
+        running = RunningCounts(counts, totals)
+        chosen = []
+        for i, message in enumerate(batch):
+            ids = indices[indptr[i] : indptr[i + 1]]
+            _, learnt = running.learn_unless_sure(
+                ids, int(message[2] == "spam"), self.settings, self.certainty
+            )
+            if learnt:
+                chosen.append(message)
+        self.report.sure += len(batch) - len(chosen)
+        return chosen
 
 
 def _account(
@@ -235,13 +288,3 @@ def _learn_errors(
             store.add([message])
             chosen.append(message)
     return chosen
-
-
-def needs_learning(score: float, is_spam: bool, settings: ScoreSettings, margin: float) -> bool:
-    """Train on or near error: whether a message scored ``score`` is to be learnt, that is
-    whether its verdict is wrong or Unsure, or its score is within ``margin`` of the
-    cutoff on its side (spam below ``spam_cutoff + margin``, ham above
-    ``ham_cutoff - margin``)."""
-    if is_spam:
-        return score < min(settings.spam_cutoff + margin, 1.0)
-    return score > max(settings.ham_cutoff - margin, 0.0)

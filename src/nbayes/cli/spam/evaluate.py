@@ -10,6 +10,7 @@ import click
 import numpy as np
 
 from nbayes.cli.spam.options import (
+    certainty_option,
     exclude_option,
     jobs_option,
     progress_bar,
@@ -26,6 +27,7 @@ from nbayes.spam.evaluate import (
     incremental_scores,
     mail_date,
 )
+from nbayes.spam.learning import DEFAULT_CERTAINTY, MODES
 from nbayes.spam.sources import MailItem, iter_mail
 from nbayes.spam.tokens import DEFAULT_OPTIONS
 from nbayes.spam.train import interleave, tokenized
@@ -46,8 +48,16 @@ from nbayes.spam.train import interleave, tokenized
     help="Score each message, then learn it, in arrival order (TREC): the order of --index, "
     "else by date (topmost Received header, else Date; undated messages keep their place).",
 )
-@click.option("--tone", is_flag=True, help="With --incremental: train on or near error only.")
+@click.option(
+    "--mode",
+    type=click.Choice(MODES[:3]),
+    default=MODES[0],
+    show_default=True,
+    help="How the filter learns (as nbayes spam train --mode); on-error with --incremental.",
+)
+@click.option("--tone", is_flag=True, help="With --incremental: the same as --mode on-error.")
 @thick_option
+@certainty_option
 @click.option("--folds", type=click.IntRange(min=2), default=10, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True, help="Fold shuffling seed.")
 @exclude_option
@@ -55,16 +65,23 @@ from nbayes.spam.train import interleave, tokenized
 @token_options
 @scoring_options
 def evaluate(
-    spam_sources, ham_sources, index, incremental, tone, thick, folds, seed, exclude, jobs,
-    tokens, settings,
+    spam_sources, ham_sources, index, incremental, mode, tone, thick, certainty, folds, seed,
+    exclude, jobs, tokens, settings,
 ) -> None:  # fmt: skip
     """Cross-validate the filter on labelled mail, or run it incrementally (--incremental)."""
     if index is not None and (spam_sources or ham_sources):
         raise click.UsageError("give --index or --spam/--ham, not both")
     if index is None and not (spam_sources and ham_sources):
         raise click.UsageError("give --spam and --ham sources, or --index")
-    if (tone or thick is not None) and not incremental:
-        raise click.UsageError("--tone and --thick apply to --incremental")
+    if tone:
+        mode = "on-error"
+    if mode == "on-error" and not incremental:
+        raise click.UsageError("--tone (--mode on-error) applies to --incremental")
+    if thick is not None and mode != "on-error":
+        raise click.UsageError("--thick applies to --tone (--mode on-error)")
+    if certainty is not None and mode != "unless-sure":
+        raise click.UsageError("--certainty applies to --mode unless-sure")
+    learning = {"mode": mode, "certainty": DEFAULT_CERTAINTY if certainty is None else certainty}
     if index is not None:
         labelled = _indexed(index)
     else:
@@ -79,25 +96,25 @@ def evaluate(
             labels.append(label == "spam")
             dates.append(None if index is not None else mail_date(raw))
             bar.update(1)
-    y = np.asarray(labels, dtype=int)
+    # arrival order: the stream of an incremental run, and the order folds learn in
+    order = date_order(dates)
+    y = np.asarray(labels, dtype=int)[order]
+    token_sets = [token_sets[i] for i in order]
     if incremental:
         if y.sum() == 0 or y.sum() == len(y):
             raise click.ClickException("need spam and ham messages")
-        order = date_order(dates)
-        y = y[order]
         scores, learnt = incremental_scores(
-            [token_sets[i] for i in order], y, settings, tone=tone, thick=thick or 0.0,
-            log_odds=True,
+            token_sets, y, settings, thick=thick or 0.0, log_odds=True, **learning
         )
-        how = "train on or near error" if tone else "train on everything"
         click.echo(f"messages\t{int(y.sum())} spam, {int(len(y) - y.sum())} ham, incremental")
-        click.echo(f"training\t{how}: {int(learnt.sum())} of {len(y)} learnt")
+        click.echo(f"training\t{mode}: {int(learnt.sum())} of {len(y)} learnt")
     else:
         if y.sum() < folds or (len(y) - y.sum()) < folds:
             raise click.ClickException(f"need at least {folds} spam and {folds} ham messages")
         folds_ = fold_indices(y, folds, seed)
-        scores = cross_val_scores(token_sets, y, settings, folds_, log_odds=True)
+        scores = cross_val_scores(token_sets, y, settings, folds_, log_odds=True, **learning)
         click.echo(f"messages\t{int(y.sum())} spam, {int(len(y) - y.sum())} ham, {folds} folds")
+        click.echo(f"training\t{mode}")
     result = evaluate_scores(y, scores, settings, log_odds=True)
     click.echo(f"ROC AUC\t{result.roc_auc:.6f}")
     click.echo(f"1-ROCA %\t{result.one_minus_roca:.4f}")

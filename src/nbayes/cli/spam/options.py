@@ -63,6 +63,16 @@ thick_option = click.option(
 )
 
 
+certainty_option = click.option(
+    "--certainty",
+    type=click.FloatRange(0, max_open=False),
+    default=None,
+    metavar="NATS",
+    help="With --mode unless-sure: a message already classified right with log-odds beyond "
+    "NATS is not learnt [default: 100].",
+)
+
+
 def scoring_options(command):
     """Add the scoring options and pass them on as one ``settings`` argument."""
     options = [

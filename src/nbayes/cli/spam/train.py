@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from nbayes.cli.spam.options import (
+    certainty_option,
     db_option,
     exclude_option,
     jobs_option,
@@ -16,10 +17,11 @@ from nbayes.cli.spam.options import (
     thick_option,
     token_options,
 )
+from nbayes.spam.learning import DEFAULT_CERTAINTY, MODES
 from nbayes.spam.sources import iter_mail
 from nbayes.spam.store import StoreError
 from nbayes.spam.store_options import store_options
-from nbayes.spam.train import MODES, batched, interleave, tokenized
+from nbayes.spam.train import batched, interleave, tokenized
 from nbayes.spam.train import train as train_store
 
 sources = [
@@ -54,9 +56,10 @@ def _with_sources(command):
 @click.option(
     "--mode",
     type=click.Choice(MODES),
-    default="everything",
+    default=MODES[0],
     show_default=True,
-    help="Learn everything, only errors, or until mature.",
+    help="Which messages to learn: all but those already classified right beyond "
+    "--certainty (unless-sure), every one, only errors (TONE), or until mature.",
 )
 @click.option(
     "--tone",
@@ -64,6 +67,7 @@ def _with_sources(command):
     help="Train on or near error: the same as --mode on-error.",
 )
 @thick_option
+@certainty_option
 @click.option(
     "--batch-size",
     type=click.IntRange(min=1),
@@ -75,18 +79,20 @@ def _with_sources(command):
 @token_options
 @scoring_options
 def train(
-    db, lock_timeout, spam_sources, ham_sources, exclude, mode, tone, thick, batch_size, jobs,
-    tokens, settings,
+    db, lock_timeout, spam_sources, ham_sources, exclude, mode, tone, thick, certainty,
+    batch_size, jobs, tokens, settings,
 ) -> None:
     """Learn spam and ham messages into the token database DB."""
     if not spam_sources and not ham_sources:
         raise click.UsageError("give at least one --spam or --ham source")
     if tone:
-        if mode not in ("everything", "on-error"):
+        if mode not in (MODES[0], "on-error"):
             raise click.UsageError(f"--tone is --mode on-error, not --mode {mode}")
         mode = "on-error"
-    if thick is not None and mode == "everything":
+    if thick is not None and mode not in ("on-error", "until-mature"):
         raise click.UsageError("--thick applies to --tone (--mode on-error) and until-mature")
+    if certainty is not None and mode != "unless-sure":
+        raise click.UsageError("--certainty applies to --mode unless-sure")
     with open_store(db, lock_timeout, create=True) as store:
         options = store_options(store, tokens)
         spam = iter_mail(spam_sources, exclude=exclude, on_error=report)
@@ -99,14 +105,16 @@ def train(
                 settings=settings,
                 batch_size=batch_size,
                 margin=thick,
+                certainty=DEFAULT_CERTAINTY if certainty is None else certainty,
                 on_error=report,
                 progress=bar.update,
                 jobs=jobs,
                 options=options,
             )
+    sure = f", {result.sure} already sure" if mode == "unless-sure" else ""
     click.echo(
         f"learnt {result.learnt['spam']} spam and {result.learnt['ham']} ham "
-        f"({result.seen} read, {result.skipped} skipped, {result.passes} pass(es))"
+        f"({result.seen} read, {result.skipped} skipped{sure}, {result.passes} pass(es))"
     )
 
 
