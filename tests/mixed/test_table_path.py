@@ -191,7 +191,7 @@ def test_categorical_labels_keep_their_categories_dtype():
 @pytest.mark.parametrize("dtype", ["str", "string[pyarrow]", "object", "category"])
 def test_values_looked_up_in_the_vocabulary_equal_the_factorized_path(dtype, monkeypatch):
     """Prediction codes an Arrow string column against the fitted vocabulary in one
-    look-up pass (pyarrow's index_in); other columns are factorized and mapped. Both
+    look-up pass (compiled, nbayes._kernels.strings); other columns are factorized and mapped. Both
     give the same probabilities, with unseen and missing values."""
     from nbayes.mixed.vocabulary import Vocabulary
 

@@ -287,7 +287,13 @@ def _factorize(y) -> tuple[NDArray[np.intp], NDArray] | None:
             return None
         codes, uniques = pandas.factorize(y, use_na_sentinel=False)
     elif isinstance(y, pandas.Series):
-        codes, uniques = pandas.factorize(y, use_na_sentinel=True)
+        from nbayes.mixed.columns import factorize_arrow_strings
+
+        factorized = factorize_arrow_strings(y)
+        if factorized is not None:  # Arrow strings: hashed by the compiled pass
+            codes, uniques = factorized[0], np.array(factorized[1], dtype=object)
+        else:
+            codes, uniques = pandas.factorize(y, use_na_sentinel=True)
         if codes.size and codes.min() < 0:
             raise ValueError("Input y contains NaN.")
         uniques = np.asarray(uniques)  # a categorical keeps its categories' dtype

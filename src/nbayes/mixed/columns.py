@@ -148,10 +148,11 @@ def read_codes(X, j: int, known: Sequence | None = None) -> tuple[list, NDArray[
     """Column ``j`` of a table factorized: ``(uniques, codes)``, ``codes`` (n_samples,)
     indexing ``uniques``, -1 where the value is missing.
 
-    A pandas column is factorized by pandas itself, so string columns (Arrow-backed or
-    categorical) never become one Python object per row. With ``known`` (the values a
-    fitted model knows), an Arrow-backed string column is instead looked up in them
-    (one hash probe per value, ``pyarrow.compute.index_in``): then ``uniques`` is
+    A pandas column is factorized without one Python object per row: an Arrow-backed
+    string column by one compiled pass over its buffers
+    (:func:`nbayes._kernels.strings.factorize_strings`), any other by pandas itself.
+    With ``known`` (the values a fitted model knows), an Arrow-backed string column is
+    instead looked up in them (one hash probe per value): then ``uniques`` is
     ``known`` followed by :data:`UNSEEN`, the code of every other value."""
     if _is_pandas(X):
         import pandas as pd
@@ -161,6 +162,9 @@ def read_codes(X, j: int, known: Sequence | None = None) -> tuple[list, NDArray[
             codes = _arrow_codes_in(series, known)
             if codes is not None:
                 return [*known, UNSEEN], codes
+        factorized = factorize_arrow_strings(series)
+        if factorized is not None:
+            return factorized[1], factorized[0]
         codes, uniques = pd.factorize(series, use_na_sentinel=True)
         return list(uniques), np.asarray(codes, dtype=np.intp)
     values, missing = read_column(X, j)
@@ -169,22 +173,46 @@ def read_codes(X, j: int, known: Sequence | None = None) -> tuple[list, NDArray[
     return uniques, codes
 
 
-def _arrow_codes_in(series, known: Sequence) -> NDArray[np.intp] | None:
-    """The index of each value of an Arrow-backed string Series in ``known`` (strings),
-    ``len(known)`` for a value not there, -1 where missing; None for other columns."""
+def arrow_strings(series):
+    """The pyarrow ChunkedArray of an Arrow-backed pandas string Series (``str`` under
+    pandas 3 with pyarrow, ``string[pyarrow]``), else None."""
     import pandas as pd
 
     array = series.array
     if not isinstance(array, pd.arrays.ArrowExtensionArray):
         return None
+    from nbayes._kernels.strings import is_string_array
+
+    chunked = array.__arrow_array__()
+    return chunked if is_string_array(chunked) else None
+
+
+def factorize_arrow_strings(series) -> tuple[NDArray[np.intp], list[str]] | None:
+    """``(codes, uniques)`` of an Arrow-backed pandas string Series by the compiled
+    pass (``pandas.factorize``'s result: uniques in order of first appearance, code -1
+    where missing); None for other Series or with the kernels off."""
+    chunked = arrow_strings(series)
+    if chunked is None:
+        return None
+    from nbayes._kernels.strings import factorize_strings
+
+    return factorize_strings(chunked)
+
+
+def _arrow_codes_in(series, known: Sequence) -> NDArray[np.intp] | None:
+    """The index of each value of an Arrow-backed string Series in ``known`` (strings),
+    ``len(known)`` for a value not there, -1 where missing; None for other columns."""
+    chunked = arrow_strings(series)
+    if chunked is None or not all(isinstance(value, str) for value in known):
+        return None
+    from nbayes._kernels.strings import lookup_strings
+
+    codes = lookup_strings(chunked, list(known))
+    if codes is not None:
+        return codes
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    chunked = array.__arrow_array__()
-    if not (pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type)):
-        return None
-    if not all(isinstance(value, str) for value in known):
-        return None
     found = pc.index_in(chunked, value_set=pa.array(list(known), type=chunked.type))
     codes = pc.fill_null(found, len(known)).to_numpy().astype(np.intp)
     if chunked.null_count:
