@@ -15,6 +15,7 @@ import pytest
 from nbayes import NaiveBayes, _kernels
 from nbayes._kernels.strings import StringTable, factorize_strings, lookup_strings
 from nbayes.core import validation as _validate
+from nbayes.mixed.vocabulary import stack_columns
 
 VALUES = [
     "a",
@@ -102,11 +103,12 @@ def test_many_distinct_values_grow_every_store():
 
 def test_a_table_starts_small_and_grows():
     strings = StringTable(capacity=1)
-    codes = np.empty(300, dtype=np.intp)
-    strings.code(pa.array([f"value {i % 150}" for i in range(300)]), True, codes)
+    codes = np.full((300, 2), 7, dtype=np.intp)
+    strings.code(pa.array([f"value {i % 150}" for i in range(300)]), True, codes, 0, 1)
     assert len(strings) == 150
     assert strings.values() == [f"value {i}" for i in range(150)]
-    np.testing.assert_array_equal(codes, np.arange(300) % 150)
+    np.testing.assert_array_equal(codes[:, 1], np.arange(300) % 150)
+    assert (codes[:, 0] == 7).all()
 
 
 def test_values_that_are_not_distinct_are_no_vocabulary():
@@ -126,7 +128,8 @@ def test_other_arrays_and_disabled_kernels_give_none(monkeypatch):
 def test_a_table_of_arrow_strings_gives_the_reference_paths_model(monkeypatch, missing):
     """String columns and labels hashed by the compiled pass, against pandas'
     factorize and pyarrow's index_in (kernels off): the same classes, vocabularies
-    and probabilities, with unseen and missing values."""
+    and probabilities, with unseen and missing values, beside columns pandas
+    factorizes in the same block."""
     rng = np.random.default_rng(2)
     n = 4000
     y = pd.Series(np.array(["yes", "no", "maybe"])[rng.integers(0, 3, n)], dtype="str")
@@ -137,6 +140,11 @@ def test_a_table_of_arrow_strings_gives_the_reference_paths_model(monkeypatch, m
             "long": pd.array(
                 [f"a long category name {i}" for i in rng.integers(0, 40, n)], dtype="str"
             ),
+            # factorized by pandas, their codes copied into the block's array
+            "objects": pd.Series(
+                np.array(["p", "q"], dtype=object)[rng.integers(0, 2, n)], dtype=object
+            ),
+            "category": pd.Categorical(np.array(["u", "v", "w"])[rng.integers(0, 3, n)]),
         }
     )
     if missing:
@@ -157,3 +165,13 @@ def test_arrow_labels_with_a_missing_value_are_an_error():
     y = pd.Series(["a", None] * _validate.HASH_LABELS_FROM, dtype="str")
     with pytest.raises(ValueError, match="NaN"):
         _validate.encode_targets(y)
+
+
+def test_the_columns_of_one_array_are_not_stacked_again():
+    codes = np.arange(12, dtype=np.intp).reshape(4, 3).copy()  # owns its data, as a block's
+    assert stack_columns([codes[:, k] for k in range(3)], 4) is codes
+    for columns in ([codes[:, 0], codes[:, 2]], [codes[:, 1], codes[:, 0], codes[:, 2]]):
+        stacked = stack_columns(columns, 4)
+        assert not np.shares_memory(stacked, codes)
+        np.testing.assert_array_equal(stacked, np.column_stack(columns))
+    assert stack_columns([], 4).shape == (4, 0)

@@ -25,20 +25,32 @@ _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _ID_MASK = np.int64(0xFFFFFFFF)
-_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 def _factorize_kernel(
-    offsets, data, valid, valid_offset, start, codes, table, u_off, u_bytes, counts, insert
+    offsets,
+    data,
+    valid,
+    valid_offset,
+    start,
+    codes,
+    row0,
+    column,
+    table,
+    u_off,
+    u_bytes,
+    counts,
+    insert,
 ):
     """Codes of the values ``data[offsets[i]:offsets[i + 1]]``, i from ``start``, into
-    ``codes`` (-1 where bit ``valid_offset + i`` of ``valid`` is 0; ``valid`` empty:
-    no missing values). A value not in ``table`` is added as code ``counts[0]`` (its
-    bytes appended to ``u_bytes`` at ``u_off[code]``) if ``insert``, else coded
-    ``counts[0]`` without being added. Returns the row at which the table or the
-    value store ran out of room (the caller grows them and calls again from there),
-    or the number of rows when done."""
-    n = codes.shape[0]
+    ``codes[row0 + i, column]`` (-1 where bit ``valid_offset + i`` of ``valid`` is 0;
+    ``valid`` empty: no missing values). A value not in ``table`` is added as code
+    ``counts[0]`` (its bytes appended to ``u_bytes`` at ``u_off[code]``) if
+    ``insert``, else coded ``counts[0]`` without being added. Returns the row at which
+    the table (room for ``counts[1]`` values), the offsets or the value store ran out
+    of room (the caller grows them and calls again from there), or the number of rows
+    when done."""
+    n = offsets.shape[0] - 1
     n_data = data.shape[0]
     n_store = u_bytes.shape[0]
     mask = (table.shape[0] >> 1) - 1
@@ -50,7 +62,7 @@ def _factorize_kernel(
         if check_valid:
             bit = valid_offset + i
             if not (valid[bit >> 3] >> (bit & 7)) & 1:
-                codes[i] = -1
+                codes[row0 + i, column] = -1
                 continue
         s = np.int64(offsets[i])
         length = np.int64(offsets[i + 1]) - s
@@ -120,7 +132,7 @@ def _factorize_kernel(
                 table[2 * slot] = h
                 table[2 * slot + 1] = (length << 32) | code
                 counts[0] = code + 1
-        codes[i] = code
+        codes[row0 + i, column] = code
     return n
 
 
@@ -152,10 +164,10 @@ class StringTable:
     def __len__(self) -> int:
         return int(self.counts[0])
 
-    def code(self, array, insert: bool, codes: NDArray[np.intp]) -> None:
+    def code(self, array, insert: bool, codes: NDArray[np.intp], row0: int, column: int) -> None:
         """Codes of the values of the Arrow string array ``array`` (one chunk) into
-        ``codes``: -1 where missing; a new value is added (``insert``) or coded
-        ``len(self)``."""
+        ``codes[row0:row0 + len(array), column]`` (``codes`` 2-D): -1 where missing; a
+        new value is added (``insert``) or coded ``len(self)``."""
         import pyarrow as pa
 
         buffers = array.buffers()
@@ -178,6 +190,8 @@ class StringTable:
                 np.int64(array.offset),
                 np.int64(row),
                 codes,
+                np.int64(row0),
+                np.int64(column),
                 self.table,
                 self.offsets,
                 self.bytes,
@@ -242,38 +256,50 @@ def is_string_array(chunked) -> bool:
     return pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type)
 
 
-def _code_all(strings: StringTable, chunked, insert: bool) -> NDArray[np.intp]:
-    """The codes of every chunk of ``chunked``, one after another, in one array."""
-    codes = np.empty(len(chunked), dtype=np.intp)
+def _code_all(
+    strings: StringTable, chunked, insert: bool, out: NDArray[np.intp] | None, column: int
+) -> NDArray[np.intp]:
+    """The codes of every chunk of ``chunked``, one after another, in column ``column``
+    of ``out`` (n, m), C-contiguous (a new (n, 1) array if None): that column."""
+    if out is None:
+        out, column = np.empty((len(chunked), 1), dtype=np.intp), 0
+    if out.shape[0] != len(chunked) or out.dtype != np.intp or not out.flags.c_contiguous:
+        raise ValueError("out must be a C-contiguous intp array of one row per value.")
     start = 0
     for chunk in chunked.chunks if hasattr(chunked, "chunks") else [chunked]:
-        strings.code(chunk, insert, codes[start : start + len(chunk)])
+        strings.code(chunk, insert, out, start, column)
         start += len(chunk)
-    return codes
+    return out[:, column]
 
 
-def factorize_strings(chunked) -> tuple[NDArray[np.intp], list[str]] | None:
+def factorize_strings(
+    chunked, out: NDArray[np.intp] | None = None, column: int = 0
+) -> tuple[NDArray[np.intp], list[str]] | None:
     """``(codes, uniques)`` of a pyarrow string (Chunked)Array: ``uniques`` the distinct
     values in order of first appearance, ``codes`` (n,) their indices, -1 where
-    missing (``pandas.factorize``'s result). None when the compiled kernels are not
-    available or the array holds no strings."""
+    missing (``pandas.factorize``'s result); the codes written into column ``column``
+    of ``out`` (n, m) if given (``codes`` is then that column). None when the compiled
+    kernels are not available or the array holds no strings."""
     if not available() or not is_string_array(chunked):
         return None
     strings = StringTable()
-    codes = _code_all(strings, chunked, insert=True)
+    codes = _code_all(strings, chunked, True, out, column)
     return codes, strings.values()
 
 
-def lookup_strings(chunked, known: list[str]) -> NDArray[np.intp] | None:
+def lookup_strings(
+    chunked, known: list[str], out: NDArray[np.intp] | None = None, column: int = 0
+) -> NDArray[np.intp] | None:
     """The index in ``known`` (distinct strings) of each value of a pyarrow string
-    (Chunked)Array, ``len(known)`` for a value not there, -1 where missing. None when
-    the compiled kernels are not available or the array holds no strings."""
+    (Chunked)Array, ``len(known)`` for a value not there, -1 where missing (written
+    into column ``column`` of ``out`` as in :func:`factorize_strings`). None when the
+    compiled kernels are not available or the array holds no strings."""
     if not available() or not is_string_array(chunked):
         return None
     import pyarrow as pa
 
     strings = StringTable(max(64, len(known)))
-    _code_all(strings, pa.array(known, type=pa.large_string()), insert=True)
+    _code_all(strings, pa.array(known, type=pa.large_string()), True, None, 0)
     if len(strings) != len(known):
         return None  # not distinct: the codes would not be positions in known
-    return _code_all(strings, chunked, insert=False)
+    return _code_all(strings, chunked, False, out, column)

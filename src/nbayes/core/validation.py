@@ -262,7 +262,9 @@ def encode_targets(y) -> tuple[NDArray, NDArray[np.intp]]:
         codes, uniques = factorized
         check_classification_targets(uniques)
         classes, where = np.unique(uniques, return_inverse=True)
-        return classes, where.reshape(-1).astype(np.intp, copy=False)[codes]
+        # in place: codes is the factorization's own array, a new one costs page faults
+        out = codes if codes.flags.writeable else None
+        return classes, np.take(where.reshape(-1).astype(np.intp, copy=False), codes, out=out)
     y = np.asarray(y)
     if not (y.ndim == 1 and y.dtype.kind in "iub"):
         check_classification_targets(y)

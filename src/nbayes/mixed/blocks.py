@@ -104,10 +104,13 @@ class Block:
         for the whole block where it reads numbers (an (n_samples, n_columns) float
         array, NaN where missing, filled row-major by one thread)."""
         if event.reads == "values":
+            # every column's codes in one (n_samples, n_columns) array: the codes the
+            # model reads, with no stacking of the columns afterwards
+            out = np.empty((_n_rows(table), len(self.positions)), dtype=np.intp)
 
             def read_one(k: int) -> tuple[list, NDArray[np.intp]]:
                 known = None if params is None else event.known_values(params, k)
-                return read_codes(table, self.positions[k], known)
+                return read_codes(table, self.positions[k], known, out, k)
 
             return [functools.partial(read_one, k) for k in range(len(self.positions))]
         return [functools.partial(self._read_numbers, table)]

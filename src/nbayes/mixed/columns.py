@@ -144,9 +144,13 @@ class _Unseen:
 UNSEEN = _Unseen()
 
 
-def read_codes(X, j: int, known: Sequence | None = None) -> tuple[list, NDArray[np.intp]]:
+def read_codes(
+    X, j: int, known: Sequence | None = None, out: NDArray[np.intp] | None = None, k: int = 0
+) -> tuple[list, NDArray[np.intp]]:
     """Column ``j`` of a table factorized: ``(uniques, codes)``, ``codes`` (n_samples,)
-    indexing ``uniques``, -1 where the value is missing.
+    indexing ``uniques``, -1 where the value is missing; with ``out`` (n_samples, m),
+    C-contiguous intp, the codes are written into its column ``k`` and ``codes`` is
+    that column (a block's columns then need no stacking).
 
     A pandas column is factorized without one Python object per row: an Arrow-backed
     string column by one compiled pass over its buffers
@@ -159,18 +163,26 @@ def read_codes(X, j: int, known: Sequence | None = None) -> tuple[list, NDArray[
 
         series = X.iloc[:, j]
         if known is not None:
-            codes = _arrow_codes_in(series, known)
+            codes = _arrow_codes_in(series, known, out, k)
             if codes is not None:
                 return [*known, UNSEEN], codes
-        factorized = factorize_arrow_strings(series)
+        factorized = factorize_arrow_strings(series, out, k)
         if factorized is not None:
             return factorized[1], factorized[0]
         codes, uniques = pd.factorize(series, use_na_sentinel=True)
-        return list(uniques), np.asarray(codes, dtype=np.intp)
+        return list(uniques), _into(np.asarray(codes, dtype=np.intp), out, k)
     values, missing = read_column(X, j)
     codes = np.full(values.shape[0], -1, dtype=np.intp)
     uniques, codes[~missing] = factorize(values[~missing])
-    return uniques, codes
+    return uniques, _into(codes, out, k)
+
+
+def _into(codes: NDArray[np.intp], out: NDArray[np.intp] | None, k: int) -> NDArray[np.intp]:
+    """``codes``, copied into column ``k`` of ``out`` (and then that column) if given."""
+    if out is None:
+        return codes
+    out[:, k] = codes
+    return out[:, k]
 
 
 def arrow_strings(series):
@@ -187,27 +199,33 @@ def arrow_strings(series):
     return chunked if is_string_array(chunked) else None
 
 
-def factorize_arrow_strings(series) -> tuple[NDArray[np.intp], list[str]] | None:
+def factorize_arrow_strings(
+    series, out: NDArray[np.intp] | None = None, k: int = 0
+) -> tuple[NDArray[np.intp], list[str]] | None:
     """``(codes, uniques)`` of an Arrow-backed pandas string Series by the compiled
     pass (``pandas.factorize``'s result: uniques in order of first appearance, code -1
-    where missing); None for other Series or with the kernels off."""
+    where missing; the codes in column ``k`` of ``out`` if given); None for other
+    Series or with the kernels off."""
     chunked = arrow_strings(series)
     if chunked is None:
         return None
     from nbayes._kernels.strings import factorize_strings
 
-    return factorize_strings(chunked)
+    return factorize_strings(chunked, out, k)
 
 
-def _arrow_codes_in(series, known: Sequence) -> NDArray[np.intp] | None:
+def _arrow_codes_in(
+    series, known: Sequence, out: NDArray[np.intp] | None = None, k: int = 0
+) -> NDArray[np.intp] | None:
     """The index of each value of an Arrow-backed string Series in ``known`` (strings),
-    ``len(known)`` for a value not there, -1 where missing; None for other columns."""
+    ``len(known)`` for a value not there, -1 where missing (in column ``k`` of ``out``
+    if given); None for other columns."""
     chunked = arrow_strings(series)
     if chunked is None or not all(isinstance(value, str) for value in known):
         return None
     from nbayes._kernels.strings import lookup_strings
 
-    codes = lookup_strings(chunked, list(known))
+    codes = lookup_strings(chunked, list(known), out, k)
     if codes is not None:
         return codes
     import pyarrow as pa
@@ -217,7 +235,7 @@ def _arrow_codes_in(series, known: Sequence) -> NDArray[np.intp] | None:
     codes = pc.fill_null(found, len(known)).to_numpy().astype(np.intp)
     if chunked.null_count:
         codes[chunked.is_null().to_numpy()] = -1
-    return codes
+    return _into(codes, out, k)
 
 
 def factorize(values: NDArray) -> tuple[list, NDArray[np.intp]]:
