@@ -133,6 +133,19 @@ def read_column(X, j: int) -> tuple[NDArray, NDArray[np.bool_]]:
     return values, missing_mask(values)
 
 
+def float_values(X, j: int) -> NDArray[np.float64] | None:
+    """Column ``j`` of a pandas DataFrame as its own float64 array (NaN where missing,
+    as :func:`read_column` would give), when it is one; else None. Such a column needs
+    no missing-value mask: NaN is its only missing value."""
+    if not _is_pandas(X):
+        return None
+    series = X.iloc[:, j]
+    if series.dtype != np.float64:  # numpy-backed float64 only, not an extension array
+        return None
+    values = series.to_numpy()
+    return values if values.dtype == np.float64 else None
+
+
 class _Unseen:
     """The value that stands for every value not among those a model knows."""
 
