@@ -53,19 +53,22 @@ def _factorize_kernel(
     n = offsets.shape[0] - 1
     n_data = data.shape[0]
     n_store = u_bytes.shape[0]
-    mask = (table.shape[0] >> 1) - 1
+    mask = np.uint64((table.shape[0] >> 1) - 1)
     shift = np.uint64(64)  # the slot is the hash's top bits (see _rehash_kernel)
-    while (np.uint64(1) << (np.uint64(64) - shift)) <= np.uint64(mask):
+    while (np.uint64(1) << (np.uint64(64) - shift)) <= mask:
         shift -= np.uint64(1)
     check_valid = valid.shape[0] > 0
+    ucolumn = np.uint64(column)
     for i in range(start, n):
+        # unsigned indices below: no test for a negative index (numba's wraparound)
+        row = np.uint64(row0 + i)
         if check_valid:
             bit = valid_offset + i
             if not (valid[bit >> 3] >> (bit & 7)) & 1:
-                codes[row0 + i, column] = -1
+                codes[row, ucolumn] = -1
                 continue
-        s = np.int64(offsets[i])
-        length = np.int64(offsets[i + 1]) - s
+        s = np.int64(offsets[np.uint64(i)])
+        length = np.int64(offsets[np.uint64(i) + np.uint64(1)]) - s
         # the hash: one 8-byte load where the buffer allows (LLVM fuses the byte loads)
         if length <= 8:
             if s + 8 <= n_data:
@@ -99,13 +102,13 @@ def _factorize_kernel(
             g ^= g >> np.uint64(29)
             g *= _GOLDEN
         h = np.int64(g)
-        slot = np.int64(g >> shift)
+        slot = g >> shift
         code = np.int64(-1)
         while True:
-            meta = table[2 * slot + 1]
+            meta = table[slot + slot + np.uint64(1)]
             if meta < 0:
                 break
-            if table[2 * slot] == h and (meta >> 32) == length:
+            if table[slot + slot] == h and (meta >> 32) == length:
                 found = meta & _ID_MASK
                 if length <= 8:
                     code = found
@@ -119,7 +122,7 @@ def _factorize_kernel(
                 if same:
                     code = found
                     break
-            slot = (slot + 1) & mask
+            slot = (slot + np.uint64(1)) & mask
         if code < 0:
             code = counts[0]
             if insert:
@@ -129,10 +132,10 @@ def _factorize_kernel(
                 for q in range(length):
                     u_bytes[stored + q] = data[s + q]
                 u_off[code + 1] = stored + length
-                table[2 * slot] = h
-                table[2 * slot + 1] = (length << 32) | code
+                table[slot + slot] = h
+                table[slot + slot + np.uint64(1)] = (length << 32) | code
                 counts[0] = code + 1
-        codes[row0 + i, column] = code
+        codes[row, ucolumn] = code
     return n
 
 
