@@ -175,3 +175,28 @@ def test_the_columns_of_one_array_are_not_stacked_again():
         assert not np.shares_memory(stacked, codes)
         np.testing.assert_array_equal(stacked, np.column_stack(columns))
     assert stack_columns([], 4).shape == (4, 0)
+
+
+@pytest.mark.parametrize("step", [1, 3, 997, 5000])
+def test_the_text_sample_of_an_arrow_column_is_pandas_sample(step):
+    from nbayes.mixed.columns import _arrow_sample
+
+    array = arrays()["large_string-slices"]
+    series = pd.Series(pd.arrays.ArrowExtensionArray(array))
+    assert _arrow_sample(array, step) == series.iloc[::step].dropna().tolist()
+
+
+def test_kinds_inferred_from_arrow_columns_as_from_object_columns():
+    from nbayes.mixed.columns import infer_kind
+
+    rng = np.random.default_rng(3)
+    words = np.array(["free", "text", "has", "many", "words", "in", "each", "value"])
+    frame = pd.DataFrame(
+        {
+            "category": np.array(["red", "green", None], dtype=object)[rng.integers(0, 3, 900)],
+            "text": [" ".join(rng.choice(words, 6)) if i % 5 else None for i in range(900)],
+        }
+    )
+    arrow = pd.concat([frame.iloc[:400], frame.iloc[400:]]).astype("str")
+    assert [infer_kind(frame, j) for j in range(2)] == ["categorical", "text"]
+    assert [infer_kind(arrow, j) for j in range(2)] == ["categorical", "text"]
