@@ -62,6 +62,10 @@ def arrays(seed: int = 0) -> dict[str, pa.ChunkedArray]:
         )
         out[f"{type_}-no-nulls"] = pa.chunked_array([pa.array(no_nulls, type=type_)])
     out["empty"] = pa.chunked_array([], type=pa.large_string())
+    empty = pa.array([], type=pa.large_string())
+    out["empty-chunks"] = pa.chunked_array(
+        [empty, pa.array(["x", "y"], type=pa.large_string()).slice(1, 0), whole.slice(5, 9), empty]
+    )
     out["all-null"] = pa.chunked_array([pa.array([None] * 20, type=pa.large_string())])
     out["one-short-value"] = pa.chunked_array([pa.array(["x"], type=pa.string())])
     return out

@@ -4,14 +4,16 @@ hashed from its bytes and probed in an open-addressing table of the distinct val
 (:func:`lookup_strings`). These serve a table's string columns and labels
 (:func:`nbayes.mixed.columns.read_codes`, :func:`nbayes.core.validation.encode_targets`),
 where Arrow's own hash kernels (``dictionary_encode``, ``index_in``) took 8-13 ns a
-value against 3-5 here: short strings are hashed from one 8-byte load, and compared
+value against about 3 here: short strings are hashed from one 8-byte load, and compared
 by their hash alone.
 
-The hash is :mod:`nbayes.text._kernels_table`'s token hash: a value of at most 8 bytes
-packed little-endian into one uint64 (zero-padded) and scrambled bijectively, so an
-equal hash and length is an equal value; a longer value's words are mixed in FNV
-fashion and compared in full on a hash match. The table holds ``(hash, (length << 32)
-| code)`` per slot, -1 where empty, at most half full.
+The hash is built as :mod:`nbayes.text._kernels_table`'s token hash: a value of at
+most 8 bytes packed little-endian into one uint64 (zero-padded) and multiplied by an
+odd constant (bijective), so an equal hash and length is an equal value; a longer
+value's words are mixed in FNV fashion and compared in full on a hash match. The slot
+is the hash's top bits (its low bits depend on the value's first bytes only). The
+table holds ``(hash, (length << 32) | code)`` per slot, -1 where empty, at most 1/8
+full while small and 1/2 beyond (:data:`SPARSE_SLOTS`).
 """
 
 from __future__ import annotations
