@@ -125,7 +125,8 @@ import pandas as pd
 
 from nbayes import CategoricalNB, GaussianNB, NaiveBayes
 from nbayes import _kernels
-from nbayes._kernels import categorical, gaussian, gaussian_observed, posterior, vector_math
+from nbayes._kernels import categorical, gaussian, gaussian_observed, posterior, strings
+from nbayes._kernels import vector_math
 from nbayes._kernels import weights
 from nbayes.text import CountVectorizer, HashingVectorizer, Tokenizer, _parallel, _sort
 from nbayes.text import _kernels as text, _kernels_ascii, _kernels_output, _kernels_table
@@ -161,7 +162,8 @@ def key(t):
 
 
 report = {}
-modules = [categorical, gaussian, gaussian_observed, posterior, vector_math, weights, text,
+modules = [categorical, gaussian, gaussian_observed, posterior, strings, vector_math, weights,
+           text,
            _kernels_ascii, _kernels_output, _kernels_table, _kernels_unicode]
 for module in modules:
     for name, value in vars(module).items():

@@ -191,7 +191,7 @@ def test_categorical_labels_keep_their_categories_dtype():
 @pytest.mark.parametrize("dtype", ["str", "string[pyarrow]", "object", "category"])
 def test_values_looked_up_in_the_vocabulary_equal_the_factorized_path(dtype, monkeypatch):
     """Prediction codes an Arrow string column against the fitted vocabulary in one
-    look-up pass (pyarrow's index_in); other columns are factorized and mapped. Both
+    look-up pass (compiled, nbayes._kernels.strings); other columns are factorized and mapped. Both
     give the same probabilities, with unseen and missing values."""
     from nbayes.mixed.vocabulary import Vocabulary
 
@@ -214,3 +214,21 @@ def test_an_arrow_string_column_is_coded_against_known_values():
     np.testing.assert_array_equal(codes, [1, -1, 2, 0, 1])
     uniques, codes = read_codes(table.astype(object), 0, ["a", "b"])  # factorized instead
     assert [uniques[c] if c >= 0 else None for c in codes] == ["b", None, "zz", "a", "b"]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "Float64", "object"])
+def test_an_infinite_number_is_an_error_naming_its_column(dtype):
+    """float64 columns are read as they are (NaN their only missing value), other
+    dtypes through their missing-value mask: both refuse infinities, at fit and at
+    prediction."""
+    frame, y = make_table(200, rate=0.1)
+    model = NaiveBayes(columns=SPEC).fit(frame.astype({"score": dtype}), y)
+    bad = frame.astype({"score": dtype})
+    bad.loc[7, "score"] = np.inf
+    with pytest.raises(ValueError, match="Column 'score' holds infinite values"):
+        NaiveBayes(columns=SPEC).fit(bad, y)
+    with pytest.raises(ValueError, match="Column 'score' holds infinite values"):
+        model.predict_proba(bad)
+    np.testing.assert_array_equal(
+        model.predict_proba(frame), NaiveBayes(columns=SPEC).fit(frame, y).predict_proba(frame)
+    )

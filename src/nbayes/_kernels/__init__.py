@@ -8,6 +8,8 @@
   log-likelihood summed over each row's known features;
 - :mod:`~nbayes._kernels.posterior`: the posterior's row max, exponential (glibc's
   vector ``exp``, :mod:`~nbayes._kernels.vector_math`) and row sum;
+- :mod:`~nbayes._kernels.strings`: Arrow string arrays factorized, or looked up in a
+  vocabulary, by one hash probe per value over their buffers;
 - :mod:`~nbayes._kernels.weights`: the scatter-add of class weights.
 
 numba is a required dependency. Each caller keeps its NumPy/SciPy path as the

@@ -262,7 +262,9 @@ def encode_targets(y) -> tuple[NDArray, NDArray[np.intp]]:
         codes, uniques = factorized
         check_classification_targets(uniques)
         classes, where = np.unique(uniques, return_inverse=True)
-        return classes, where.reshape(-1).astype(np.intp, copy=False)[codes]
+        # in place: codes is the factorization's own array, a new one costs page faults
+        out = codes if codes.flags.writeable else None
+        return classes, np.take(where.reshape(-1).astype(np.intp, copy=False), codes, out=out)
     y = np.asarray(y)
     if not (y.ndim == 1 and y.dtype.kind in "iub"):
         check_classification_targets(y)
@@ -287,7 +289,13 @@ def _factorize(y) -> tuple[NDArray[np.intp], NDArray] | None:
             return None
         codes, uniques = pandas.factorize(y, use_na_sentinel=False)
     elif isinstance(y, pandas.Series):
-        codes, uniques = pandas.factorize(y, use_na_sentinel=True)
+        from nbayes.mixed.columns import factorize_arrow_strings
+
+        factorized = factorize_arrow_strings(y)
+        if factorized is not None:  # Arrow strings: hashed by the compiled pass
+            codes, uniques = factorized[0], np.array(factorized[1], dtype=object)
+        else:
+            codes, uniques = pandas.factorize(y, use_na_sentinel=True)
         if codes.size and codes.min() < 0:
             raise ValueError("Input y contains NaN.")
         uniques = np.asarray(uniques)  # a categorical keeps its categories' dtype

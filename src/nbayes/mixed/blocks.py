@@ -27,7 +27,7 @@ from nbayes.core.parallel import map_blocks
 from nbayes.errors import DomainError
 from nbayes.events import EVENT_MODELS, event_model
 from nbayes.events._contract import EventModel
-from nbayes.mixed.columns import read_codes, read_column
+from nbayes.mixed.columns import float_values, read_codes, read_column
 from nbayes.mixed.vocabulary import Vocabulary
 
 #: Settings every block gets, where its event model has them: missing values are
@@ -104,10 +104,13 @@ class Block:
         for the whole block where it reads numbers (an (n_samples, n_columns) float
         array, NaN where missing, filled row-major by one thread)."""
         if event.reads == "values":
+            # every column's codes in one (n_samples, n_columns) array: the codes the
+            # model reads, with no stacking of the columns afterwards
+            out = np.empty((_n_rows(table), len(self.positions)), dtype=np.intp)
 
             def read_one(k: int) -> tuple[list, NDArray[np.intp]]:
                 known = None if params is None else event.known_values(params, k)
-                return read_codes(table, self.positions[k], known)
+                return read_codes(table, self.positions[k], known, out, k)
 
             return [functools.partial(read_one, k) for k in range(len(self.positions))]
         return [functools.partial(self._read_numbers, table)]
@@ -125,7 +128,13 @@ class Block:
         """The block's columns as floats (n_samples, n_columns), NaN where missing."""
         data = np.empty((_n_rows(table), len(self.keys)))
         for k, (key, j) in enumerate(self._columns()):
-            data[:, k] = _as_float(*read_column(table, j), key, self.kind)
+            floats = float_values(table, j)
+            if floats is None:
+                data[:, k] = _as_float(*read_column(table, j), key, self.kind)
+                continue
+            if np.isinf(floats).any():
+                raise ValueError(f"Column {key!r} holds infinite values.")
+            data[:, k] = floats
         return data
 
     def domain_message(self, error: DomainError) -> str:

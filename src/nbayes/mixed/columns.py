@@ -133,6 +133,19 @@ def read_column(X, j: int) -> tuple[NDArray, NDArray[np.bool_]]:
     return values, missing_mask(values)
 
 
+def float_values(X, j: int) -> NDArray[np.float64] | None:
+    """Column ``j`` of a pandas DataFrame as its own float64 array (NaN where missing,
+    as :func:`read_column` would give), when it is one; else None. Such a column needs
+    no missing-value mask: NaN is its only missing value."""
+    if not _is_pandas(X):
+        return None
+    series = X.iloc[:, j]
+    if series.dtype != np.float64:  # numpy-backed float64 only, not an extension array
+        return None
+    values = series.to_numpy()
+    return values if values.dtype == np.float64 else None
+
+
 class _Unseen:
     """The value that stands for every value not among those a model knows."""
 
@@ -144,52 +157,98 @@ class _Unseen:
 UNSEEN = _Unseen()
 
 
-def read_codes(X, j: int, known: Sequence | None = None) -> tuple[list, NDArray[np.intp]]:
+def read_codes(
+    X, j: int, known: Sequence | None = None, out: NDArray[np.intp] | None = None, k: int = 0
+) -> tuple[list, NDArray[np.intp]]:
     """Column ``j`` of a table factorized: ``(uniques, codes)``, ``codes`` (n_samples,)
-    indexing ``uniques``, -1 where the value is missing.
+    indexing ``uniques``, -1 where the value is missing; with ``out`` (n_samples, m),
+    C-contiguous intp, the codes are written into its column ``k`` and ``codes`` is
+    that column (a block's columns then need no stacking).
 
-    A pandas column is factorized by pandas itself, so string columns (Arrow-backed or
-    categorical) never become one Python object per row. With ``known`` (the values a
-    fitted model knows), an Arrow-backed string column is instead looked up in them
-    (one hash probe per value, ``pyarrow.compute.index_in``): then ``uniques`` is
+    A pandas column is factorized without one Python object per row: an Arrow-backed
+    string column by one compiled pass over its buffers
+    (:func:`nbayes._kernels.strings.factorize_strings`), any other by pandas itself.
+    With ``known`` (the values a fitted model knows), an Arrow-backed string column is
+    instead looked up in them (one hash probe per value): then ``uniques`` is
     ``known`` followed by :data:`UNSEEN`, the code of every other value."""
     if _is_pandas(X):
         import pandas as pd
 
         series = X.iloc[:, j]
         if known is not None:
-            codes = _arrow_codes_in(series, known)
+            codes = _arrow_codes_in(series, known, out, k)
             if codes is not None:
                 return [*known, UNSEEN], codes
+        factorized = factorize_arrow_strings(series, out, k)
+        if factorized is not None:
+            return factorized[1], factorized[0]
         codes, uniques = pd.factorize(series, use_na_sentinel=True)
-        return list(uniques), np.asarray(codes, dtype=np.intp)
+        return list(uniques), _into(np.asarray(codes, dtype=np.intp), out, k)
     values, missing = read_column(X, j)
     codes = np.full(values.shape[0], -1, dtype=np.intp)
     uniques, codes[~missing] = factorize(values[~missing])
-    return uniques, codes
+    return uniques, _into(codes, out, k)
 
 
-def _arrow_codes_in(series, known: Sequence) -> NDArray[np.intp] | None:
-    """The index of each value of an Arrow-backed string Series in ``known`` (strings),
-    ``len(known)`` for a value not there, -1 where missing; None for other columns."""
+def _into(codes: NDArray[np.intp], out: NDArray[np.intp] | None, k: int) -> NDArray[np.intp]:
+    """``codes``, copied into column ``k`` of ``out`` (and then that column) if given."""
+    if out is None:
+        return codes
+    out[:, k] = codes
+    return out[:, k]
+
+
+def arrow_strings(series):
+    """The pyarrow ChunkedArray of an Arrow-backed pandas string Series (``str`` under
+    pandas 3 with pyarrow, ``string[pyarrow]``), else None."""
     import pandas as pd
 
     array = series.array
     if not isinstance(array, pd.arrays.ArrowExtensionArray):
         return None
+    from nbayes._kernels.strings import is_string_array
+
+    chunked = array.__arrow_array__()
+    return chunked if is_string_array(chunked) else None
+
+
+def factorize_arrow_strings(
+    series, out: NDArray[np.intp] | None = None, k: int = 0
+) -> tuple[NDArray[np.intp], list[str]] | None:
+    """``(codes, uniques)`` of an Arrow-backed pandas string Series by the compiled
+    pass (``pandas.factorize``'s result: uniques in order of first appearance, code -1
+    where missing; the codes in column ``k`` of ``out`` if given); None for other
+    Series or with the kernels off."""
+    chunked = arrow_strings(series)
+    if chunked is None:
+        return None
+    from nbayes._kernels.strings import factorize_strings
+
+    return factorize_strings(chunked, out, k)
+
+
+def _arrow_codes_in(
+    series, known: Sequence, out: NDArray[np.intp] | None = None, k: int = 0
+) -> NDArray[np.intp] | None:
+    """The index of each value of an Arrow-backed string Series in ``known`` (strings),
+    ``len(known)`` for a value not there, -1 where missing (in column ``k`` of ``out``
+    if given); None for other columns."""
+    chunked = arrow_strings(series)
+    if chunked is None or not all(isinstance(value, str) for value in known):
+        return None
+    from nbayes._kernels.strings import lookup_strings
+
+    codes = lookup_strings(chunked, list(known), out, k)
+    if codes is not None:
+        return codes
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    chunked = array.__arrow_array__()
-    if not (pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type)):
-        return None
-    if not all(isinstance(value, str) for value in known):
-        return None
     found = pc.index_in(chunked, value_set=pa.array(list(known), type=chunked.type))
     codes = pc.fill_null(found, len(known)).to_numpy().astype(np.intp)
     if chunked.null_count:
         codes[chunked.is_null().to_numpy()] = -1
-    return codes
+    return _into(codes, out, k)
 
 
 def factorize(values: NDArray) -> tuple[list, NDArray[np.intp]]:
@@ -244,8 +303,14 @@ def infer_kind(X, j: int) -> str:
             return "categorical"
         if pd.api.types.is_string_dtype(dtype) or pd.api.types.is_object_dtype(dtype):
             series = X.iloc[:, j]
-            sample = series.iloc[:: sample_step(len(series))].dropna().tolist()
-            text = looks_like_text(sample, int(series.count()), series.nunique)
+            chunked = arrow_strings(series)
+            if chunked is not None:  # pandas' take and count cost ~1 ms each here
+                sample = _arrow_sample(chunked, sample_step(len(chunked)))
+                n_values = len(chunked) - chunked.null_count
+            else:
+                sample = series.iloc[:: sample_step(len(series))].dropna().tolist()
+                n_values = int(series.count())
+            text = looks_like_text(sample, n_values, series.nunique)
             return "text" if text else "categorical"
     else:
         import polars as pl
@@ -267,6 +332,23 @@ def infer_kind(X, j: int) -> str:
         f"Cannot infer the kind of column {name!r} from its dtype {dtype}; name it in "
         f"columns={{{name!r}: kind}}."
     )
+
+
+def _arrow_sample(chunked, step: int) -> list:
+    """The non-missing values at rows 0, step, 2 step, ... of a pyarrow ChunkedArray,
+    taken chunk by chunk (a take from the whole array joins its chunks first)."""
+    import pyarrow as pa
+
+    rows = np.arange(0, len(chunked), step)
+    sample: list = []
+    start = 0
+    for chunk in chunked.chunks:
+        stop = start + len(chunk)
+        low, high = np.searchsorted(rows, [start, stop])
+        if high > low:
+            sample.extend(chunk.take(pa.array(rows[low:high] - start)).to_pylist())
+        start = stop
+    return [value for value in sample if value is not None]
 
 
 #: Free text: at least this median number of words a value (see the module docstring)

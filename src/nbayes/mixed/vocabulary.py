@@ -130,8 +130,7 @@ class Vocabulary(EventModel[VocabularyStats, VocabularyParams]):
                     mapped[u] = index.setdefault(_plain(value), len(index))
             vocabulary.append(tuple(index))
             columns.append(_recode(column, mapped))
-        n_samples = weightless.shape[0]
-        codes = np.column_stack(columns) if columns else np.empty((n_samples, 0), np.intp)
+        codes = stack_columns(columns, weightless.shape[0])
         n_categories = np.array([len(v) for v in vocabulary], dtype=np.intp)
         return VocabularyStats(tuple(vocabulary), add_codes(stats.counts, codes, W, n_categories))
 
@@ -164,7 +163,7 @@ class Vocabulary(EventModel[VocabularyStats, VocabularyParams]):
                         value=value,
                     )
             columns.append(_recode(column, mapped))
-        return np.column_stack(columns) if columns else np.empty((n_samples, 0), np.intp)
+        return stack_columns(columns, n_samples)
 
     def known_values(self, params: VocabularyParams, j: int) -> list | None:
         """Column ``j``'s vocabulary, unless an unknown value must be named
@@ -205,6 +204,29 @@ class Vocabulary(EventModel[VocabularyStats, VocabularyParams]):
     def value_grid(self, params, stats, j, class_prior) -> list:
         """Every value of column ``j`` seen in training."""
         return list(stats.vocabulary[j])
+
+
+def stack_columns(columns: list[NDArray[np.intp]], n_samples: int) -> NDArray[np.intp]:
+    """The codes of the columns as one (n_samples, n_columns) array: the array they
+    are the columns of, in order, where they are (a block's columns are read into
+    one, :meth:`nbayes.mixed.blocks.Block.read_tasks`), else a stacked copy."""
+    if not columns:
+        return np.empty((n_samples, 0), np.intp)
+    base = columns[0].base
+    if (
+        isinstance(base, np.ndarray)
+        and base.shape == (n_samples, len(columns))
+        and base.dtype == np.intp
+        and base.flags.c_contiguous
+        and all(
+            column.base is base
+            and column.strides == (base.strides[0],)
+            and column.ctypes.data == base.ctypes.data + k * base.itemsize
+            for k, column in enumerate(columns)
+        )
+    ):
+        return base
+    return np.column_stack(columns)
 
 
 def _recode(column: NDArray[np.intp], mapped: NDArray[np.intp]) -> NDArray[np.intp]:
