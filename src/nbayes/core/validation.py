@@ -22,6 +22,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from nbayes import _kernels
 from nbayes._kernels import weights as weights_kernels
+from nbayes.core.arrow_strings import factorize_arrow_strings
 
 
 @dataclass(frozen=True)
@@ -289,8 +290,6 @@ def _factorize(y) -> tuple[NDArray[np.intp], NDArray] | None:
             return None
         codes, uniques = pandas.factorize(y, use_na_sentinel=False)
     elif isinstance(y, pandas.Series):
-        from nbayes.mixed.columns import factorize_arrow_strings
-
         factorized = factorize_arrow_strings(y)
         if factorized is not None:  # Arrow strings: hashed by the compiled pass
             codes, uniques = factorized[0], np.array(factorized[1], dtype=object)

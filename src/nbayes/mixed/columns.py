@@ -55,6 +55,7 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.utils.validation import check_array, column_or_1d
 
+from nbayes.core.arrow_strings import arrow_strings, factorize_arrow_strings
 from nbayes.core.tables import check_table
 
 
@@ -196,35 +197,6 @@ def _into(codes: NDArray[np.intp], out: NDArray[np.intp] | None, k: int) -> NDAr
         return codes
     out[:, k] = codes
     return out[:, k]
-
-
-def arrow_strings(series):
-    """The pyarrow ChunkedArray of an Arrow-backed pandas string Series (``str`` under
-    pandas 3 with pyarrow, ``string[pyarrow]``), else None."""
-    import pandas as pd
-
-    array = series.array
-    if not isinstance(array, pd.arrays.ArrowExtensionArray):
-        return None
-    from nbayes._kernels.strings import is_string_array
-
-    chunked = array.__arrow_array__()
-    return chunked if is_string_array(chunked) else None
-
-
-def factorize_arrow_strings(
-    series, out: NDArray[np.intp] | None = None, k: int = 0
-) -> tuple[NDArray[np.intp], list[str]] | None:
-    """``(codes, uniques)`` of an Arrow-backed pandas string Series by the compiled
-    pass (``pandas.factorize``'s result: uniques in order of first appearance, code -1
-    where missing; the codes in column ``k`` of ``out`` if given); None for other
-    Series or with the kernels off."""
-    chunked = arrow_strings(series)
-    if chunked is None:
-        return None
-    from nbayes._kernels.strings import factorize_strings
-
-    return factorize_strings(chunked, out, k)
 
 
 def _arrow_codes_in(
