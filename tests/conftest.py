@@ -39,6 +39,16 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("global_random_seed", _seeds())
 
 
+@pytest.fixture(autouse=True)
+def kernels_at_any_size(monkeypatch):
+    """The compiled kernels for calls of any size (``SMALL_WORK = 0``): the tests'
+    small data run them as large data would, and compare them with the NumPy paths.
+    Tests of the small-call paths themselves set the threshold back."""
+    from nbayes import _kernels
+
+    monkeypatch.setattr(_kernels, "SMALL_WORK", 0)
+
+
 @pytest.fixture(params=["compiled", "numpy"])
 def kernel_path(request, monkeypatch):
     """Runs the test on the compiled kernels (numba) and on the NumPy fallback."""
