@@ -175,6 +175,13 @@ def test_what_the_python_path_leaves_to_the_compiled_one(options, monkeypatch, t
     assert "_vocab" in CountVectorizer().fit([b"hello world"]).__dict__  # bytes
 
 
+def test_numpy_strings_take_the_python_path(monkeypatch):
+    docs = np.array(["Zeta alpha beta alpha", "beta gamma ΣΟΦΟΣ zeta", ""])
+    small, compiled = both(monkeypatch, lambda: CountVectorizer().fit(docs))
+    assert "_vocab" not in small.__dict__ and "_vocab" in compiled.__dict__
+    assert layout(small.transform(docs)) == layout(compiled.transform(docs))
+
+
 SMALL_JOB = """
 import sys
 import numpy as np

@@ -42,15 +42,15 @@ Rows = tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]
 
 def texts(docs: Sequence, rules: Rules) -> list[str] | None:
     """The documents as the tokenizer reads them (lower-cased if ``rules.lowercase``)
-    where the Python path covers them: every document a ``str``, at most
-    :data:`SMALL_CHARS` characters in all, plain word tokens (no rich tokens, no
+    where the Python path covers them: every document a ``str`` (NumPy's too), at
+    most :data:`SMALL_CHARS` characters in all, plain word tokens (no rich tokens, no
     upper bound on length, numbers kept) of at least 1 or 2 code points. Else None."""
     if (
         rules.rich
         or rules.max_len is not None
         or not rules.numbers
         or rules.min_len not in _PATTERNS
-        or not all(type(doc) is str for doc in docs)
+        or not all(isinstance(doc, str) for doc in docs)
         or sum(map(len, docs)) > SMALL_CHARS
     ):
         return None
