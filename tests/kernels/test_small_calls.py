@@ -118,16 +118,21 @@ def test_table_with_missing_values_is_the_kernels(monkeypatch):
     assert_same(*both_paths(monkeypatch, run))
 
 
-def test_posterior_of_a_small_block_is_the_kernels_but_for_the_exponential(monkeypatch):
+@pytest.mark.parametrize("n_classes", [3, 11, 40])  # column by column, or accumulated
+@pytest.mark.parametrize("degenerate", [False, True])
+def test_posterior_of_a_small_block_is_the_kernels_but_for_the_exponential(
+    monkeypatch, n_classes, degenerate
+):
     """Row max and row sum (added in order of the classes) bitwise the kernels';
     degenerate rows alike; the exponential NumPy's, within a few ulp of glibc's vector
     one, bitwise the same where the kernel path takes NumPy's too."""
     rng = np.random.default_rng(3)
-    jll = rng.normal(size=(400, 11)) * 30
-    jll[5] = -np.inf
-    jll[6, 3] = np.inf
-    jll[7, 2] = np.nan
-    log_prior = np.log(np.full(11, 1 / 11))
+    jll = rng.normal(size=(400, n_classes)) * 30
+    if degenerate:
+        jll[5] = -np.inf
+        jll[6, 2] = np.inf
+        jll[7, 1] = np.nan
+    log_prior = np.log(np.full(n_classes, 1 / n_classes))
 
     def run():
         return (posterior.posterior_proba_inplace(jll.copy(), log_prior),)

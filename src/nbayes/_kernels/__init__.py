@@ -53,11 +53,12 @@ ENABLED = True
 
 #: The least work (about the number of inner-loop steps: values read or written) for
 #: which a call uses the compiled kernels; below it the NumPy/SciPy path runs and
-#: numba is not imported. Measured (warm, one thread): at 10,000 steps the reference
-#: paths cost 0.01-0.15 ms more than the kernels per call (the class moments of 1,000
-#: x 10 rows 0.06 ms, the Gaussian terms of 3,000 x 3 0.04 ms, the posterior of 3,000
-#: x 3 0.06 ms, the scatter-add of 10,000 nonzeros 0.01 ms), where a process's first
-#: kernel call costs ~0.4 s and the interpreter's exit ~0.2 s more.
+#: numba is not imported. Measured (warm, one thread) at 10,000 steps, the reference
+#: paths cost at most 0.05 ms more a call than the kernels: the class moments of
+#: 1,000 x 10 rows 0.04 ms, the Gaussian terms of 3,334 rows x 3 classes 0.04 ms,
+#: the posterior of 3,334 x 3 0.01 ms (1,000 x 10: 0.02), the scatter-add of 10,000
+#: nonzeros 0.003 ms, the categorical counts of 2,000 x 5 codes and the gather of
+#: 667 x 5 x 3 0.05 ms; a process's first kernel call costs ~0.4 s, its exit ~0.2 s.
 SMALL_WORK = 10_000
 
 #: The options of every compiled function: the GIL released, no C-callable wrapper
