@@ -39,6 +39,19 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("global_random_seed", _seeds())
 
 
+@pytest.fixture(autouse=True)
+def kernels_at_any_size(monkeypatch):
+    """The compiled kernels for calls of any size (``SMALL_WORK = 0``, and no text
+    for the Python path of small vectorizer inputs): the tests' small data run them as
+    large data would, and compare them with the NumPy paths. Tests of the small-call
+    paths themselves set the thresholds back."""
+    from nbayes import _kernels
+    from nbayes.text import _small
+
+    monkeypatch.setattr(_kernels, "SMALL_WORK", 0)
+    monkeypatch.setattr(_small, "SMALL_CHARS", -1)
+
+
 @pytest.fixture(params=["compiled", "numpy"])
 def kernel_path(request, monkeypatch):
     """Runs the test on the compiled kernels (numba) and on the NumPy fallback."""

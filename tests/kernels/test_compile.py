@@ -132,6 +132,7 @@ from nbayes.text import CountVectorizer, HashingVectorizer, Tokenizer, _parallel
 from nbayes.text import _kernels as text, _kernels_ascii, _kernels_output, _kernels_table
 from nbayes.text import _kernels_unicode
 
+_kernels.SMALL_WORK = 0  # the kernels for this workload's small calls too
 rng = np.random.default_rng(0)
 X, y = rng.normal(size=(300, 4)), rng.integers(0, 3, 300)
 model = GaussianNB().fit(X, y)

@@ -92,9 +92,10 @@ def gather_sum(
     shape (n_rows, n_classes), and the number of codes ``>= n_categories_j``.
 
     codes (n_rows, n_features); table from :func:`gather_table`. None when the
-    compiled kernels are switched off (:data:`nbayes._kernels.ENABLED`).
+    compiled kernels are switched off (:data:`nbayes._kernels.ENABLED`), or not for
+    so few terms (:func:`available`).
     """
-    if not available():
+    if not available(codes.size * n_classes):
         return None
     out = np.empty((codes.shape[0], n_classes))
     unknown = _gather_kernel(gather_width(n_classes))(codes, offsets, n_categories, table, out)
@@ -128,8 +129,9 @@ def count_codes(
     code (a negative one is missing), row by row, in place: the categorical counts of
     hard labels in one pass, no temporaries. ``counts`` (n_classes, sum_j K_j),
     C-contiguous; a code ``>= n_categories_j`` is an IndexError. False (``counts``
-    untouched) when the compiled kernels are not available."""
-    if not available():
+    untouched) when the compiled kernels are not available, or not for so few codes
+    (:func:`available`)."""
+    if not available(codes.size):
         return False
     bad = jit(_count_codes_kernel)(codes, labels, weights, offsets, n_categories, counts)
     if bad >= 0:

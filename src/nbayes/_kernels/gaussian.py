@@ -57,9 +57,9 @@ def class_moments(
     ``m2_c = sum_i w_i ((x_i - r_c) - offset_c)^2`` over the rows of class c with
     ``w_i > 0``, added row by row in order of i: the additions of the sparse product
     ``S @ v`` the NumPy path makes, so the same rounding. None when the compiled
-    kernels are not available.
+    kernels are not available, or not for so few values (:func:`available`).
     """
-    if not available():
+    if not available(X.size):
         return None
     shape = (class_count.shape[0], X.shape[1])
     reference, offset, m2 = np.zeros(shape), np.zeros(shape), np.zeros(shape)
@@ -181,9 +181,10 @@ def shifted_update(
     from them (``S1`` and ``S2`` are overwritten); False (``stats`` untouched) where
     a check fails. So one call does a one-block batch;
     a batch of several blocks takes one call per block without ``commit`` and,
-    after their sums are added, one with no rows and ``commit``.
+    after their sums are added, one with no rows and ``commit``. None where
+    :func:`available` says no, for the values of X or of the statistics.
     """
-    if not available():
+    if not available(max(X.size, stats.mean.size)):
         return None
     totals = (stats.total_count, stats.total_mean, stats.total_m2)
     arrays = (stats.class_count, stats.count, stats.mean, stats.m2, totals, sums, track)
@@ -230,8 +231,8 @@ def gaussian_terms(
     mask of entries to recompute directly: bound ``A + 2|B| + C`` above
     ``relative * max(1, A - 2B + C)``, or above ``absolute`` within ``window`` nats
     of the row's best entry. ``quadratic`` is overwritten. None when the compiled
-    kernels are not available."""
-    if not available():
+    kernels are not available, or not for so few entries (:func:`available`)."""
+    if not available(cross.size):
         return None
     inexact = np.empty(cross.shape, dtype=np.bool_)
     kernel = jit(_gaussian_terms_kernel)

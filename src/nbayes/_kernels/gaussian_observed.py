@@ -11,6 +11,10 @@ from numpy.typing import NDArray
 
 from nbayes._kernels import available, jit
 
+#: What one of the NumPy path's passes over a feature costs beyond its terms, in
+#: terms (about 10 us: a few NumPy calls on a column), for :func:`available`.
+FEATURE_PASS = 1_000
+
 
 def _observed_moments_kernel(X, observed, labels, weights, count, reference, offset, m2):
     """See :func:`observed_class_moments`; the outputs start at zero. The reference of
@@ -57,9 +61,10 @@ def observed_class_moments(
     offset_cj)^2`` with ``s_ij = x_ij - reference_cj`` over the usable entries
     (observed, positive weight) and 0 elsewhere, each sum over every row in order of i:
     the additions of the sparse products ``W.T @ v`` the NumPy path makes, so the same
-    rounding. None when the compiled kernels are not available.
+    rounding. None when the compiled kernels are not available, or not for so few
+    values (:func:`available`).
     """
-    if not available():
+    if not available(X.size):
         return None
     shape = (n_classes, X.shape[1])
     count, reference, offset, m2 = (np.zeros(shape) for _ in range(4))
@@ -93,8 +98,10 @@ def observed_log_likelihood(
     features j of row i that are known (``seen[j]``, and ``x_ij`` not NaN), the terms
     added in order of j: (n_rows, n_classes) for X (n_rows, n_features), ``theta``,
     ``precision = 1 / var`` and ``log_norm = log(2 pi var)`` (n_classes, n_features).
-    None when the compiled kernels are not available."""
-    if not available():
+    None when the compiled kernels are not available, or not for so few terms
+    (:func:`available`; the NumPy path's pass per feature counts as :data:`FEATURE_PASS`
+    terms)."""
+    if not available((X.shape[0] * theta.shape[0] + FEATURE_PASS) * X.shape[1]):
         return None
     out = np.empty((X.shape[0], theta.shape[0]))
     jit(_observed_log_likelihood_kernel)(X, seen, theta, precision, log_norm, out)

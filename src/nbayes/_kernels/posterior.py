@@ -1,6 +1,11 @@
 """The posterior's normalisation in compiled loops: the row max, the exponential (glibc's
 vector ``exp``, :mod:`nbayes._kernels.vector_math`) and the row sum, for
-:mod:`nbayes.core.posterior`."""
+:mod:`nbayes.core.posterior`.
+
+Each function takes the NumPy path for arrays too small for the kernels to be worth
+loading (:func:`nbayes._kernels.available`). The row max and the row sum are then
+bitwise the same; the exponential is NumPy's, within 4 ulp of glibc's vector one
+where that is used (the only result a small call may change)."""
 
 from __future__ import annotations
 
@@ -42,9 +47,10 @@ def exp_in_place(values: NDArray[np.float64]) -> bool:
     """``values[...] = exp(values)`` in place, for a writeable C-contiguous float64
     array of any shape, with glibc's vector ``exp`` (:mod:`nbayes._kernels.vector_math`):
     within 4 ulp of NumPy's, ~4x faster where NumPy's float64 ``exp`` is not
-    vectorised. False (``values`` untouched) where that is not available."""
+    vectorised. False (``values`` untouched) where that is not available, or not worth
+    loading for so few values (:func:`available`)."""
     if not (
-        available()
+        available(values.size)
         and values.dtype == np.float64
         and values.flags.c_contiguous
         and values.flags.writeable
@@ -62,8 +68,9 @@ def shift_by_row_max(jll: NDArray[np.float64]) -> NDArray[np.bool_] | None:
     """``jll -= max_c jll[i, c]`` in place for each row ``i`` (n_rows, n_classes) whose
     values are not NaN and whose maximum is finite; those rows are marked True in the
     returned mask (n_rows,), the others are left as they were. None (``jll`` untouched)
-    when the compiled kernels are not available."""
-    if not available():
+    when the compiled kernels are not available, or not for so few entries
+    (:func:`available`)."""
+    if not available(jll.size):
         return None
     regular = np.empty(jll.shape[0], dtype=np.bool_)
     jit(_shift_by_row_max_kernel)(jll, regular)

@@ -151,7 +151,8 @@ def _scatter_add(
     nonzeros) is counted by one ``bincount`` and added (the pass over its output is
     amortised; ``np.add.at`` is slower per nonzero); a smaller X (a ``partial_fit``
     batch against many features) goes by ``np.add.at``, the compiled kernel's additions
-    in the same order.
+    in the same order. So does an X of too few nonzeros for the kernel to be worth
+    loading (:func:`nbayes._kernels.available`), so that the result is the kernel's.
     """
     if not out.flags.c_contiguous:
         out += _scatter_add(weights, X, np.zeros(out.shape))
@@ -159,8 +160,8 @@ def _scatter_add(
     n_features = X.shape[1]
     size = out.size
     flat = out.reshape(-1)  # a view of out
-    compiled = _kernels.available()
-    counted = not compiled and X.nnz >= size  # else a scatter-add
+    compiled = _kernels.available(X.nnz)
+    counted = not _kernels.available() and X.nnz >= size  # else a scatter-add
     # bincount: blocks that amortise its pass over the output
     per_block = max(_NONZEROS_PER_BLOCK, size) if counted else _NONZEROS_PER_BLOCK
     row_weights = weights.values

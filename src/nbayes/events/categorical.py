@@ -41,6 +41,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from nbayes import _kernels
 from nbayes._kernels import categorical as categorical_kernels
 from nbayes.core import validation as _validate
 from nbayes.core.parallel import Scratch
@@ -127,10 +128,12 @@ def add_codes(
     place: the caller must own ``stats`` (nobody else may hold its arrays). A negative
     code marks a missing value: it adds nothing, so ``N_cj.`` counts only the observed
     values. Hard labels: one compiled pass adding each row's weight into its cells
-    (:func:`nbayes._kernels.categorical.count_codes`), or, without numba, one
-    ``bincount`` per cache-sized block of rows over the cells
-    ``c * sum_j K_j + offset_j + x_ij`` (unweighted, in integers, when every sample
-    weight is 1), added into the counts.
+    (:func:`nbayes._kernels.categorical.count_codes`); for so few codes that the
+    kernel is not worth loading (:func:`nbayes._kernels.available`), ``np.add.at``
+    over the cells ``c * sum_j K_j + offset_j + x_ij``, the kernel's additions in its
+    order; with the kernels switched off, one ``bincount`` per cache-sized block of
+    rows over those cells (unweighted, in integers, when every sample weight is 1),
+    added into the counts.
     """
     n_categories = np.maximum(np.asarray(n_categories, dtype=np.intp), stats.n_categories)
     if not np.array_equal(n_categories, stats.n_categories):
@@ -157,6 +160,12 @@ def add_codes(
     if counts.flags.c_contiguous and categorical_kernels.count_codes(
         X, W.labels, row_weights, offsets, n_categories, counts
     ):
+        return stats
+    if counts.flags.c_contiguous and _kernels.ENABLED:  # a small X: the kernel's additions
+        observed = X >= 0
+        cells = (X + offsets + (W.labels * width)[:, None])[observed]
+        weights = np.broadcast_to(row_weights[:, None], X.shape)[observed]
+        np.add.at(counts.reshape(-1), cells, weights)
         return stats
     unit = bool(np.all(row_weights == 1.0))
     flat = counts.reshape(-1) if counts.flags.c_contiguous else np.zeros(size)
@@ -249,9 +258,9 @@ def _log_likelihood(
     A compiled gather from :attr:`CategoricalParams.gather_table` where numba is
     installed, else the one-hot product; the same sums in the same order.
     """
-    if categorical_kernels.available() and params.gather_table is not None and X.shape[1]:
+    n_classes = params.log_prob.shape[0]
+    if _kernels.available(X.size * n_classes) and params.gather_table is not None and X.shape[1]:
         n_categories = params.n_categories.astype(np.intp, copy=False)
-        n_classes = params.log_prob.shape[0]
         gathered = categorical_kernels.gather_sum(
             X, params.offsets, n_categories, params.gather_table, n_classes
         )

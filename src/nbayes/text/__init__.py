@@ -11,11 +11,35 @@ and Rennie et al.'s (2003) corrections.
   body and ``<field>:<word>`` header tokens; the recommended pipeline.
 """
 
-from nbayes.text.headers import Post, split_post, strip_quotes, strip_signature
-from nbayes.text.pipeline import PostVectorizer, make_text_classifier
-from nbayes.text.tokenize import ENGLISH_STOP_WORDS, Tokenizer
-from nbayes.text.transforms import RennieTransformer, make_twcnb
-from nbayes.text.vectorizers import CountVectorizer, HashingVectorizer
+from typing import TYPE_CHECKING
+
+from nbayes.core.lazy import lazy_exports
+
+#: Public name -> the module that defines it; imported on first use (``nbayes.core.lazy``),
+#: so ``from nbayes.text import CountVectorizer`` imports neither the pipelines nor the
+#: mail headers.
+_EXPORTS = {
+    "ENGLISH_STOP_WORDS": "nbayes.text.tokenize",
+    "CountVectorizer": "nbayes.text.vectorizers",
+    "HashingVectorizer": "nbayes.text.vectorizers",
+    "Post": "nbayes.text.headers",
+    "PostVectorizer": "nbayes.text.pipeline",
+    "RennieTransformer": "nbayes.text.transforms",
+    "Tokenizer": "nbayes.text.tokenize",
+    "make_text_classifier": "nbayes.text.pipeline",
+    "make_twcnb": "nbayes.text.transforms",
+    "split_post": "nbayes.text.headers",
+    "strip_quotes": "nbayes.text.headers",
+    "strip_signature": "nbayes.text.headers",
+}
+lazy_exports(__name__, _EXPORTS)
+
+if TYPE_CHECKING:  # what static tools see; at run time the names load on first use
+    from nbayes.text.headers import Post, split_post, strip_quotes, strip_signature
+    from nbayes.text.pipeline import PostVectorizer, make_text_classifier
+    from nbayes.text.tokenize import ENGLISH_STOP_WORDS, Tokenizer
+    from nbayes.text.transforms import RennieTransformer, make_twcnb
+    from nbayes.text.vectorizers import CountVectorizer, HashingVectorizer
 
 __all__ = [
     "ENGLISH_STOP_WORDS",

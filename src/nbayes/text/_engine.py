@@ -3,6 +3,10 @@ that give names to ids (:class:`Vocabulary`), and how text becomes features
 (:class:`Rules`). A pass over documents (:class:`nbayes.text._pass.Pass`) turns
 them into a feature stream, in one thread or two (:mod:`nbayes.text._parallel`);
 names sort by :mod:`nbayes.text._sort`. None of those import this module back.
+
+Those modules (numba) are imported on first use, not with this one: importing
+:mod:`nbayes.text` costs no compiler, and a small job that needs none
+(:mod:`nbayes.text._small`) never loads it.
 """
 
 from __future__ import annotations
@@ -13,9 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes.text import _kernels, _parallel, _sort
 from nbayes.text._encode import Text, encode_documents, read_documents  # noqa: F401 (API)
-from nbayes.text._pass import Pass
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,8 @@ class Vocabulary:
 
     def reserve(self, tokens: int, token_bytes: int, grams: int, gram_tokens: int) -> None:
         """Grow the tables to take this many more tokens, bytes, n-grams, ids."""
+        from nbayes.text import _kernels
+
         n_tok, n_gram = self.n_tokens, self.n_grams
 
         def grown(array, need, fill=None):
@@ -141,6 +145,8 @@ class Vocabulary:
         """Give back what only inserting needs: the tables' spare room, the hash
         tables' headroom (down to at most half full) and the row-position arrays
         (made again by the next pass). A later insert grows them again."""
+        from nbayes.text import _kernels
+
         n_tok, n_gram = self.n_tokens, self.n_grams
         self.t_bytes = self.t_bytes[: self.t_off[n_tok]].copy()
         self.t_off = self.t_off[: n_tok + 1].copy()
@@ -156,6 +162,8 @@ class Vocabulary:
 
     def add_stop_words(self, words: Iterable[str]) -> None:
         """Mark the tokens ``words`` (compared after case folding) as stop words."""
+        from nbayes.text import _kernels
+
         words = list(words)
         if not words:
             return
@@ -169,6 +177,8 @@ class Vocabulary:
 
         Feature indices refer to the tables as they are after this call.
         """
+        from nbayes.text import _kernels
+
         split = [term.split(" ") for term in terms]
         buf, offsets = _utf8_strings(t for parts in split for t in parts)
         self.reserve(len(offsets), len(buf), len(split), len(offsets))
@@ -203,6 +213,8 @@ class Vocabulary:
         thread as soon as the vocabulary is complete; with ``count`` (and ``tally``) it
         counts :meth:`frequencies` on the way.
         """
+        from nbayes.text import _parallel
+
         dtype = self.stream_dtype(text.n_bytes())
         if _parallel.worth_splitting(text):
             return _parallel.analyze(self, text, insert, tally, dtype, sort, count)
@@ -214,6 +226,8 @@ class Vocabulary:
     ):  # fmt: skip
         """:meth:`analyze` of documents start..stop - 1 in this thread, the stream (and
         counts) of ``dtype``; the documents are joined a chunk at a time."""
+        from nbayes.text._pass import Pass
+
         run = Pass(self, text.n_bytes(start, stop), insert, tally, dtype)
         run.add(text, start, stop)
         run.finish()
@@ -236,6 +250,8 @@ class Vocabulary:
     def name_bytes(self) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
         """UTF-8 names of all features (feature-index order), each ending in a
         newline, and their offsets, shape (n_features + 1,)."""
+        from nbayes.text import _kernels
+
         n_tok = self.n_tokens
         token_part = self.t_bytes[: self.t_off[n_tok]]
         grams = _kernels.gram_bytes(self.g_toks, self.g_off, self.n_grams, self.t_bytes, self.t_off)
@@ -269,6 +285,8 @@ class Vocabulary:
     ):
         """CSR arrays (indptr, indices, data) of the stream counted into
         ``column[feature index]`` (dropped where negative), summing ``weight``."""
+        from nbayes.text import _kernels
+
         if weight is None:
             weight = np.ones(len(column), np.float64)
         n_tok = self.n_tokens
@@ -283,6 +301,8 @@ class Vocabulary:
         """Document and corpus frequency per feature index, shapes (n_features,),
         of CSR rows of distinct stream entries with their counts (those the
         two-thread pass of a fit counted, if this is its stream)."""
+        from nbayes.text import _kernels
+
         counted, self.counted = self.counted, None
         if counted is not None and counted[0] == self.n_features:
             return counted[1], counted[2]
@@ -296,6 +316,8 @@ class Vocabulary:
         after it is read, so the matrix's indices cost no fresh memory. Large inputs
         run in two threads (:func:`nbayes.text._parallel.to_columns`).
         """
+        from nbayes.text import _parallel
+
         n_tok = self.n_tokens
         if max(len(column), len(entries)) >= 2**31:
             entries = columns = np.ascontiguousarray(entries, np.int64)
@@ -313,6 +335,8 @@ class Vocabulary:
 
     def murmur3(self) -> NDArray[np.int64]:
         """scikit-learn's signed murmurhash3_32 (seed 0) of every feature name."""
+        from nbayes.text import _kernels
+
         out, offsets = self.name_bytes()
         return _kernels.murmur3_32(out, offsets[:-1], offsets[1:] - 1, 0)
 
@@ -326,6 +350,8 @@ class Vocabulary:
 
     def sort_names(self) -> NDArray[np.intp]:
         """:meth:`sorted_order`, computed here and now."""
+        from nbayes.text import _sort
+
         if self.n_grams == 0:  # the token table holds every name as it is
             n = self.n_tokens
             return _sort.name_order(self.t_bytes, self.t_off[:n], self.t_off[1 : n + 1])

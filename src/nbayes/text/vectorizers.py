@@ -6,7 +6,9 @@ The word analyzer with the default ``token_pattern`` (or an
 :class:`nbayes.text.Tokenizer` as ``tokenizer``) runs compiled; any other option
 (``analyzer="char"``, a callable preprocessor or tokenizer, ``strip_accents``, a
 custom ``token_pattern``) runs scikit-learn's own code, so results never differ,
-only speed does.
+only speed does. A CountVectorizer given a few short ``str`` documents with the
+default patterns counts them in Python (:mod:`nbayes.text._small`), with the same
+results, and builds its compiled tables only once a larger input needs them.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_is_fitted
 
 from nbayes.core.fitted_attributes import boolean, strings, vocabulary_terms
-from nbayes.text import _engine
+from nbayes.text import _engine, _small
 from nbayes.text.tokenize import Tokenizer, check_ngram_range, stop_word_set
 
 __all__ = ["CountVectorizer", "HashingVectorizer"]
@@ -76,7 +78,10 @@ class _Compiled:
         return words
 
     def _encode(self, raw_documents):
-        docs = _engine.read_documents(raw_documents, self.input)
+        return self._encode_read(_engine.read_documents(raw_documents, self.input))
+
+    def _encode_read(self, docs: list) -> _engine.Text:
+        """The raw content of the documents as the compiled pass reads it."""
         return _engine.encode_documents(
             docs, self.encoding, self.decode_error, lowercase=self._rules.lowercase
         )
@@ -158,19 +163,33 @@ class CountVectorizer(_Compiled, BaseEstimator):
         self._check_params()
         self._rules = self._fast_rules()
         self._fallback = None
-        self.__dict__.pop("_vocabulary_cache", None)
+        for name in ("fixed_vocabulary_", "_vocabulary_cache", "_vocab", "_terms", "_column",
+                     "_features"):  # fmt: skip
+            self.__dict__.pop(name, None)
         if self._rules is None:
             self._fallback = self._sklearn()
             X = self._fallback.fit_transform(raw_documents)
             self.fixed_vocabulary_ = self._fallback.fixed_vocabulary_
             return X
-        self._vocab = _engine.Vocabulary(self._rules)
-        self._vocab.add_stop_words(self._stop_words())
-        text = self._encode(raw_documents)
-        self.fixed_vocabulary_ = self.vocabulary is not None
-        if self.fixed_vocabulary_:
+        stop_words = self._stop_words()
+        docs = _engine.read_documents(raw_documents, self.input)
+        small = _small.texts(docs, self._rules)
+        text = None if small is not None else self._encode_read(docs)
+        fixed = self.vocabulary is not None
+        if fixed:
             self._set_fixed_vocabulary()
-            return self._transform(text)
+            X = self._transform(text, small)
+        elif small is not None:
+            X = self._fit_small(small, stop_words)
+        else:
+            X = self._fit_compiled(text, stop_words)
+        self.fixed_vocabulary_ = fixed  # only now: a fit that fails leaves it unfitted
+        return X
+
+    def _fit_compiled(self, text: _engine.Text, stop_words: frozenset[str]):
+        """:meth:`fit_transform` by the compiled pass."""
+        self._vocab = _engine.Vocabulary(self._rules)
+        self._vocab.add_stop_words(stop_words)
         n_stop_tokens = self._vocab.n_tokens  # the pass adds every token it yields
         prunes = self._prunes(text.n_docs)
         indptr, entries, counts = self._vocab.analyze(
@@ -183,6 +202,37 @@ class CountVectorizer(_Compiled, BaseEstimator):
         self._column = np.full(self._vocab.n_features, -1, np.int64)
         self._column[self._features] = np.arange(len(self._features))
         return self._finish(indptr, entries, counts, text.n_docs)
+
+    def _fit_small(self, docs: list[str], stop_words: frozenset[str]):
+        """:meth:`fit_transform` of documents the Python path takes (:mod:`nbayes.text.
+        _small`): the same features, columns and matrix, and no compiled tables (made
+        from the terms when a larger input needs them, :meth:`_tables`)."""
+        tallies = _small.tallies(docs, self._rules, stop_words)
+        names = sorted(set().union(*tallies))  # code-point order: the columns' before pruning
+        if not names:
+            raise ValueError("empty vocabulary; perhaps the documents only contain stop words")
+        index = {name: i for i, name in enumerate(names)}
+        indptr, ids, counts = _small.rows(tallies, index)
+        if self.binary:
+            counts[:] = 1
+        order = np.arange(len(names))
+        if self._prunes(len(docs)):
+            order = self._pruned(order, *_small.frequencies(ids, counts, len(names)), len(docs))
+        column = np.full(len(names), -1, np.int64)
+        column[order] = np.arange(len(order))
+        self._terms = [names[i] for i in order]
+        self._vocabulary_cache = {term: j for j, term in enumerate(self._terms)}
+        return self._small_matrix(indptr, column[ids], counts)
+
+    def _small_matrix(self, indptr, columns, counts):
+        """The count matrix of CSR rows (``columns`` -1 where a feature has none)."""
+        kept = columns >= 0
+        if not kept.all():
+            indptr = np.concatenate(([0], np.cumsum(kept)))[indptr]
+            columns, counts = columns[kept], counts[kept]
+        values = np.ones_like(counts) if self.binary else counts
+        shape = (len(indptr) - 1, len(self._vocabulary()))
+        return self._matrix(values.astype(self.dtype), columns.astype(np.int32), indptr, shape)
 
     def _check_params(self) -> None:
         check_ngram_range(self.ngram_range)
@@ -233,6 +283,12 @@ class CountVectorizer(_Compiled, BaseEstimator):
             raise ValueError("empty vocabulary; perhaps the documents only contain stop words")
         if not prunes:
             return order
+        return self._pruned(order, df, tf, n_docs)
+
+    def _pruned(self, order, df, tf, n_docs: int) -> NDArray[np.int64]:
+        """The features of ``order`` (ids in column order) that min_df, max_df and
+        max_features keep, by document and corpus frequencies ``df`` and ``tf`` (per
+        id), in that order."""
         if self.binary:  # every count is 1 (as set after the pass): tf = df
             tf = df
         low, high = self._df_bounds(n_docs)
@@ -268,15 +324,24 @@ class CountVectorizer(_Compiled, BaseEstimator):
             raise ValueError("Vocabulary indices must be 0 .. len(vocabulary) - 1, each once.")
         if not vocabulary:
             raise ValueError("empty vocabulary passed to fit")
-        self._use_terms(sorted(vocabulary, key=vocabulary.get))
+        self._terms = sorted(vocabulary, key=vocabulary.get)
         self._vocabulary_cache = dict(vocabulary)
 
-    def _use_terms(self, terms: list[str]) -> None:
-        """Make ``terms`` the features, column j for ``terms[j]``, in the compiled tables."""
-        index = self._vocab.add_features(terms)
-        self._column = np.full(self._vocab.n_features, -1, np.int64)
-        self._column[index] = np.arange(len(terms))
-        self._features = index
+    def _tables(self) -> _engine.Vocabulary:
+        """The compiled tables of the fitted features: those of a compiled fit, or,
+        after a small fit, a given vocabulary or a model file, made on first use from
+        the terms (column j for ``_terms[j]``) as a fit with that vocabulary makes
+        them (stop words, then the terms), so a transform counts alike."""
+        vocab = self.__dict__.get("_vocab")
+        if vocab is None:
+            vocab = _engine.Vocabulary(self._rules)
+            vocab.add_stop_words(self._stop_words())
+            index = vocab.add_features(self._terms)
+            vocab.compact()
+            column = np.full(vocab.n_features, -1, np.int64)
+            column[index] = np.arange(len(self._terms))
+            self._column, self._features, self._vocab = column, index, vocab
+        return vocab
 
     def _finish(self, indptr, entries, counts, n_docs):
         """The count matrix of CSR rows of stream entries (columns from ``_column``)."""
@@ -285,11 +350,13 @@ class CountVectorizer(_Compiled, BaseEstimator):
         indptr, columns, values = self._vocab.to_columns(
             indptr, entries, counts, self._column, self.dtype
         )
-        X = sp.csr_array(
-            (values, columns, indptr.astype(columns.dtype)),
-            shape=(n_docs, len(self._features)),
-        )
-        return _as_scipy(X)
+        return self._matrix(values, columns, indptr, (n_docs, len(self._features)))
+
+    @staticmethod
+    def _matrix(values, columns, indptr, shape: tuple[int, int]):
+        """The CSR matrix of these arrays, indptr of the indices' dtype, in
+        scikit-learn's sparse interface."""
+        return _as_scipy(sp.csr_array((values, columns, indptr.astype(columns.dtype)), shape=shape))
 
     # ------------------------------------------------------------ model files
     def _fitted_state(self) -> dict:
@@ -302,9 +369,9 @@ class CountVectorizer(_Compiled, BaseEstimator):
         }
 
     def _restore(self, state: dict) -> CountVectorizer:
-        """The fitted vectorizer from its terms: the compiled tables built as a fit
-        with that vocabulary builds them (stop words, then the terms), so ``transform``
-        gives what the saved vectorizer gave."""
+        """The fitted vectorizer from its terms; the compiled tables are built from
+        them when first needed (:meth:`_tables`), so ``transform`` gives what the saved
+        vectorizer gave."""
         if sorted(state) != ["fixed_vocabulary_", "vocabulary_"]:
             raise ValueError("a CountVectorizer's state is vocabulary_ and fixed_vocabulary_.")
         terms = list(strings(state["vocabulary_"], "vocabulary_"))
@@ -320,10 +387,9 @@ class CountVectorizer(_Compiled, BaseEstimator):
             self._fallback.fixed_vocabulary_ = fixed
         else:
             self._fallback = None
-            self._vocab = _engine.Vocabulary(self._rules)
-            self._vocab.add_stop_words(self._stop_words())
-            self._use_terms(terms)
-            self._vocab.compact()
+            for name in ("_vocab", "_column", "_features"):
+                self.__dict__.pop(name, None)
+            self._terms = terms  # the compiled tables are made on first use
         self._vocabulary_cache = vocabulary
         self.fixed_vocabulary_ = fixed
         return self
@@ -334,15 +400,22 @@ class CountVectorizer(_Compiled, BaseEstimator):
     # ------------------------------------------------------------ transform
     def transform(self, raw_documents):
         """Count matrix of new documents on the fitted vocabulary."""
-        if self.vocabulary is not None and not hasattr(self, "_column"):
+        if self.vocabulary is not None and not hasattr(self, "fixed_vocabulary_"):
             return self.fit_transform(raw_documents)  # a given vocabulary needs no fit
         check_is_fitted(self, "fixed_vocabulary_")
         if self._fallback is not None:
             return self._fallback.transform(raw_documents)
-        return self._transform(self._encode(raw_documents))
+        docs = _engine.read_documents(raw_documents, self.input)
+        small = _small.texts(docs, self._rules)
+        return self._transform(None if small is not None else self._encode_read(docs), small)
 
-    def _transform(self, text: _engine.Text):
-        indptr, entries, counts = self._vocab.analyze(text, False, tally=True)
+    def _transform(self, text: _engine.Text | None, small: list[str] | None):
+        """The count matrix of the fitted features in ``text``, or in the documents
+        ``small`` (:func:`nbayes.text._small.texts`) where given."""
+        if small is not None:
+            tallies = _small.tallies(small, self._rules, self._stop_words())
+            return self._small_matrix(*_small.rows(tallies, self._vocabulary()))
+        indptr, entries, counts = self._tables().analyze(text, False, tally=True)
         return self._finish(indptr, entries, counts, text.n_docs)
 
     # ------------------------------------------------------------ vocabulary
@@ -352,6 +425,10 @@ class CountVectorizer(_Compiled, BaseEstimator):
         check_is_fitted(self, "fixed_vocabulary_")
         if self._fallback is not None:
             return self._fallback.vocabulary_
+        return self._vocabulary()
+
+    def _vocabulary(self) -> dict[str, int]:
+        """:attr:`vocabulary_` of the fast path, fitted or being fitted."""
         if "_vocabulary_cache" not in self.__dict__:
             names = self._vocab.names()
             self._vocabulary_cache = {names[f]: j for j, f in enumerate(self._features)}
