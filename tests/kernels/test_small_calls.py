@@ -191,6 +191,9 @@ for cls in (nbayes.MultinomialNB, nbayes.ComplementNB, nbayes.BernoulliNB,
 table = pd.DataFrame({"a": X[:, 0], "b": np.where(X[:, 1] > 1, np.nan, X[:, 1]),
                       "c": np.array(["x", "y", "z"])[y]})
 nbayes.NaiveBayes().fit(table, y).predict_proba(table)
+arrow = table.astype({"c": "string[pyarrow]"})  # the compiled string hash's input
+labels = pd.Series(np.array(["p", "q", "r"])[y], dtype="string[pyarrow]")
+nbayes.NaiveBayes().fit(arrow, labels).predict_proba(arrow)
 {big}
 print("numba" in sys.modules)
 """

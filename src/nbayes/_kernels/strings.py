@@ -284,8 +284,9 @@ def factorize_strings(
     values in order of first appearance, ``codes`` (n,) their indices, -1 where
     missing (``pandas.factorize``'s result); the codes written into column ``column``
     of ``out`` (n, m) if given (``codes`` is then that column). None when the compiled
-    kernels are not available or the array holds no strings."""
-    if not available() or not is_string_array(chunked):
+    kernels are not available (or the call is small: :data:`~nbayes._kernels.SMALL_WORK`)
+    or the array holds no strings."""
+    if not available(len(chunked)) or not is_string_array(chunked):
         return None
     strings = StringTable()
     codes = _code_all(strings, chunked, True, out, column)
@@ -298,8 +299,9 @@ def lookup_strings(
     """The index in ``known`` (distinct strings) of each value of a pyarrow string
     (Chunked)Array, ``len(known)`` for a value not there, -1 where missing (written
     into column ``column`` of ``out`` as in :func:`factorize_strings`). None when the
-    compiled kernels are not available or the array holds no strings."""
-    if not available() or not is_string_array(chunked):
+    compiled kernels are not available (or the call is small) or the array holds no
+    strings."""
+    if not available(len(chunked) + len(known)) or not is_string_array(chunked):
         return None
     import pyarrow as pa
 
