@@ -21,7 +21,8 @@ disk (:func:`cache_dir`): a later process loads it in milliseconds. Top-level
 kernels (:func:`kernel`, :func:`jit`), called from Python, get no C-callable
 wrapper; helpers (:func:`helper`), called only from compiled code, get no Python
 wrapper either (which halves what a small one costs to compile), and the small
-steps of hot loops are inlined into their callers. numba compiles a helper once per
+steps of hot loops are inlined into their callers (by numba or by LLVM, see
+:func:`helper`). numba compiles a helper once per
 distinct tuple of argument types at its call sites, literal constants included, so
 callers pass helpers variables of one type (``np.int64(0)``, not ``0``):
 ``tests/kernels/test_compile.py`` checks that no kernel or helper is compiled twice
@@ -185,15 +186,32 @@ def kernel(function: Callable) -> Callable:
     return _njit(function, cache=True, **_OPTIONS)
 
 
-def helper(function: Callable | None = None, *, inline: bool = False):
+def helper(function: Callable | None = None, *, inline: bool | str = False):
     """``function`` as a helper of kernels, called only from compiled code: no Python
     wrapper, not cached on its own (its callers' cached code holds it), compiled once
-    per argument types and left to LLVM to inline or call. With ``inline``, numba
-    inlines its body into each caller instead (``inline="always"``): for the small
-    steps of the text kernels' hot loops, where a call cost 5-60 % of a 20
-    Newsgroups fit (measured with no inlining: CountVectorizer 0.28-0.30 s of CPU
-    against 0.17-0.20 s, HashingVectorizer 0.40-0.54 s against 0.30 s)."""
-    options = {"no_cpython_wrapper": True, **_OPTIONS, **({"inline": "always"} if inline else {})}
+    per argument types and left to LLVM to inline or call.
+
+    The small steps of the text kernels' hot loops are inlined, where a call cost
+    5-60 % of a 20 Newsgroups fit (measured with no inlining: CountVectorizer
+    0.28-0.30 s of CPU against 0.17-0.20 s, HashingVectorizer 0.40-0.54 s against
+    0.30 s), in one of two ways, for the same speed but not the same compile time:
+
+    - ``inline=True``: numba inlines its body into each caller (``inline="always"``).
+      numba copies the callee's IR at every call site, nested ones included, at a cost
+      that grows with its blocks times its variables (a helper of a few loops with
+      its own helpers inlined took 0.1-0.2 s a site): for steps called from one or two
+      places whose own steps are not inlined this way;
+    - ``inline="llvm"``: compiled once per argument types, as any helper, then
+      inlined by LLVM wherever it is called (``forceinline``): for the leaf steps
+      called from many places (10-20 ms each, once).
+    """
+    if inline not in (False, True, "llvm"):
+        raise ValueError(f"inline must be False, True or 'llvm'; got {inline!r}")
+    options = {"no_cpython_wrapper": True, **_OPTIONS}
+    if inline == "llvm":
+        options["forceinline"] = True
+    elif inline:
+        options["inline"] = "always"
     if function is None:
         return lambda f: numba().njit(**options)(f)
     return numba().njit(**options)(function)

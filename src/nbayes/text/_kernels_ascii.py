@@ -42,7 +42,7 @@ _UPPER_LO, _UPPER_HI = _bounds(0x41, 0x5A)  # A-Z
 _SCORE_LO, _SCORE_HI = _bounds(0x5F, 0x5F)  # _
 
 
-@helper(inline=True)
+@helper(inline="llvm")
 def _in(w, lo, hi):
     """0x80 in each byte of w (bytes < 0x80) inside the range given by _bounds."""
     return (w + lo) & ~(w + hi) & _HIGH
@@ -55,19 +55,19 @@ def word_bytes(w):
     return letters | _in(w, _DIGIT_LO, _DIGIT_HI) | _in(w, _SCORE_LO, _SCORE_HI)
 
 
-@helper(inline=True)
+@helper(inline="llvm")
 def _digits(w):
     return _in(w, _DIGIT_LO, _DIGIT_HI)
 
 
-@helper(inline=True)
+@helper(inline="llvm")
 def _lower(w, lowercase):
     if lowercase:
         return w | (_in(w, _UPPER_LO, _UPPER_HI) >> np.uint64(2))
     return w
 
 
-@helper(inline=True)
+@helper(inline="llvm")
 def _low_bytes(n):
     """Mask of the low n bytes of a uint64, 0 <= n <= 8."""
     if n >= 8:
@@ -75,13 +75,13 @@ def _low_bytes(n):
     return (np.uint64(1) << np.uint64(8 * n)) - np.uint64(1)
 
 
-@helper(inline=True)
+@helper(inline="llvm")
 def _first(bits):
     """Index of the lowest byte whose high bit is set (bits != 0)."""
     return np.int64(trailing_zeros(bits) >> np.uint64(3))
 
 
-@helper(inline=True)
+@helper(inline="llvm")
 def _load_full(buf, u):
     """buf[u:u + 8] (all inside buf) as a little-endian uint64: LLVM makes the eight
     byte loads one 8-byte load."""
@@ -97,7 +97,7 @@ def _load_full(buf, u):
     )
 
 
-@helper(inline=True)
+@helper(inline="llvm")
 def load8(buf, j, end):
     """buf[j:min(j + 8, end)] as a little-endian uint64, zero-padded."""
     if j + 8 <= end:
@@ -111,7 +111,7 @@ def load8(buf, j, end):
 _MOVEMASK = np.uint64(0x0102040810204080)
 
 
-@helper(inline=True)
+@helper(inline="llvm")
 def _bits(m):
     """The flags of m (0x80 in some bytes, nothing else) as 8 bits: byte i's to bit i.
     The product adds byte i's flag (bit 8i + 7 of m, bit 8i after the shift) times
@@ -161,7 +161,7 @@ def _word_at(buf, s, n, n_buf, lowercase):
 def _all_digits(buf, s, length):
     """Whether the ASCII bytes buf[s:s + length] are all digits, 8 at a time."""
     for k in range(0, length, 8):
-        n = min(8, length - k)
+        n = length - k if length - k < 8 else np.int64(8)
         if _digits(load8(buf, s + k, buf.shape[0]) & _low_bytes(n)) != _HIGH & _low_bytes(n):
             return False
     return True
@@ -225,13 +225,13 @@ def scan_ascii(
                 continue
             if not numbers and _all_digits(buf, s, length):
                 continue
-            word = _word_at(buf, s, min(length, 8), n_buf, lowercase)
             if length <= 8:
-                h = finish(word)
+                h = finish(_word_at(buf, s, length, n_buf, lowercase))
             else:
-                state = mix(_FNV_OFFSET, word)
+                state = mix(_FNV_OFFSET, _word_at(buf, s, np.int64(8), n_buf, lowercase))
                 for k in range(8, length, 8):
-                    state = mix(state, _word_at(buf, s + k, min(8, length - k), n_buf, lowercase))
+                    n = length - k if length - k < 8 else np.int64(8)
+                    state = mix(state, _word_at(buf, s + k, n, n_buf, lowercase))
                 h = finish(mix(state, np.uint64(length)))
             found[0, n_found] = h
             found[1, n_found] = s
@@ -253,13 +253,13 @@ def scan_ascii(
                           lowercase)  # fmt: skip
         if tid >= 0 and t_stop[tid]:
             continue
-        prefetch(t_where, max(tid, 0))  # the row tally reads it next
+        prefetch(t_where, tid if tid > 0 else np.int64(0))  # the row tally reads it next
         toks[n_toks] = tid
         n_toks += 1
     return n_toks, stopped
 
 
-@helper(inline=True)
+@helper(inline="llvm")
 def _ascii_word(b):
     """Whether the byte b is an ASCII word character ([0-9A-Za-z_])."""
     c = b | 0x20
@@ -302,7 +302,8 @@ def unicode_span(buf, start, end, min_gap):
             b += 1
         if b == end:
             return a, b
-        h = next_high(buf, b, min(b + min_gap, end))
-        if h == min(b + min_gap, end):
+        gap_end = b + min_gap if b + min_gap < end else end
+        h = next_high(buf, b, gap_end)
+        if h == gap_end:
             return a, b
         b = h
