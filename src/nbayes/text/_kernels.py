@@ -39,7 +39,7 @@ import numpy as np
 
 from nbayes._kernels import helper, kernel
 from nbayes.text._encode import LATIN1
-from nbayes.text._kernels_ascii import scan_ascii, unicode_span
+from nbayes.text._kernels_ascii import find_tokens, look_up_tokens, unicode_span
 from nbayes.text._kernels_output import (
     count,
     frequencies,
@@ -285,9 +285,12 @@ def analyze_for(rich: bool, grams: bool):
                 pos, stop = offsets[d], offsets[d + 1]
                 limit, a, b = stop, stop, stop
                 while True:
-                    n_toks, at = scan_ascii(
-                        buf, pos, limit, lowercase, min_len, max_len, numbers, insert, found,
-                        toks, n_toks, t_table, t_bytes, t_off, t_stop, counts, t_where,
+                    n_found, at = find_tokens(
+                        buf, pos, limit, lowercase, min_len, max_len, numbers, found, t_table
+                    )
+                    n_toks = look_up_tokens(
+                        buf, found, n_found, lowercase, insert, toks, n_toks, t_table, t_bytes,
+                        t_off, t_stop, counts, t_where,
                     )  # fmt: skip
                     if at < limit:  # stopped before a non-ASCII byte
                         a, b = unicode_span(buf, at, stop, MIN_GAP)

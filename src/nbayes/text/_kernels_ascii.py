@@ -167,37 +167,36 @@ def _all_digits(buf, s, length):
     return True
 
 
-@helper
-def scan_ascii(
-    buf, start, end, lowercase, min_len, max_len, numbers, insert, found,
-    toks, n_toks, t_table, t_bytes, t_off, t_stop, counts, t_where,
-):  # fmt: skip
-    """Token ids of the text buf[start:end] into toks from ``toks[n_toks]`` on, up
-    to its first non-ASCII byte; returns the new count and where it stopped: ``end``,
-    or a token boundary at or before the first non-ASCII byte (the start of the
-    token reaching it, or the byte itself), from which :func:`unicode_span` takes
-    over. ``end`` must be a token boundary (a document end or the start of a span to
-    decode); nothing at or after ``end`` is read as text.
+@helper(inline=True)
+def find_tokens(buf, start, end, lowercase, min_len, max_len, numbers, found, t_table):
+    """The first half of the ASCII scan of buf[start:end], up to its first non-ASCII
+    byte: the tokens that pass the rules into ``found`` (shape (3, n): hash, start,
+    length), their hash-table slots prefetched; returns how many, and where it
+    stopped: ``end``, or a token boundary at or before the first non-ASCII byte (the
+    start of the token reaching it, or the byte itself), from which
+    :func:`unicode_span` takes over. ``end`` must be a token boundary (a document end
+    or the start of a span to decode); nothing at or after ``end`` is read as text.
+    :func:`look_up_tokens` is the second half.
 
     The rules of the default word pattern: maximal runs of word characters of
     ``min_len..max_len`` bytes (all-digit runs dropped unless ``numbers``),
-    lower-cased if asked, stop words dropped, unseen tokens inserted (``insert``)
-    or kept as -1.
+    lower-cased if asked.
 
-    Two loops. The scan takes 64 bytes at a time: a bit mask of their word bytes
+    The scan takes 64 bytes at a time: a bit mask of their word bytes
     (:func:`_block`), whose edges ``mask & ~(mask << 1 | carry)`` are the token
     starts and ``~mask & (mask << 1 | carry)`` the ends (the carry: a token running
-    on from the block before), taken in pairs by counting trailing zeros; each
-    token that passes the rules goes to ``found`` (shape (3, n): hash, start,
-    length) and its hash-table slot is prefetched. The look-ups then run over
-    ``found``: by then the slots are in cache or on their way, so the misses of a
-    run of tokens overlap instead of each stalling the next; so are those of
-    ``t_where`` (the row-position array the caller's tally reads next).
+    on from the block before), taken in pairs by counting trailing zeros. The
+    look-ups come after the whole run: by then the slots are in cache or on their
+    way, so the misses of a run of tokens overlap instead of each stalling the next.
+
+    Inlined by numba into its one caller, as :func:`look_up_tokens` is: as one
+    compiled helper, the scan's machine code was made twice (its own, and its
+    caller's copy), 0.5-0.7 s of a first fit.
     """
     n_buf = buf.shape[0]
     one = np.uint64(1)
     slots = (t_table.shape[0] >> 1) - 1
-    n_found = 0
+    n_found = np.int64(0)
     open_start = -1  # start of a token that runs on into the next block
     stopped = end
     j = start
@@ -245,6 +244,19 @@ def scan_ascii(
                 stopped = open_start
             break
         j += 64
+    return n_found, stopped
+
+
+@helper(inline=True)
+def look_up_tokens(
+    buf, found, n_found, lowercase, insert, toks, n_toks, t_table, t_bytes, t_off, t_stop,
+    counts, t_where,
+):  # fmt: skip
+    """The second half of the ASCII scan: the ids of the ``n_found`` tokens
+    :func:`find_tokens` found into toks from ``toks[n_toks]`` on; returns the new
+    count. Stop words are dropped, unseen tokens inserted (``insert``) or kept as -1.
+    The slot of ``t_where`` (the row-position array the caller's tally reads next)
+    of each is prefetched."""
     for f in range(n_found):
         h, s, length = found[0, f], found[1, f], found[2, f]
         tid, slot = find_key(t_table, t_bytes, t_off, buf, s, length, h, lowercase)
@@ -253,10 +265,10 @@ def scan_ascii(
                           lowercase)  # fmt: skip
         if tid >= 0 and t_stop[tid]:
             continue
-        prefetch(t_where, tid if tid > 0 else np.int64(0))  # the row tally reads it next
+        prefetch(t_where, tid if tid > 0 else np.int64(0))
         toks[n_toks] = tid
         n_toks += 1
-    return n_toks, stopped
+    return n_toks
 
 
 @helper(inline="llvm")
