@@ -126,14 +126,23 @@ def _block(buf, j, end):
     read as zeros: bit i of the mask is set where byte j + i is a word character,
     ``high`` is nonzero where any byte is >= 0x80 (the mask is then valid only below
     the first such byte)."""
+    if j + 64 > end:
+        return _last_block(buf, j, end)
     mask = np.uint64(0)
     high = np.uint64(0)
-    if j + 64 <= end:  # no bounds test per load (8-10 % of the scan's time)
-        for k in range(8):
-            w = _load_full(buf, np.uint64(j + 8 * k))
-            high |= w
-            mask |= _bits(word_bytes(w)) << np.uint64(8 * k)
-        return mask, high & _HIGH
+    for k in range(8):  # no bounds test per load (8-10 % of the scan's time)
+        w = _load_full(buf, np.uint64(j + 8 * k))
+        high |= w
+        mask |= _bits(word_bytes(w)) << np.uint64(8 * k)
+    return mask, high & _HIGH
+
+
+@helper
+def _last_block(buf, j, end):
+    """:func:`_block` of the last bytes of a text, fewer than 64 (once a text: not
+    inlined, which would compile its unrolled loop into every caller again)."""
+    mask = np.uint64(0)
+    high = np.uint64(0)
     for k in range(8):
         w = load8(buf, j + 8 * k, end)
         high |= w
@@ -141,7 +150,7 @@ def _block(buf, j, end):
     return mask, high & _HIGH
 
 
-@helper(inline=True)
+@helper
 def _first_high(buf, j, end):
     """Offset from j of the first byte >= 0x80 in buf[j:min(j + 64, end)] (one exists)."""
     for k in range(8):
@@ -157,7 +166,7 @@ def _word_at(buf, s, n, n_buf, lowercase):
     return _lower(load8(buf, s, n_buf) & _low_bytes(n), lowercase)
 
 
-@helper(inline=True)
+@helper
 def _all_digits(buf, s, length):
     """Whether the ASCII bytes buf[s:s + length] are all digits, 8 at a time."""
     for k in range(0, length, 8):
@@ -224,10 +233,11 @@ def find_tokens(buf, start, end, lowercase, min_len, max_len, numbers, found, t_
                 continue
             if not numbers and _all_digits(buf, s, length):
                 continue
+            word = _word_at(buf, s, length if length < 8 else np.int64(8), n_buf, lowercase)
             if length <= 8:
-                h = finish(_word_at(buf, s, length, n_buf, lowercase))
+                h = finish(word)
             else:
-                state = mix(_FNV_OFFSET, _word_at(buf, s, np.int64(8), n_buf, lowercase))
+                state = mix(_FNV_OFFSET, word)
                 for k in range(8, length, 8):
                     n = length - k if length - k < 8 else np.int64(8)
                     state = mix(state, _word_at(buf, s + k, n, n_buf, lowercase))
