@@ -198,12 +198,13 @@ def scratch(longest: int, rich: bool, min_len: int):
     """The scratch arrays of :func:`analyze_for`'s pass for documents of at most
     ``longest`` bytes: code points, token ids, (hash, start, length) of a run of ASCII
     tokens, and the UTF-8 of one token (a lower-cased code point can take more bytes
-    than it did in the text, a latin-1 byte two)."""
+    than it did in the text, a latin-1 byte two). :func:`max_tokens` runs as Python
+    here: no kernel to load for it."""
     longest = max(int(longest), 1)
     return (
         np.empty(longest, np.int32),
         np.empty(longest, np.int64),
-        np.empty((3, int(max_tokens(longest, rich, min_len))), np.int64),
+        np.empty((3, max_tokens.py_func(longest, rich, min_len)), np.int64),
         np.empty(4 * longest + 16, np.uint8),
     )
 

@@ -110,7 +110,7 @@ class Pass:
                 stopped = next_doc, self.n_stream
                 # room for the document the pass stopped at (as the pass counts it)
                 size = int(offsets[next_doc + 1] - offsets[next_doc])
-                new = int(_kernels.max_tokens(size, rules.rich, rules.min_len)) + 1
+                new = _kernels.max_tokens.py_func(size, rules.rich, rules.min_len) + 1
                 if self.insert:  # what is short at least doubles
                     vocab.reserve(new, 2 * size + 4, new * self.gram_orders, new * self.gram_tokens)
                 need = self.n_stream + new * self.orders
