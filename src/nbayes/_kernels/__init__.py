@@ -246,7 +246,7 @@ def helper(function: Callable | None = None, *, inline: bool | str = False):
       places whose own steps are not inlined this way;
     - ``inline="llvm"``: compiled once per argument types, as any helper, then
       inlined by LLVM wherever it is called (``forceinline``): for the leaf steps
-      called from many places (10-20 ms each, once).
+      called from many places (10-80 ms each, once).
     """
     if inline not in (False, True, "llvm"):
         raise ValueError(f"inline must be False, True or 'llvm'; got {inline!r}")
