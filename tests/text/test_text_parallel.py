@@ -230,9 +230,8 @@ def test_columns_written_in_two_threads_equal_one(threads, dropped):
     col_tok, col_gram = column[:n_tok], column[n_tok:]
     one = entries.copy()
     values_one = np.empty(len(one), np.int64)
-    ptr_one, kept_one = _kernels.to_columns(
-        indptr, one, counts, col_tok, col_gram, one, values_one
-    )
+    ptr_one = np.empty(n_rows + 1, np.int64)
+    kept_one = _kernels.to_columns(indptr, one, counts, col_tok, col_gram, one, values_one, ptr_one)
     threads(True)
     two = entries.copy()
     values_two = np.empty(len(two), np.int64)

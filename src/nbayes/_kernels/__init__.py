@@ -31,7 +31,8 @@ disk (:func:`cache_dir`): a later process loads it in milliseconds. Top-level
 kernels (:func:`kernel`, :func:`jit`), called from Python, get no C-callable
 wrapper; helpers (:func:`helper`), called only from compiled code, get no Python
 wrapper either (which halves what a small one costs to compile), and the small
-steps of hot loops are inlined into their callers. numba compiles a helper once per
+steps of hot loops are inlined into their callers (by numba or by LLVM, see
+:func:`helper`). numba compiles a helper once per
 distinct tuple of argument types at its call sites, literal constants included, so
 callers pass helpers variables of one type (``np.int64(0)``, not ``0``):
 ``tests/kernels/test_compile.py`` checks that no kernel or helper is compiled twice
@@ -70,10 +71,13 @@ _OPTIONS = {"nogil": True, "no_cfunc_wrapper": True}
 
 @cache
 def numba():
-    """The numba module, its cache set up for nbayes (:func:`cache_dir`)."""
+    """The numba module, its cache set up for nbayes (:func:`cache_dir`) and Python's
+    garbage collector paused while it compiles nbayes's kernels
+    (:func:`_pause_gc_while_compiling`)."""
     import numba
 
     _install_cache_locator()
+    _pause_gc_while_compiling()
     return numba
 
 
@@ -81,6 +85,46 @@ def available(work: float = math.inf) -> bool:
     """Whether a call with ``work`` inner-loop steps uses the compiled kernels:
     :data:`ENABLED`, and ``work`` at least :data:`SMALL_WORK` (by default, any call)."""
     return ENABLED and work >= SMALL_WORK
+
+
+def _pause_gc_while_compiling() -> None:
+    """Pause Python's cyclic garbage collector while numba compiles a kernel of
+    nbayes's (and what it calls), as other compilers written in Python do.
+
+    numba's compiler makes and drops millions of small objects, which trigger full
+    collections over the whole heap (NumPy, SciPy, scikit-learn and numba's own
+    modules): about 0.4 s of a first CountVectorizer fit's ~4.7 s. Paused, the
+    compile's garbage waits until it ends (about 30 MB more at the peak of that
+    fit), and the next collection frees it. A collector the user disabled stays
+    disabled; the compiles of the user's own numba functions are left alone."""
+    import gc
+
+    from numba.core import event
+
+    class PauseGC(event.Listener):
+        """On the outermost compile of an nbayes function: collector off, then back on."""
+
+        depth = 0
+        resume = False
+
+        def on_start(self, ev: event.Event) -> None:
+            if self.depth == 0:
+                dispatcher = (ev.data or {}).get("dispatcher")
+                module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
+                if not module.startswith("nbayes."):
+                    return
+                self.resume = gc.isenabled()
+                gc.disable()
+            self.depth += 1
+
+        def on_end(self, ev: event.Event) -> None:
+            if self.depth == 0:
+                return
+            self.depth -= 1
+            if self.depth == 0 and self.resume:
+                gc.enable()
+
+    event.register("numba:compile", PauseGC())
 
 
 def cache_root() -> Path:
@@ -207,15 +251,32 @@ def kernel(function: Callable) -> Callable:
     return _njit(function, cache=True, **_OPTIONS)
 
 
-def helper(function: Callable | None = None, *, inline: bool = False):
+def helper(function: Callable | None = None, *, inline: bool | str = False):
     """``function`` as a helper of kernels, called only from compiled code: no Python
     wrapper, not cached on its own (its callers' cached code holds it), compiled once
-    per argument types and left to LLVM to inline or call. With ``inline``, numba
-    inlines its body into each caller instead (``inline="always"``): for the small
-    steps of the text kernels' hot loops, where a call cost 5-60 % of a 20
-    Newsgroups fit (measured with no inlining: CountVectorizer 0.28-0.30 s of CPU
-    against 0.17-0.20 s, HashingVectorizer 0.40-0.54 s against 0.30 s)."""
-    options = {"no_cpython_wrapper": True, **_OPTIONS, **({"inline": "always"} if inline else {})}
+    per argument types and left to LLVM to inline or call.
+
+    The small steps of the text kernels' hot loops are inlined, where a call cost
+    5-60 % of a 20 Newsgroups fit (measured with no inlining: CountVectorizer
+    0.28-0.30 s of CPU against 0.17-0.20 s, HashingVectorizer 0.40-0.54 s against
+    0.30 s), in one of two ways, for the same speed but not the same compile time:
+
+    - ``inline=True``: numba inlines its body into each caller (``inline="always"``).
+      numba copies the callee's IR at every call site, nested ones included, at a cost
+      that grows with its blocks times its variables (a helper of a few loops with
+      its own helpers inlined took 0.1-0.2 s a site): for steps called from one or two
+      places whose own steps are not inlined this way;
+    - ``inline="llvm"``: compiled once per argument types, as any helper, then
+      inlined by LLVM wherever it is called (``forceinline``): for the leaf steps
+      called from many places (10-80 ms each, once).
+    """
+    if inline not in (False, True, "llvm"):
+        raise ValueError(f"inline must be False, True or 'llvm'; got {inline!r}")
+    options = {"no_cpython_wrapper": True, **_OPTIONS}
+    if inline == "llvm":
+        options["forceinline"] = True
+    elif inline:
+        options["inline"] = "always"
     if function is None:
         return lambda f: numba().njit(**options)(f)
     return numba().njit(**options)(function)

@@ -39,7 +39,7 @@ import numpy as np
 
 from nbayes._kernels import helper, kernel
 from nbayes.text._encode import LATIN1
-from nbayes.text._kernels_ascii import scan_ascii, unicode_span
+from nbayes.text._kernels_ascii import find_tokens, look_up_tokens, unicode_span
 from nbayes.text._kernels_output import (
     count,
     frequencies,
@@ -91,6 +91,7 @@ __all__ = [
     "prefix_keys",
     "rehash",
     "renumber",
+    "scratch",
     "sort_ties",
     "to_columns",
 ]
@@ -111,7 +112,7 @@ def max_tokens(size, rich, min_len):
     byte each at least."""
     if rich:
         return size
-    return size // (max(min_len, 1) + 1) + 1
+    return size // ((min_len if min_len > 1 else 1) + 1) + 1
 
 
 @helper(inline=True)
@@ -193,6 +194,21 @@ def _scan_unicode(rich: bool):
 scan_words, scan_rich = _scan_unicode(False), _scan_unicode(True)
 
 
+def scratch(longest: int, rich: bool, min_len: int):
+    """The scratch arrays of :func:`analyze_for`'s pass for documents of at most
+    ``longest`` bytes: code points, token ids, (hash, start, length) of a run of ASCII
+    tokens, and the UTF-8 of one token (a lower-cased code point can take more bytes
+    than it did in the text, a latin-1 byte two). :func:`max_tokens` runs as Python
+    here: no kernel to load for it."""
+    longest = max(int(longest), 1)
+    return (
+        np.empty(longest, np.int32),
+        np.empty(longest, np.int64),
+        np.empty((3, max_tokens.py_func(longest, rich, min_len)), np.int64),
+        np.empty(4 * longest + 16, np.uint8),
+    )
+
+
 @cache
 def analyze_for(rich: bool, grams: bool):
     """The compiled pass for rich tokens or plain words (:class:`nbayes.text.Tokenizer`
@@ -205,7 +221,7 @@ def analyze_for(rich: bool, grams: bool):
     def analyze(
         buf, offsets, form, first_doc, cls, lower, opts, schemes,
         t_table, t_bytes, t_off, t_stop, g_table, g_toks, g_off, counts,
-        stream, n_stream, doc_off, tally, data, t_where, g_where,
+        stream, n_stream, doc_off, tally, data, t_where, g_where, cps, toks, found, key,
     ):  # fmt: skip
         """Append the feature stream of documents first_doc.. to stream.
 
@@ -226,6 +242,10 @@ def analyze_for(rich: bool, grams: bool):
         counts (stream, data, doc_off are then CSR indices, data, indptr, with rows
         in order of first appearance); ``t_where``/``g_where`` (filled with -1 by the
         caller) track where a feature sits in the current row.
+
+        ``cps``, ``toks``, ``found`` and ``key`` are scratch arrays for the longest of
+        the documents (:func:`scratch`): the caller's, so that no allocation (each
+        kind a function of numba's to compile) is compiled in.
         """
         lowercase = opts[LOWERCASE] != 0
         min_len, max_len = opts[MIN_LEN], opts[MAX_LEN]
@@ -233,18 +253,13 @@ def analyze_for(rich: bool, grams: bool):
         min_n, max_n = opts[MIN_N], opts[MAX_N]
         insert = opts[INSERT] != 0
         orders = max_n - min_n + 1
-        gram_orders = max(0, max_n - max(min_n, 2) + 1)  # orders of n >= 2
+        # orders of n >= 2 and their tokens (no min/max: each compiles a function)
+        first_gram = min_n if min_n > 2 else np.int64(2)
+        gram_orders = max_n - first_gram + 1 if max_n >= first_gram else np.int64(0)
         gram_tokens = np.int64(0)  # not 0: a literal would compile _has_room for it too
-        for g in range(max(min_n, 2), max_n + 1):
+        for g in range(first_gram, max_n + 1):
             gram_tokens += g
         n_docs = offsets.shape[0] - 1
-        longest = np.int64(1)
-        for d in range(first_doc, n_docs):
-            longest = max(longest, offsets[d + 1] - offsets[d])
-        cps = np.empty(longest, np.int32)
-        toks = np.empty(longest, np.int64)
-        found = np.empty((3, max_tokens(longest, np.bool_(rich), min_len)), np.int64)
-        key = np.zeros(4 * longest + 16, np.uint8)
         for d in range(first_doc, n_docs):
             size = offsets[d + 1] - offsets[d]
             new = max_tokens(size, np.bool_(rich), min_len)
@@ -271,9 +286,12 @@ def analyze_for(rich: bool, grams: bool):
                 pos, stop = offsets[d], offsets[d + 1]
                 limit, a, b = stop, stop, stop
                 while True:
-                    n_toks, at = scan_ascii(
-                        buf, pos, limit, lowercase, min_len, max_len, numbers, insert, found,
-                        toks, n_toks, t_table, t_bytes, t_off, t_stop, counts, t_where,
+                    n_found, at = find_tokens(
+                        buf, pos, limit, lowercase, min_len, max_len, numbers, found, t_table
+                    )
+                    n_toks = look_up_tokens(
+                        buf, found, n_found, lowercase, insert, toks, n_toks, t_table, t_bytes,
+                        t_off, t_stop, counts, t_where,
                     )  # fmt: skip
                     if at < limit:  # stopped before a non-ASCII byte
                         a, b = unicode_span(buf, at, stop, MIN_GAP)

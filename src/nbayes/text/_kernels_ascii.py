@@ -42,7 +42,7 @@ _UPPER_LO, _UPPER_HI = _bounds(0x41, 0x5A)  # A-Z
 _SCORE_LO, _SCORE_HI = _bounds(0x5F, 0x5F)  # _
 
 
-@helper(inline=True)
+@helper(inline="llvm")
 def _in(w, lo, hi):
     """0x80 in each byte of w (bytes < 0x80) inside the range given by _bounds."""
     return (w + lo) & ~(w + hi) & _HIGH
@@ -55,19 +55,19 @@ def word_bytes(w):
     return letters | _in(w, _DIGIT_LO, _DIGIT_HI) | _in(w, _SCORE_LO, _SCORE_HI)
 
 
-@helper(inline=True)
+@helper(inline="llvm")
 def _digits(w):
     return _in(w, _DIGIT_LO, _DIGIT_HI)
 
 
-@helper(inline=True)
+@helper(inline="llvm")
 def _lower(w, lowercase):
     if lowercase:
         return w | (_in(w, _UPPER_LO, _UPPER_HI) >> np.uint64(2))
     return w
 
 
-@helper(inline=True)
+@helper(inline="llvm")
 def _low_bytes(n):
     """Mask of the low n bytes of a uint64, 0 <= n <= 8."""
     if n >= 8:
@@ -75,13 +75,13 @@ def _low_bytes(n):
     return (np.uint64(1) << np.uint64(8 * n)) - np.uint64(1)
 
 
-@helper(inline=True)
+@helper(inline="llvm")
 def _first(bits):
     """Index of the lowest byte whose high bit is set (bits != 0)."""
     return np.int64(trailing_zeros(bits) >> np.uint64(3))
 
 
-@helper(inline=True)
+@helper(inline="llvm")
 def _load_full(buf, u):
     """buf[u:u + 8] (all inside buf) as a little-endian uint64: LLVM makes the eight
     byte loads one 8-byte load."""
@@ -97,7 +97,7 @@ def _load_full(buf, u):
     )
 
 
-@helper(inline=True)
+@helper(inline="llvm")
 def load8(buf, j, end):
     """buf[j:min(j + 8, end)] as a little-endian uint64, zero-padded."""
     if j + 8 <= end:
@@ -111,7 +111,7 @@ def load8(buf, j, end):
 _MOVEMASK = np.uint64(0x0102040810204080)
 
 
-@helper(inline=True)
+@helper(inline="llvm")
 def _bits(m):
     """The flags of m (0x80 in some bytes, nothing else) as 8 bits: byte i's to bit i.
     The product adds byte i's flag (bit 8i + 7 of m, bit 8i after the shift) times
@@ -126,14 +126,23 @@ def _block(buf, j, end):
     read as zeros: bit i of the mask is set where byte j + i is a word character,
     ``high`` is nonzero where any byte is >= 0x80 (the mask is then valid only below
     the first such byte)."""
+    if j + 64 > end:
+        return _last_block(buf, j, end)
     mask = np.uint64(0)
     high = np.uint64(0)
-    if j + 64 <= end:  # no bounds test per load (8-10 % of the scan's time)
-        for k in range(8):
-            w = _load_full(buf, np.uint64(j + 8 * k))
-            high |= w
-            mask |= _bits(word_bytes(w)) << np.uint64(8 * k)
-        return mask, high & _HIGH
+    for k in range(8):  # no bounds test per load (8-10 % of the scan's time)
+        w = _load_full(buf, np.uint64(j + 8 * k))
+        high |= w
+        mask |= _bits(word_bytes(w)) << np.uint64(8 * k)
+    return mask, high & _HIGH
+
+
+@helper
+def _last_block(buf, j, end):
+    """:func:`_block` of the last bytes of a text, fewer than 64 (once a text: not
+    inlined, which would compile its unrolled loop into every caller again)."""
+    mask = np.uint64(0)
+    high = np.uint64(0)
     for k in range(8):
         w = load8(buf, j + 8 * k, end)
         high |= w
@@ -141,7 +150,7 @@ def _block(buf, j, end):
     return mask, high & _HIGH
 
 
-@helper(inline=True)
+@helper
 def _first_high(buf, j, end):
     """Offset from j of the first byte >= 0x80 in buf[j:min(j + 64, end)] (one exists)."""
     for k in range(8):
@@ -157,47 +166,46 @@ def _word_at(buf, s, n, n_buf, lowercase):
     return _lower(load8(buf, s, n_buf) & _low_bytes(n), lowercase)
 
 
-@helper(inline=True)
+@helper
 def _all_digits(buf, s, length):
     """Whether the ASCII bytes buf[s:s + length] are all digits, 8 at a time."""
     for k in range(0, length, 8):
-        n = min(8, length - k)
+        n = length - k if length - k < 8 else np.int64(8)
         if _digits(load8(buf, s + k, buf.shape[0]) & _low_bytes(n)) != _HIGH & _low_bytes(n):
             return False
     return True
 
 
-@helper
-def scan_ascii(
-    buf, start, end, lowercase, min_len, max_len, numbers, insert, found,
-    toks, n_toks, t_table, t_bytes, t_off, t_stop, counts, t_where,
-):  # fmt: skip
-    """Token ids of the text buf[start:end] into toks from ``toks[n_toks]`` on, up
-    to its first non-ASCII byte; returns the new count and where it stopped: ``end``,
-    or a token boundary at or before the first non-ASCII byte (the start of the
-    token reaching it, or the byte itself), from which :func:`unicode_span` takes
-    over. ``end`` must be a token boundary (a document end or the start of a span to
-    decode); nothing at or after ``end`` is read as text.
+@helper(inline=True)
+def find_tokens(buf, start, end, lowercase, min_len, max_len, numbers, found, t_table):
+    """The first half of the ASCII scan of buf[start:end], up to its first non-ASCII
+    byte: the tokens that pass the rules into ``found`` (shape (3, n): hash, start,
+    length), their hash-table slots prefetched; returns how many, and where it
+    stopped: ``end``, or a token boundary at or before the first non-ASCII byte (the
+    start of the token reaching it, or the byte itself), from which
+    :func:`unicode_span` takes over. ``end`` must be a token boundary (a document end
+    or the start of a span to decode); nothing at or after ``end`` is read as text.
+    :func:`look_up_tokens` is the second half.
 
     The rules of the default word pattern: maximal runs of word characters of
     ``min_len..max_len`` bytes (all-digit runs dropped unless ``numbers``),
-    lower-cased if asked, stop words dropped, unseen tokens inserted (``insert``)
-    or kept as -1.
+    lower-cased if asked.
 
-    Two loops. The scan takes 64 bytes at a time: a bit mask of their word bytes
+    The scan takes 64 bytes at a time: a bit mask of their word bytes
     (:func:`_block`), whose edges ``mask & ~(mask << 1 | carry)`` are the token
     starts and ``~mask & (mask << 1 | carry)`` the ends (the carry: a token running
-    on from the block before), taken in pairs by counting trailing zeros; each
-    token that passes the rules goes to ``found`` (shape (3, n): hash, start,
-    length) and its hash-table slot is prefetched. The look-ups then run over
-    ``found``: by then the slots are in cache or on their way, so the misses of a
-    run of tokens overlap instead of each stalling the next; so are those of
-    ``t_where`` (the row-position array the caller's tally reads next).
+    on from the block before), taken in pairs by counting trailing zeros. The
+    look-ups come after the whole run: by then the slots are in cache or on their
+    way, so the misses of a run of tokens overlap instead of each stalling the next.
+
+    Inlined by numba into its one caller, as :func:`look_up_tokens` is: as one
+    compiled helper, the scan's machine code was made twice (its own, and its
+    caller's copy), 0.5-0.7 s of a first fit.
     """
     n_buf = buf.shape[0]
     one = np.uint64(1)
     slots = (t_table.shape[0] >> 1) - 1
-    n_found = 0
+    n_found = np.int64(0)
     open_start = -1  # start of a token that runs on into the next block
     stopped = end
     j = start
@@ -225,13 +233,14 @@ def scan_ascii(
                 continue
             if not numbers and _all_digits(buf, s, length):
                 continue
-            word = _word_at(buf, s, min(length, 8), n_buf, lowercase)
+            word = _word_at(buf, s, length if length < 8 else np.int64(8), n_buf, lowercase)
             if length <= 8:
                 h = finish(word)
             else:
                 state = mix(_FNV_OFFSET, word)
                 for k in range(8, length, 8):
-                    state = mix(state, _word_at(buf, s + k, min(8, length - k), n_buf, lowercase))
+                    n = length - k if length - k < 8 else np.int64(8)
+                    state = mix(state, _word_at(buf, s + k, n, n_buf, lowercase))
                 h = finish(mix(state, np.uint64(length)))
             found[0, n_found] = h
             found[1, n_found] = s
@@ -245,6 +254,19 @@ def scan_ascii(
                 stopped = open_start
             break
         j += 64
+    return n_found, stopped
+
+
+@helper(inline=True)
+def look_up_tokens(
+    buf, found, n_found, lowercase, insert, toks, n_toks, t_table, t_bytes, t_off, t_stop,
+    counts, t_where,
+):  # fmt: skip
+    """The second half of the ASCII scan: the ids of the ``n_found`` tokens
+    :func:`find_tokens` found into toks from ``toks[n_toks]`` on; returns the new
+    count. Stop words are dropped, unseen tokens inserted (``insert``) or kept as -1.
+    The slot of ``t_where`` (the row-position array the caller's tally reads next)
+    of each is prefetched."""
     for f in range(n_found):
         h, s, length = found[0, f], found[1, f], found[2, f]
         tid, slot = find_key(t_table, t_bytes, t_off, buf, s, length, h, lowercase)
@@ -253,13 +275,13 @@ def scan_ascii(
                           lowercase)  # fmt: skip
         if tid >= 0 and t_stop[tid]:
             continue
-        prefetch(t_where, max(tid, 0))  # the row tally reads it next
+        prefetch(t_where, tid if tid > 0 else np.int64(0))
         toks[n_toks] = tid
         n_toks += 1
-    return n_toks, stopped
+    return n_toks
 
 
-@helper(inline=True)
+@helper(inline="llvm")
 def _ascii_word(b):
     """Whether the byte b is an ASCII word character ([0-9A-Za-z_])."""
     c = b | 0x20
@@ -302,7 +324,8 @@ def unicode_span(buf, start, end, min_gap):
             b += 1
         if b == end:
             return a, b
-        h = next_high(buf, b, min(b + min_gap, end))
-        if h == min(b + min_gap, end):
+        gap_end = b + min_gap if b + min_gap < end else end
+        h = next_high(buf, b, gap_end)
+        if h == gap_end:
             return a, b
         b = h

@@ -294,16 +294,15 @@ def frequencies(entries, counts, n_tok, n_features):
 
 
 @kernel
-def to_columns(indptr, entries, counts, col_tok, col_gram, columns, values):
+def to_columns(indptr, entries, counts, col_tok, col_gram, columns, values, out):
     """CSR rows of stream entries -> rows of matrix columns, in place of a gather.
 
     Entry e goes to column ``col_tok[e]`` (a token) or ``col_gram[-1 - e]``
     (an n-gram); entries whose column is negative are dropped. Fills ``columns``
-    and ``values`` (caller's dtypes, length >= len(entries)); returns the new
-    indptr, shape (n_rows + 1,), and the number of entries kept.
+    and ``values`` (caller's dtypes, length >= len(entries)) and ``out``, int64 of
+    the shape of ``indptr``, with the new indptr; returns the number of entries kept.
     """
     n_rows = indptr.shape[0] - 1
-    out = np.empty(n_rows + 1, np.int64)
     out[0] = 0
     k = 0
     for d in range(n_rows):
@@ -315,7 +314,7 @@ def to_columns(indptr, entries, counts, col_tok, col_gram, columns, values):
                 values[k] = counts[p]
                 k += 1
         out[d + 1] = k
-    return out, k
+    return k
 
 
 @kernel

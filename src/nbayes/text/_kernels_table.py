@@ -15,6 +15,7 @@ scan computes the same value from 8-byte loads.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 
 from nbayes._kernels import helper, kernel
 
@@ -24,21 +25,21 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _ID_MASK = np.int64(0xFFFFFFFF)
 
 
-@helper(inline=True)
+@helper(inline="llvm")
 def finish(v):
     """A bijective scramble of the uint64 v, as int64."""
     h = v * _GOLDEN
     return np.int64(h ^ (h >> np.uint64(32)))
 
 
-@helper(inline=True)
+@helper(inline="llvm")
 def mix(h, w):
     """One step of the long-key hash: the state h absorbs the 8-byte word w."""
     h = (h ^ w) * _FNV_PRIME
     return h ^ (h >> np.uint64(29))
 
 
-@helper(inline=True)
+@helper(inline="llvm")
 def _pack(key, start, stop):
     v = np.uint64(0)
     for q in range(start, stop):
@@ -53,7 +54,7 @@ def token_hash(key, length):
         return finish(_pack(key, np.int64(0), length))
     h = _FNV_OFFSET
     for q in range(0, length, 8):
-        h = mix(h, _pack(key, q, min(q + 8, length)))
+        h = mix(h, _pack(key, q, q + 8 if q + 8 < length else length))
     return finish(mix(h, np.uint64(length)))
 
 
@@ -75,7 +76,7 @@ def gram_hash(seq, s, e):
     return finish(h)
 
 
-@helper(inline=True)
+@helper(inline="llvm")
 def _folded(c, lowercase):
     """The ASCII byte c, upper case folded to lower if ``lowercase``."""
     if lowercase and 0x41 <= c <= 0x5A:
@@ -182,11 +183,18 @@ def add_gram(table, g_toks, g_off, counts, seq, s, e, h, slot):
     return gid
 
 
-@kernel
-def rehash(table, cap):
+def rehash(table: NDArray[np.int64], cap: int) -> NDArray[np.int64]:
     """The entries of table in a fresh table of cap slots (a power of 2)."""
     new = np.full(2 * cap, -1, np.int64)
-    mask = cap - 1
+    _rehash_into(table, new)
+    return new
+
+
+@kernel
+def _rehash_into(table, new):
+    """Put the entries of ``table`` into the empty table ``new`` (allocated by the
+    caller: an allocation compiles a function of numba's in)."""
+    mask = (new.shape[0] >> 1) - 1
     for j in range(table.shape[0] >> 1):
         if table[2 * j + 1] >= 0:
             i = table[2 * j] & mask
@@ -194,7 +202,6 @@ def rehash(table, cap):
                 i = (i + 1) & mask
             new[2 * i] = table[2 * j]
             new[2 * i + 1] = table[2 * j + 1]
-    return new
 
 
 @kernel

@@ -278,19 +278,24 @@ def to_columns(indptr, entries, counts, col_tok, col_gram, columns, values):
     half dropped leave a gap that the second half's output is moved down over.
     Returns (indptr, kept) as the kernel does, the same values."""
     n_rows = len(indptr) - 1
+    out = np.empty(n_rows + 1, np.int64)
     if columns is not entries or n_rows < 2 or n_threads() < 2 or len(entries) < MIN_ENTRIES:
-        return _kernels.to_columns(indptr, entries, counts, col_tok, col_gram, columns, values)
+        kept = _kernels.to_columns(indptr, entries, counts, col_tok, col_gram, columns, values, out)
+        return out, kept
     cut = int(np.clip(np.searchsorted(indptr, indptr[-1] // 2), 1, n_rows - 1))
     s = int(indptr[cut])
+    tail = np.empty(n_rows - cut + 1, np.int64)
     job = _pool().submit(
         _kernels.to_columns, indptr[cut:] - s, entries[s:], counts[s:], col_tok, col_gram,
-        columns[s:], values[s:],
+        columns[s:], values[s:], tail,
     )  # fmt: skip
-    head, k1 = _kernels.to_columns(
-        indptr[: cut + 1], entries[:s], counts[:s], col_tok, col_gram, columns[:s], values[:s]
-    )
-    tail, k2 = job.result()
+    k1 = _kernels.to_columns(
+        indptr[: cut + 1], entries[:s], counts[:s], col_tok, col_gram, columns[:s], values[:s],
+        out[: cut + 1],
+    )  # fmt: skip
+    k2 = job.result()
     if k1 < s:
         columns[k1 : k1 + k2] = columns[s : s + k2]
         values[k1 : k1 + k2] = values[s : s + k2]
-    return np.concatenate([head, tail[1:] + k1]), k1 + k2
+    out[cut + 1 :] = tail[1:] + k1
+    return out, k1 + k2

@@ -73,6 +73,8 @@ class Pass:
         self.data = np.empty(capacity if tally else 0, dtype)
         self.n_stream = 0
         self.rows: list[NDArray[np.int64]] = []
+        self.longest = -1  # the longest document the scratch arrays take
+        self.scratch = ()
         if insert:
             # vocabularies grow about as the square root of the text (Heaps' law; 18 MB
             # halves of 20 Newsgroups: 91k, 130k tokens; 2.5 MB of BBC: 19k, 21k)
@@ -89,13 +91,17 @@ class Pass:
         doc_off[0] = self.n_stream
         for first, buf, offsets, form in text.chunks(start, stop):
             n_docs = len(offsets) - 1
+            longest = int(np.diff(offsets).max())
+            if longest > self.longest:
+                self.longest = longest
+                self.scratch = _kernels.scratch(longest, rules.rich, rules.min_len)
             rows = doc_off[first - start : first - start + n_docs + 1]
             next_doc, stopped = 0, (-1, -1)
             while True:
                 next_doc, self.n_stream = analyze(
                     buf, offsets, form, next_doc, *self.tables, *vocab._tokens(),
                     *vocab._grams(), vocab.counts, self.stream, self.n_stream, rows,
-                    self.tally, self.data, vocab.t_where, vocab.g_where,
+                    self.tally, self.data, vocab.t_where, vocab.g_where, *self.scratch,
                 )  # fmt: skip
                 if next_doc == n_docs:
                     break
@@ -104,7 +110,7 @@ class Pass:
                 stopped = next_doc, self.n_stream
                 # room for the document the pass stopped at (as the pass counts it)
                 size = int(offsets[next_doc + 1] - offsets[next_doc])
-                new = int(_kernels.max_tokens(size, rules.rich, rules.min_len)) + 1
+                new = _kernels.max_tokens.py_func(size, rules.rich, rules.min_len) + 1
                 if self.insert:  # what is short at least doubles
                     vocab.reserve(new, 2 * size + 4, new * self.gram_orders, new * self.gram_tokens)
                 need = self.n_stream + new * self.orders

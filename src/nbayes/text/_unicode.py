@@ -4,7 +4,7 @@ The compiled tokenizer classifies and case-folds characters by table look-up, so
 agrees with Python's ``re`` (``\\w``, ``\\d``) and ``str.lower`` character by
 character, for whatever Unicode version this Python ships.
 
-Building them takes Python's ``re`` over all 1.1M code points (0.3-0.5 s of CPU), so
+Building them takes Python's ``re`` over all 1.1M code points (0.05 s of CPU), so
 each is kept in the user's cache (:func:`nbayes._kernels.cache_root`), one file per
 Python version and Unicode version, and a later process reads it in a millisecond.
 """
@@ -38,14 +38,22 @@ CONTEXT_LOWER = ("\u0130", "\u03a3")
 
 
 def _all_code_points() -> str:
-    return "".join(map(chr, range(N_CODE_POINTS)))
+    """Every code point in order, one string (their UTF-32 decoded: 10x faster than
+    joining a million ``chr``)."""
+    codes = np.arange(N_CODE_POINTS, dtype="<u4")
+    return codes.tobytes().decode("utf-32-le", "surrogatepass")
 
 
 def _mask(pattern: str, text: str) -> NDArray[np.bool_]:
-    """True where the one-character ``pattern`` matches, for every code point."""
-    marked = re.sub(pattern, "\x01", text.replace("\x01", "\x00"))
-    marked = re.sub("[^\x01]", "\x00", marked)
-    return np.frombuffer(marked.encode("latin-1"), dtype=np.uint8).astype(bool)
+    """True where the one-character ``pattern`` matches, for every code point: found
+    as maximal runs (``pattern+``; a few hundred, where one match a character took
+    0.3 s), marked by their ends."""
+    edges = np.zeros(len(text) + 1, np.int64)
+    for match in re.finditer(f"(?:{pattern})+", text):
+        start, end = match.span()
+        edges[start] += 1
+        edges[end] -= 1
+    return np.cumsum(edges[:-1]) > 0
 
 
 def _kept(build: Callable[[], NDArray]) -> Callable[[], NDArray]:
