@@ -231,7 +231,9 @@ def test_prefix_keys_are_big_endian_zero_padded_prefixes():
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
     ends = starts + lengths
     buf = rng.integers(0, 256, int(ends[-1]), dtype=np.uint8)
-    first, second = _kernels.prefix_keys(buf, starts, ends)
+    first = np.empty(len(starts), np.uint64)
+    second = np.empty(len(starts), np.uint64)
+    _kernels.prefix_keys(buf, starts, ends, first, second)
     for i, (s, e) in enumerate(zip(starts, ends, strict=True)):
         name = buf[s:e].tobytes() + bytes(16)
         assert first[i] == int.from_bytes(name[:8], "big"), i
@@ -273,3 +275,28 @@ def test_fitted_vocabulary_is_compacted_and_still_transforms():
     assert (ours.transform(UNSEEN + DOCS) != theirs.transform(UNSEEN + DOCS)).nnz == 0
     assert (ours.fit_transform(UNSEEN) != theirs.fit_transform(UNSEEN)).nnz == 0
     assert ours.vocabulary_ == theirs.vocabulary_
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_name_order_is_pythons_sort_of_the_bytes(compiled, monkeypatch):
+    """Names in code-point (UTF-8 byte) order by NumPy's key sort and by the compiled
+    one: many sharing up to 20-byte prefixes (ties past the 16-byte keys, sorted in
+    Python), empty names, names ending at the buffer's last byte."""
+    from nbayes.text import _sort
+
+    if compiled:
+        monkeypatch.setattr(_sort, "COMPILED_MIN", 0)
+    rng = np.random.default_rng(7)
+    for _ in range(60):
+        prefix = rng.integers(0, 256, 20, dtype=np.uint8).tobytes()
+        names = sorted({
+            prefix[: int(rng.integers(0, 21))] * int(rng.random() < 0.6)
+            + rng.integers(0, 256, int(rng.integers(0, 12)), dtype=np.uint8).tobytes()
+            for _ in range(int(rng.integers(1, 300)))
+        })  # fmt: skip
+        shuffled = [names[i] for i in rng.permutation(len(names))]
+        buf = np.frombuffer(b"".join(shuffled), np.uint8).copy()
+        lengths = np.array([len(name) for name in shuffled], dtype=np.int64)
+        ends = np.cumsum(lengths)
+        order = _sort.name_order(buf, ends - lengths, ends)
+        assert [shuffled[i] for i in order] == names

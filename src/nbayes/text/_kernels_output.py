@@ -132,20 +132,18 @@ def _prefix_key(buf, s, e):
 
 
 @kernel
-def prefix_keys(buf, starts, ends):
-    """Big-endian uint64 of bytes 0-7 and 8-15 of each string (zero-padded): sorting
-    by them sorts strings in code-point order up to a 16-byte common prefix."""
-    n = starts.shape[0]
-    first = np.empty(n, np.uint64)
-    second = np.empty(n, np.uint64)
-    for i in range(n):
+def prefix_keys(buf, starts, ends, first, second):
+    """Big-endian uint64 of bytes 0-7 and 8-15 of each string (zero-padded) into
+    ``first`` and ``second`` (n,): sorting by them sorts strings in code-point order
+    up to a 16-byte common prefix. The caller allocates them: an allocation compiled
+    into a kernel costs its first use ~0.2 s of numba's own overloads."""
+    for i in range(starts.shape[0]):
         s, e = starts[i], ends[i]
         first[i] = _prefix_key(buf, s, e)
         second[i] = _prefix_key(buf, s + 8, e)
-    return first, second
 
 
-@helper(inline=True)
+@helper(inline="llvm")
 def _before(i, j, first, second):
     """Whether item i orders before item j by (first, second)."""
     return first[i] < first[j] or (first[i] == first[j] and second[i] < second[j])
@@ -168,20 +166,20 @@ def _merge_pass(src, dst, a, b, width, first, second):
 
 
 @kernel
-def sort_ties(order, packed, first, second, shift):
+def sort_ties(order, packed, first, second, shift, scratch, ties):
     """Sort, in place and by (first, second), each run of ``order`` whose items
     share ``first >> shift``, given ``packed`` (sorted: ``packed[p] >> shift`` is
-    ``first[order[p]] >> shift``, so the runs are found without a gather). Returns
-    the (start, stop) pairs, shape (k, 2), of the runs of ``order`` that then share
-    both keys (names equal in their first 16 bytes).
+    ``first[order[p]] >> shift``, so the runs are found without a gather). Writes
+    the (start, stop) pairs of the runs of ``order`` that then share both keys (names
+    equal in their first 16 bytes) into ``ties`` (n // 2 + 1, 2) and returns their
+    number; ``scratch`` (n,) is the merge's buffer (both the caller's: see
+    :func:`prefix_keys`).
 
     Runs of up to 16 items by insertion, longer ones by a bottom-up merge sort, so
     a long run costs O(k log k).
     """
     n = order.shape[0]
-    scratch = np.empty(n, order.dtype)
-    ties = np.empty((n // 2 + 1, 2), np.int64)
-    n_ties = 0
+    n_ties = np.int64(0)
     a = np.int64(0)
     while a < n:
         top = packed[a] >> shift
@@ -222,7 +220,7 @@ def sort_ties(order, packed, first, second, shift):
                 n_ties += 1
             p = q
         a = b
-    return ties[:n_ties].copy()
+    return n_ties
 
 
 @helper(inline=True)

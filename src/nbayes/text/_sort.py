@@ -1,8 +1,9 @@
 """Feature names in code-point order (as Python sorts str), from their UTF-8 bytes.
 
 UTF-8 byte order is code-point order, so names sort by their bytes: by two 8-byte
-big-endian prefix keys (see :func:`by_two_keys`), then, for the few names sharing a
-16-byte prefix, in Python. A few thousand names are sorted in Python outright.
+big-endian prefix keys, then, for the few names sharing a 16-byte prefix, in Python.
+Up to :data:`COMPILED_MIN` names the keys are made and sorted by NumPy
+(:func:`numpy_order`); more are sorted by the compiled kernels (:func:`by_two_keys`).
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from numpy.typing import NDArray
 
 from nbayes.text import _kernels
 
-#: Below this many names Python's sort of their bytes (about a microsecond a name)
-#: costs less than compiling the prefix-key sort (about a second, once per machine).
-COMPILED_MIN = 4096
+#: From this many names on the compiled prefix-key sort is used. Below it NumPy's
+#: ``lexsort`` of the keys (about 0.13 us a name, against 0.02 compiled: 2 ms for
+#: 16,000 names) costs less than compiling the sort, which a process's first large
+#: vocabulary pays once per machine (0.65 s of a cold first fit, bench/NOTES.md).
+COMPILED_MIN = 65_536
 
 
 def name_order(
@@ -22,15 +25,44 @@ def name_order(
 ) -> NDArray[np.intp]:
     """Indices that sort the names ``buf[starts[i]:ends[i]]``, shape (n_names,)."""
     if len(starts) < COMPILED_MIN:
-        data = buf.tobytes()
-        names = [data[s:e] for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
-        return np.array(sorted(range(len(names)), key=names.__getitem__), dtype=np.intp)
-    first, second = _kernels.prefix_keys(buf, starts, ends)
+        return numpy_order(buf, starts, ends)
+    first = np.empty(len(starts), np.uint64)
+    second = np.empty(len(starts), np.uint64)
+    _kernels.prefix_keys(buf, starts, ends, first, second)
     order, ties = by_two_keys(first, second)
-    for a, b in ties:  # names that share a 16-byte prefix: sorted in Python
+    _sort_ties_in_python(order, ties, buf, starts, ends)
+    return order
+
+
+def numpy_order(
+    buf: NDArray[np.uint8], starts: NDArray[np.int64], ends: NDArray[np.int64]
+) -> NDArray[np.intp]:
+    """:func:`name_order` by NumPy alone: the two prefix keys of each name (bytes 0-7
+    and 8-15, big-endian, zero-padded past its end) gathered as a (n, 16) byte array,
+    ``np.lexsort`` of them, then the names sharing both keys sorted in Python."""
+    n = len(starts)
+    if n == 0:
+        return np.empty(0, np.intp)
+    offsets = np.arange(16)
+    where = starts[:, None] + offsets
+    np.minimum(where, max(len(buf) - 1, 0), out=where)
+    window = buf[where] if len(buf) else np.zeros((n, 16), np.uint8)
+    window[offsets >= (ends - starts)[:, None]] = 0
+    keys = window.view(">u8")  # (n, 2): the two big-endian prefix keys
+    order = np.lexsort((keys[:, 1], keys[:, 0]))
+    sorted_keys = keys[order]
+    same = np.all(sorted_keys[1:] == sorted_keys[:-1], axis=1)
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], same.astype(np.int8), [0]])))
+    ties = np.stack([edges[::2], edges[1::2] + 1], axis=1)
+    _sort_ties_in_python(order, ties, buf, starts, ends)
+    return order
+
+
+def _sort_ties_in_python(order, ties, buf, starts, ends) -> None:
+    """Sort in place each run ``order[a:b]`` of names sharing a 16-byte prefix."""
+    for a, b in ties:
         run = order[a:b]
         order[a:b] = sorted(run, key=lambda f: buf[starts[f] : ends[f]].tobytes())
-    return order
 
 
 def by_two_keys(
@@ -52,5 +84,7 @@ def by_two_keys(
     packed |= np.arange(n, dtype=np.uint64)
     packed.sort()
     order = (packed & low).astype(np.intp)
-    ties = _kernels.sort_ties(order, packed, first, second, bits)
-    return order, ties
+    scratch = np.empty(n, order.dtype)
+    ties = np.empty((n // 2 + 1, 2), np.int64)
+    n_ties = _kernels.sort_ties(order, packed, first, second, bits, scratch, ties)
+    return order, ties[:n_ties]
