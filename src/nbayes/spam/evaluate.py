@@ -38,7 +38,7 @@ from nbayes.spam.learning import (
     check_certainty,
     needs_learning,
 )
-from nbayes.spam.score import ScoreSettings, score_matrix, token_index, token_matrix
+from nbayes.spam.score import ScoreSettings, score_matrix, token_matrix
 from nbayes.spam.store import Totals
 
 #: Where a message's Date header is looked for: the first bytes, up to the first blank line.
@@ -182,14 +182,13 @@ def incremental_scores(
     ``log_odds``, their log-odds, as :func:`cross_val_scores`), shape (n,), and which
     messages were learnt, shape (n,). ``tone=True`` is ``mode="on-error"``.
     """
-    y = np.asarray(y)
     if len(y) != len(token_sets):
         raise ValueError(f"{len(token_sets)} token sets but {len(y)} labels")
-    indices, indptr, columns = token_index(token_sets)
-    mode = "on-error" if tone else mode
-    return _incremental(
-        indices, indptr, len(columns), y, settings, mode, certainty, thick, log_odds
-    )
+    X, _ = token_matrix(token_sets)
+    return incremental_scores_matrix(
+        X, y, settings, mode=mode, certainty=certainty, tone=tone, thick=thick,
+        log_odds=log_odds,
+    )  # fmt: skip
 
 
 def incremental_scores_matrix(
@@ -208,10 +207,10 @@ def incremental_scores_matrix(
     if X.shape[0] != len(y):
         raise ValueError(f"{X.shape[0]} rows but {len(y)} labels")
     X = sp.csr_matrix(X)
-    mode = "on-error" if tone else mode
     return _incremental(
-        X.indices, X.indptr, X.shape[1], y, settings, mode, certainty, thick, log_odds
-    )
+        X.indices, X.indptr, X.shape[1], y, settings, "on-error" if tone else mode,
+        certainty, thick, log_odds,
+    )  # fmt: skip
 
 
 def _incremental(
