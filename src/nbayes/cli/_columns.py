@@ -9,7 +9,8 @@ target column is always read as text, so labels stay as written.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -35,14 +36,11 @@ def infer_read(column) -> tuple[str, object]:
     if column.null_count == len(column):
         return "text", column
     sample = column.drop_null().slice(0, _SAMPLE)
-    if _as_numbers(sample) is not None:
-        parsed = _as_numbers(column)
-        if parsed is not None:
-            return "number", parsed
-    if _as_booleans(sample) is not None:
-        parsed = _as_booleans(column)
-        if parsed is not None:
-            return "bool", parsed
+    for read, parsing in _PARSINGS.items():
+        if parsing.parse(sample) is not None:
+            parsed = parsing.parse(column)
+            if parsed is not None:
+                return read, parsed
     return "text", column
 
 
@@ -57,21 +55,15 @@ def convert(column, read: str, name: str, source: Source, offset: int = 0):
     kind = column.type
     if read == "text":
         return column if _is_text(kind) else _cast(column, pa.string(), name, source)
-    if read == "number":
-        if _is_text(kind):
-            parsed = _as_numbers(column)
-            if parsed is None:
-                _fail(column, name, source, offset, "a number", _is_number)
-            return parsed
-        return _cast(column, pa.float64(), name, source)
-    if read == "bool":
-        if _is_text(kind):
-            parsed = _as_booleans(column)
-            if parsed is None:
-                _fail(column, name, source, offset, "true or false", _is_boolean)
-            return parsed
-        return _cast(column, pa.bool_(), name, source)
-    raise CLIError(f"column {name!r}: unknown read {read!r} in the model file")
+    parsing = _PARSINGS.get(read)
+    if parsing is None:
+        raise CLIError(f"column {name!r}: unknown read {read!r} in the model file")
+    if not _is_text(kind):
+        return _cast(column, getattr(pa, parsing.arrow_type)(), name, source)
+    parsed = parsing.parse(column)
+    if parsed is None:
+        _fail(column, name, source, offset, parsing.what, parsing.accepts)
+    return parsed
 
 
 def looks_like_free_text(column) -> bool:
@@ -153,6 +145,24 @@ def _is_number(value: str) -> bool:
 
 def _is_boolean(value: str) -> bool:
     return value.strip().lower() in _BOOLEANS
+
+
+class _Parsing(NamedTuple):
+    """How text reads as ``number`` or ``bool``: the whole column parsed (None if a
+    value does not parse), what a value must be, the test naming the first one that
+    is not, and the Arrow type (a ``pyarrow`` factory's name) other columns cast to."""
+
+    parse: Callable
+    what: str
+    accepts: Callable[[str], bool]
+    arrow_type: str
+
+
+#: The reads of text columns other than ``text``, in the order inference tries them.
+_PARSINGS = {
+    "number": _Parsing(_as_numbers, "a number", _is_number, "float64"),
+    "bool": _Parsing(_as_booleans, "true or false", _is_boolean, "bool_"),
+}
 
 
 def _fail(column, name: str, source: Source, offset: int, what: str, ok) -> None:
