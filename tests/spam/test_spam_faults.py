@@ -80,14 +80,18 @@ def test_a_corrupt_database_passes_the_message_through_with_exit_3(trained, mail
     one_error_line(nbayes("train", "--db", trained, "--spam", mail / "spam"), "corrupt")
 
 
-def test_mime_nested_1000_deep_is_classified_and_comes_back_whole(trained):
+def test_mime_nested_1000_deep_passes_through_unchanged_with_exit_3(trained):
     raw = deep_mime(1000)
     result = nbayes("classify", "--db", trained, "-p", input=raw)
-    assert result.returncode in (0, 1, 2), result.stderr
+    assert result.returncode == 3 and result.stdout == raw
+    one_error_line(result, "nested more than 100 deep")
+    result = nbayes("classify", "--db", trained, "-p", "--max-mime-depth", "1001", input=raw)
+    assert result.returncode in (0, 1, 2), result.stderr  # within the limit: read flat
     head, _, body = result.stdout.partition(b"\n\n")
     assert head.splitlines()[:-1] == raw.partition(b"\n\n")[0].splitlines()
     assert head.splitlines()[-1].startswith(b"X-Nbayes-Spam: ")
     assert body == raw.partition(b"\n\n")[2]
+    assert nbayes("classify", "--db", trained, "--max-mime-depth", "0", input=raw).returncode != 3
 
 
 def test_any_failure_passes_the_message_through_with_exit_3(trained, monkeypatch):

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import base64
+import email
+import email.errors
+import email.policy
 import mailbox
 import quopri
 import time
@@ -10,10 +13,18 @@ from email.message import EmailMessage
 
 import pytest
 from conftest import DATA, require_path
+from hostile_mail import deep_mime, deep_rfc822
 
 from nbayes.spam import tokens as tokens_module
 from nbayes.spam.markup import html_to_text
-from nbayes.spam.parse import MAX_PART_CHARS, MailParseError, parse_mail
+from nbayes.spam.parse import (
+    MAX_PART_CHARS,
+    MailParseError,
+    MimeTooDeepError,
+    check_mime_depth,
+    mime_depth,
+    parse_mail,
+)
 from nbayes.spam.sources import iter_mail
 from nbayes.spam.tokens import LEGACY_OPTIONS, tokenize
 
@@ -205,3 +216,58 @@ def test_sources_file_directory_mbox_maildir(tmp_path):
     assert len(names(tmp_path / "maildir")) == 1
     assert not errors
     assert names(tmp_path / "missing") == [] and "no such file" in errors[0][1]
+
+
+# ------------------------------------------------------------ MIME depth
+def _email_depth(message) -> int:
+    """Nesting depth as the ``email`` package parses it (message/* counts as a level)."""
+    if not message.is_multipart():
+        return 0
+    return 1 + max((_email_depth(part) for part in message.get_payload()), default=0)
+
+
+@pytest.mark.parametrize("depth", [0, 1, 2, 5, 100, 101, 1000])
+def test_mime_depth_counts_multipart_and_message_nesting(depth):
+    assert mime_depth(deep_mime(depth)) == depth
+    assert mime_depth(deep_rfc822(depth)) == depth
+    assert mime_depth(deep_mime(depth), limit=3) == min(depth, 4)  # stops past the limit
+
+
+def test_mime_depth_of_siblings_and_of_lines_that_only_look_like_mime():
+    head = b"From: a@b.example\nSubject: s\n"
+    digest = head + b'Content-Type: multipart/digest; boundary="d"\n\n' + b"".join(
+        b"--d\nContent-Type: message/rfc822\n\nSubject: %d\n\nbody\n" % i for i in range(300)
+    ) + b"--d--\n"
+    siblings = head + b"Content-Type: multipart/mixed; boundary=m\n\n" + b"".join(
+        b"--m\nContent-Type: multipart/alternative; boundary=a%d\n\n--a%d\n\nx\n--a%d--\n"
+        % (i, i, i)
+        for i in range(300)
+    ) + b"--m--\n"
+    quoted = head + b"\n" + b"Content-Type: multipart/mixed; boundary=q\n--q\n" * 300
+    for raw, depth in ((digest, 2), (siblings, 2), (quoted, 0)):
+        assert mime_depth(raw) == depth
+        check_mime_depth(raw, 2)
+    with pytest.raises(MimeTooDeepError, match="more than 1 deep"):
+        check_mime_depth(digest, 1)
+    check_mime_depth(digest, 0)  # 0: no limit
+
+
+def test_mime_depth_agrees_with_the_email_package_on_real_mail():
+    root = require_path(DATA / "spamassassin")
+    disagreements = 0
+    for folder in ("easy_ham", "hard_ham", "spam", "spam_2"):
+        for path in sorted((root / folder).iterdir()):
+            raw = path.read_bytes()
+            message = email.message_from_bytes(raw, policy=email.policy.compat32)
+            expected = _email_depth(message)
+            if mime_depth(raw) != expected:
+                # declared multipart whose delimiters do not match its boundary: the
+                # email package reads it as one part
+                assert any(
+                    isinstance(d, email.errors.StartBoundaryNotFoundDefect)
+                    for d in message.defects
+                ), path
+                assert mime_depth(raw) == expected + 1
+                disagreements += 1
+            assert mime_depth(raw) <= 3  # real mail nests little: far inside the limit
+    assert disagreements < 10

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from hostile_mail import deep_mime
 from spam_mail import corpus
 
 from nbayes.spam.mark import mark
@@ -174,6 +175,8 @@ def test_bad_and_idle_clients_never_stop_the_server(db, tmp_path):
     try:
         assert server.spamc("-c", message=b"\x00\x01\x02" * 500).stdout == b"0/0\n"  # fallback
         assert server.spamc(message=b"\x00\x01\x02" * 500).stdout == b"\x00\x01\x02" * 500
+        deep = deep_mime(1000)
+        assert server.spamc(message=deep).stdout == deep  # not scanned: passed on
         with socket.create_connection(("127.0.0.1", server.port)) as garbage:
             garbage.sendall(b"GET / HTTP/1.0\r\n\r\n")
             assert garbage.recv(100) == b"SPAMD/1.5 76 EX_PROTOCOL\r\n\r\n"

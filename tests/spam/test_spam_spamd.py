@@ -8,6 +8,7 @@ import io
 import zlib
 
 import pytest
+from hostile_mail import deep_mime
 from spam_mail import corpus
 
 from nbayes.spam.mark import mark
@@ -137,6 +138,7 @@ def test_compressed_and_length_less_requests(store):
         (b"CHECK SPAMC/1.5\r\nContent-length: 2000\r\n\r\n" + b"x" * 2000, EX_DATAERR),
         (b"CHECK SPAMC/1.5\r\nCompress: zlib\r\nContent-length: 3\r\n\r\nabc", EX_DATAERR),
         (request("CHECK", b"\x00\x01\x02" * 100), EX_DATAERR),
+        (request("PROCESS", deep_mime(101)), EX_DATAERR),
         (
             request("CHECK", zlib.compress(b"Subject: x\n\n" + b"a" * 5000), Compress="zlib"),
             EX_DATAERR,
@@ -147,6 +149,15 @@ def test_bad_requests_are_answered_with_a_status(store, raw, code):
     with pytest.raises(ProtocolError) as info:
         ask(filter_of(store), raw, max_size=1000)
     assert info.value.code == code == status_of(info.value)
+
+
+def test_mime_depth_limit_is_the_filters(store):
+    answering = filter_of(store)
+    assert ask(answering, request("CHECK", deep_mime(100)))[1]["Spam"]
+    with pytest.raises(ProtocolError, match="nested more than 100 deep"):
+        ask(answering, request("CHECK", deep_mime(101)))
+    answering.max_mime_depth = 0  # no limit: read flat and scored
+    assert ask(answering, request("CHECK", deep_mime(1000)))[1]["Spam"]
 
 
 def test_database_errors_are_statuses_too(tmp_path):

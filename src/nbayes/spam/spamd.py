@@ -24,7 +24,8 @@ SKIP           nothing: the connection is closed
 times the spam cutoff, so ``spamc -c`` prints ``9.9/9.0`` and exits 1 for spam and 0
 otherwise. The ``User`` header is read and ignored: one database serves every user.
 A request the server cannot answer gets a status other than 0 (spamc then passes the
-message through unchanged): 65 (EX_DATAERR) for input that is not mail or too large,
+message through unchanged): 65 (EX_DATAERR) for input that is not mail, too large, or
+nested deeper than the MIME depth limit,
 69 (EX_UNAVAILABLE) for TELL where it is not allowed, 75 (EX_TEMPFAIL) for a locked
 database, 70 (EX_SOFTWARE) for other failures, 76 (EX_PROTOCOL) for a malformed
 request.
@@ -40,7 +41,12 @@ from typing import BinaryIO
 
 from nbayes.spam.feedback import tell
 from nbayes.spam.mark import POINTS, mark, split_head
-from nbayes.spam.parse import MailParseError
+from nbayes.spam.parse import (
+    MAX_MIME_DEPTH,
+    MailParseError,
+    MimeTooDeepError,
+    check_mime_depth,
+)
 from nbayes.spam.score import ScoreSettings, score_tokens
 from nbayes.spam.single import clues, fisher_score
 from nbayes.spam.store import StoreError, TokenStore
@@ -143,7 +149,9 @@ class Marking:
 class Filter:
     """Answers spamd requests from a token store (no sockets: see
     :mod:`nbayes.spam.server`). ``reader()`` and ``writer()`` are context managers
-    giving a store to read and one to write (TELL); ``allow_tell`` enables TELL."""
+    giving a store to read and one to write (TELL, enabled by giving ``writer``).
+    Mail whose MIME parts nest deeper than ``max_mime_depth`` (0: no limit) is answered
+    EX_DATAERR, like mail that is not mail: ``spamc`` then passes it on unscanned."""
 
     def __init__(
         self,
@@ -151,9 +159,12 @@ class Filter:
         writer: Callable[[], AbstractContextManager[TokenStore]] | None,
         settings: ScoreSettings,
         marking: Marking = Marking(),
+        *,
+        max_mime_depth: int = MAX_MIME_DEPTH,
     ) -> None:
         self.reader, self.writer = reader, writer
         self.settings, self.marking = settings, marking
+        self.max_mime_depth = max_mime_depth
         self._options: TokenOptions | None = None  # the store's, once it recorded them
 
     def token_options(self) -> TokenOptions:
@@ -173,9 +184,12 @@ class Filter:
             return f"{PROTOCOL} 0 PONG\r\n".encode()
         options = self.token_options()
         try:
+            check_mime_depth(request.body, self.max_mime_depth)
             tokens = tokenize(request.body, options)
         except MailParseError as error:
-            raise ProtocolError(f"not a mail message: {error}", EX_DATAERR) from None
+            deep = isinstance(error, MimeTooDeepError)
+            text = str(error) if deep else f"not a mail message: {error}"
+            raise ProtocolError(text, EX_DATAERR) from None
         if request.method == "TELL":
             return self._tell(request, tokens, options)
         with self.reader() as store, store.snapshot():

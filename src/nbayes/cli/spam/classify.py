@@ -18,6 +18,7 @@ from nbayes.cli.spam.options import (
     EXIT_ERROR,
     db_option,
     lock_timeout_option,
+    max_mime_depth_option,
     scoring_options,
 )
 from nbayes.spam.mark import DEFAULT_HEADER, POINTS, check_header_name
@@ -93,15 +94,18 @@ def _header_name(_ctx, _param, value: str) -> str:
     help="Also add X-Spam-Flag, X-Spam-Status and X-Spam-Level as SpamAssassin does "
     "(points: 10 x score), for mail rules written for it (with --passthrough).",
 )
+@max_mime_depth_option
 @scoring_options
 def classify(
     db, lock_timeout, passthrough, exit_zero, update, header, subject_tag, spamassassin_headers,
-    settings,
+    max_mime_depth, settings,
 ) -> None:  # fmt: skip
-    """Classify one message from stdin: exit 0 spam, 1 ham, 2 unsure, 3 error."""
+    """Classify one message from stdin: exit 0 spam, 1 ham, 2 unsure, 3 error (the
+    message passed on unscanned: a database that cannot be read, mail nested deeper
+    than --max-mime-depth)."""
     raw = sys.stdin.buffer.read()
     try:
-        verdict, value = _classify(raw, db, lock_timeout, settings, update)
+        verdict, value = _classify(raw, db, lock_timeout, settings, update, max_mime_depth)
         if passthrough:
             spamassassin = POINTS * value if spamassassin_headers else None
             output = _marked(
@@ -124,13 +128,17 @@ def classify(
     sys.exit(0 if exit_zero else EXIT[verdict])
 
 
-def _classify(raw: bytes, db: str, timeout: float, settings, update: bool) -> tuple[str, float]:
+def _classify(
+    raw: bytes, db: str, timeout: float, settings, update: bool, max_mime_depth: int
+) -> tuple[str, float]:
     """(verdict, score) of ``raw``; with ``update``, learnt as its verdict if not Unsure."""
     from nbayes.cli.spam.options import open_store
+    from nbayes.spam.parse import check_mime_depth
     from nbayes.spam.single import score_message
     from nbayes.spam.store_options import store_options
     from nbayes.spam.tokens import tokenize
 
+    check_mime_depth(raw, max_mime_depth)
     with open_store(db, timeout, readonly=not update) as store:
         options = store_options(store)  # the tokenizer the database was trained with
         tokens = tokenize(raw, options)

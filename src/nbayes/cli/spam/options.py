@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from nbayes.spam.parse import MAX_MIME_DEPTH
 from nbayes.spam.score import METHODS, ScoreSettings
 from nbayes.spam.store import DEFAULT_TIMEOUT, TokenStore
 from nbayes.spam.tokens import DEFAULT_OPTIONS, HEADER_MODES, MAX_OSB_WINDOW, TokenOptions
@@ -62,6 +63,15 @@ thick_option = click.option(
     "spam-cutoff + THICK and ham above ham-cutoff - THICK [default: 0; 0.05 for until-mature].",
 )
 
+max_mime_depth_option = click.option(
+    "--max-mime-depth",
+    type=click.IntRange(min=0),
+    default=MAX_MIME_DEPTH,
+    show_default=True,
+    metavar="LEVELS",
+    help="Mail whose MIME parts nest deeper is passed on unscanned, as an error "
+    "(0: no limit; deeper mail is then read flat and scored).",
+)
 
 certainty_option = click.option(
     "--certainty",

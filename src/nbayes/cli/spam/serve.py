@@ -7,7 +7,13 @@ from pathlib import Path
 import click
 
 from nbayes.cli.spam.classify import _header_name
-from nbayes.cli.spam.options import db_option, lock_timeout_option, open_store, scoring_options
+from nbayes.cli.spam.options import (
+    db_option,
+    lock_timeout_option,
+    max_mime_depth_option,
+    open_store,
+    scoring_options,
+)
 from nbayes.spam.mark import DEFAULT_HEADER
 
 
@@ -96,11 +102,12 @@ def _mode(_ctx, _param, value: str | None) -> int | None:
     show_default=True,
     help="Also add X-Spam-Flag, X-Spam-Status and X-Spam-Level, as spamd does.",
 )
+@max_mime_depth_option
 @click.option("--verbose", "-v", is_flag=True, help="Log a line per request on stderr.")
 @scoring_options
 def serve(
     db, lock_timeout, listen, sockets, socket_mode, allow_tell, max_connections, timeout,
-    max_size, header, subject_tag, spamassassin_headers, verbose, settings,
+    max_size, header, subject_tag, spamassassin_headers, max_mime_depth, verbose, settings,
 ) -> None:  # fmt: skip
     """Answer spamd's protocol (SPAMC/1.5: CHECK, SYMBOLS, REPORT, PROCESS, HEADERS,
     PING, TELL) from the token database, for spamc and mail servers built for spamd.
@@ -117,7 +124,10 @@ def serve(
         open_store(db, lock_timeout, create=True).close()  # makes the default directory
     pool = StorePool(Path(db), lock_timeout, writable=allow_tell)
     marking = Marking(header, subject_tag, spamassassin_headers)
-    answering = Filter(pool.reader, pool.writer if allow_tell else None, settings, marking)
+    answering = Filter(
+        pool.reader, pool.writer if allow_tell else None, settings, marking,
+        max_mime_depth=max_mime_depth,
+    )  # fmt: skip
     try:
         serve(
             answering, listen=listen, sockets=list(sockets), socket_mode=socket_mode,
