@@ -9,11 +9,14 @@ from spam_mail import corpus
 
 from nbayes.cli import main
 from nbayes.spam.evaluate import (
+    TokenRows,
     cross_val_scores,
+    cross_val_scores_matrix,
     date_order,
     evaluate_scores,
     fold_indices,
     incremental_scores,
+    incremental_scores_matrix,
     mail_date,
 )
 from nbayes.spam.score import ScoreSettings, score_tokens
@@ -97,6 +100,37 @@ def test_full_training_at_the_end_equals_the_counts_of_folds():
     held_out = cross_val_scores(sets, y, settings, folds)
     assert scores[-1] == pytest.approx(held_out[-1], rel=1e-12)
     assert len(fold_indices(y, 4)) == 4
+
+
+def test_token_rows_give_the_scores_of_the_token_sets_bit_for_bit():
+    """The CLI encodes messages as they are read (TokenRows) and reorders them after:
+    the same scores as the token sets in that order, in both protocols."""
+    messages, labels = corpus(30, 30)
+    sets = [tokenize(m) for m in messages]
+    y = np.array([lab == "spam" for lab in labels], dtype=int)
+    order = np.random.default_rng(0).permutation(len(y))
+    rows = TokenRows()
+    for tokens in sets:
+        rows.add(tokens)
+    X = rows.matrix(order)
+    in_order = [sets[i] for i in order]
+    # (on a copy: scipy sorts a row's indices in place, changing the order of the sums)
+    copy = X.copy()
+    assert copy.shape == (len(y), len(set().union(*sets))) and copy.sum() == sum(map(len, sets))
+    columns = np.array(list(rows.columns))
+    assert [set(columns[copy[i].indices]) for i in range(len(y))] == in_order
+    settings = ScoreSettings()
+    learnt_by_mode = {}
+    for mode, certainty in (("unless-sure", 5.0), ("everything", 100.0)):
+        how = {"mode": mode, "certainty": certainty}
+        expected, learnt = incremental_scores(in_order, y[order], settings, **how)
+        got, learnt_by_mode[mode] = incremental_scores_matrix(X, y[order], settings, **how)
+        assert np.array_equal(got, expected) and np.array_equal(learnt_by_mode[mode], learnt)
+        folds = fold_indices(y[order], 3)
+        expected = cross_val_scores(in_order, y[order], settings, folds, **how)
+        got = cross_val_scores_matrix(X, y[order], settings, folds, **how)
+        assert np.array_equal(got, expected)
+    assert 0 < learnt_by_mode["unless-sure"].sum() < len(y) == learnt_by_mode["everything"].sum()
 
 
 def test_date_order_keeps_undated_messages_after_their_predecessor():

@@ -20,11 +20,12 @@ from nbayes.cli.spam.options import (
     token_options,
 )
 from nbayes.spam.evaluate import (
-    cross_val_scores,
+    TokenRows,
+    cross_val_scores_matrix,
     date_order,
     evaluate_scores,
     fold_indices,
-    incremental_scores,
+    incremental_scores_matrix,
     mail_date,
 )
 from nbayes.spam.learning import DEFAULT_CERTAINTY, MODES
@@ -88,23 +89,24 @@ def evaluate(
         spam = iter_mail(spam_sources, exclude=exclude, on_error=report)
         ham = iter_mail(ham_sources, exclude=exclude, on_error=report)
         labelled = interleave(spam, ham)
-    token_sets, labels, dates = [], [], []
+    rows, labels, dates = TokenRows(), [], []
     with progress_bar("reading") as bar:
         options = tokens or DEFAULT_OPTIONS
         for message, raw, label in tokenized(labelled, report, jobs=jobs, options=options):
-            token_sets.append(message)
+            rows.add(message)
             labels.append(label == "spam")
             dates.append(None if index is not None else mail_date(raw))
             bar.update(1)
     # arrival order: the stream of an incremental run, and the order folds learn in
     order = date_order(dates)
     y = np.asarray(labels, dtype=int)[order]
-    token_sets = [token_sets[i] for i in order]
+    X = rows.matrix(order)
+    del rows
     if incremental:
         if y.sum() == 0 or y.sum() == len(y):
             raise click.ClickException("need spam and ham messages")
-        scores, learnt = incremental_scores(
-            token_sets, y, settings, thick=thick or 0.0, log_odds=True, **learning
+        scores, learnt = incremental_scores_matrix(
+            X, y, settings, thick=thick or 0.0, log_odds=True, **learning
         )
         click.echo(f"messages\t{int(y.sum())} spam, {int(len(y) - y.sum())} ham, incremental")
         click.echo(f"training\t{mode}: {int(learnt.sum())} of {len(y)} learnt")
@@ -112,7 +114,7 @@ def evaluate(
         if y.sum() < folds or (len(y) - y.sum()) < folds:
             raise click.ClickException(f"need at least {folds} spam and {folds} ham messages")
         folds_ = fold_indices(y, folds, seed)
-        scores = cross_val_scores(token_sets, y, settings, folds_, log_odds=True, **learning)
+        scores = cross_val_scores_matrix(X, y, settings, folds_, log_odds=True, **learning)
         click.echo(f"messages\t{int(y.sum())} spam, {int(len(y) - y.sum())} ham, {folds} folds")
         click.echo(f"training\t{mode}")
     result = evaluate_scores(y, scores, settings, log_odds=True)
