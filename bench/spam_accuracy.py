@@ -98,25 +98,29 @@ class Variant:
 
 EARLIER = Variant(
     TokenOptions(osb=0, headers="named"),
-    replace(ScoreSettings(), min_dev=0.45),
+    replace(ScoreSettings(), min_dev=0.45, maturity=0),
     mode="everything",
     separatorless=False,
 )
-#: The per-corpus table: the defaults, full training, TONE, and the defaults before
-#: the work of issue 19.
+_S = ScoreSettings()
+#: The per-corpus table: the defaults, untempered, full training, TONE, and the
+#: defaults before the work of issue 19.
 MAIN = {
     "nbayes": Variant(),
+    "nbayes, untempered": Variant(settings=replace(_S, maturity=0)),
     "nbayes, full training": Variant(mode="everything"),
     "nbayes, TONE": Variant(tone=True),
     "nbayes before": EARLIER,
 }
-_S = ScoreSettings()
 #: The ablation: each choice of the defaults changed alone.
 ABLATION = {
     "default": Variant(),
     "full training (mode everything)": Variant(mode="everything"),
     "certainty 50": Variant(certainty=50.0),
     "certainty 200": Variant(certainty=200.0),
+    "maturity 0 (untempered)": Variant(settings=replace(_S, maturity=0)),
+    "maturity 30": Variant(settings=replace(_S, maturity=30)),
+    "maturity 100": Variant(settings=replace(_S, maturity=100)),
     "words only (osb 0)": Variant(TokenOptions(osb=0)),
     "osb 3": Variant(TokenOptions(osb=3)),
     "osb 5": Variant(TokenOptions(osb=5)),

@@ -2,6 +2,7 @@
 Robinson/Fisher scores for new messages (the command line is `nbayes spam`)."""
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from nbayes.spam import (
@@ -39,10 +40,19 @@ with tempfile.TemporaryDirectory() as folder, TokenStore(Path(folder) / "tokens.
     print("learnt:", report.learnt)
 
     settings = ScoreSettings()  # Fisher's method, s = 0.1, x = 0.52, cutoffs 0.2 / 0.9
+    # Four messages of each class are too few to be sure of anything: until a filter
+    # has learnt `maturity` (50) of each, its log-odds are scaled by the share it has
+    # (4 / 50 here), so it says Unsure more. maturity=0 takes the scores as they are.
+    untempered = replace(settings, maturity=0)
     new = {
         "prize": mail("Claim your free prize", "click now to claim the prize money"),
         "meeting": mail("Friday meeting", "the report draft for the meeting on Friday"),
     }
-    scores = score_tokens(store, [tokenize(raw) for raw in new.values()], settings)
-    for name, score in zip(new, scores, strict=True):
-        print(f"{name:<8} score {score:.3f}  {settings.verdict(score)}")
+    token_sets = [tokenize(raw) for raw in new.values()]
+    scores = score_tokens(store, token_sets, settings)
+    raw_scores = score_tokens(store, token_sets, untempered)
+    for name, score, raw in zip(new, scores, raw_scores, strict=True):
+        print(
+            f"{name:<8} score {score:.3f}  {settings.verdict(score):<7}"
+            f"  untempered {raw:.3f}  {settings.verdict(raw)}"
+        )

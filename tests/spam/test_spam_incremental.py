@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -26,7 +28,8 @@ from nbayes.spam.tokens import tokenize
 from nbayes.spam.train import needs_learning, train
 
 # With one token kept, Fisher's score is that token's f(w): Q(-2 ln f, 2) = f.
-ONE_TOKEN = ScoreSettings(strength=1.0, background=0.5, min_dev=0.0)
+# (maturity 0: these streams' first messages scored untempered)
+ONE_TOKEN = ScoreSettings(strength=1.0, background=0.5, min_dev=0.0, maturity=0)
 
 
 def test_scores_and_measures_of_a_hand_computed_stream():
@@ -44,7 +47,7 @@ def test_scores_and_measures_of_a_hand_computed_stream():
 
 def test_tone_learns_only_messages_on_or_near_the_wrong_side():
     # spam {a} after n learnt: f = (0.5 + n) / (1 + n): 0.5, 0.75, 0.833, 0.875, 0.9, ...
-    settings = ScoreSettings(strength=1.0, background=0.5, min_dev=0.0, spam_cutoff=0.85)
+    settings = replace(ONE_TOKEN, spam_cutoff=0.85)
     y = np.ones(6, dtype=int)
     scores, learnt = incremental_scores([{"a"}] * 6, y, settings, tone=True)
     np.testing.assert_allclose(scores, [0.5, 0.75, 5 / 6, 0.875, 0.875, 0.875], rtol=1e-12)

@@ -5,6 +5,7 @@ batch by batch or one at a time, and from the command line."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -14,14 +15,15 @@ from spam_mail import corpus
 from nbayes.cli import main
 from nbayes.spam.evaluate import cross_val_scores, incremental_scores
 from nbayes.spam.learning import DEFAULT_CERTAINTY, MODES, is_sure
-from nbayes.spam.score import ScoreSettings, score_tokens
+from nbayes.spam.score import ScoreSettings, maturity_factor, score_counts, score_tokens
 from nbayes.spam.sources import MailItem
-from nbayes.spam.store import TokenStore
+from nbayes.spam.store import TokenStore, Totals
 from nbayes.spam.tokens import tokenize
 from nbayes.spam.train import train
 
 # One token kept: Fisher's score is that token's f(w), its log-odds ln(f / (1 - f)).
-ONE_TOKEN = ScoreSettings(strength=1.0, background=0.5, min_dev=0.0)
+# (maturity 0: the scores of these one-message stores untempered)
+ONE_TOKEN = ScoreSettings(strength=1.0, background=0.5, min_dev=0.0, maturity=0)
 
 
 def test_unless_sure_by_hand():
@@ -47,6 +49,32 @@ def test_nothing_is_sure_before_both_classes_were_learnt():
     y = np.array([1, 1, 0, 1, 1])
     _, learnt = incremental_scores([{"a"}, {"a"}, {"b"}, {"a"}, {"a"}], y, ONE_TOKEN, certainty=0.5)
     assert learnt.tolist() == [True, True, True, False, False]
+
+
+def test_a_young_filter_says_less_but_learns_by_its_raw_log_odds():
+    # maturity 2: after 1 ham and 1 spam the log-odds are scaled by min(1, 1) / 2. Spam
+    # {a} after one spam {a}: raw log-odds ln 3 (f = 0.75), said 0.5 ln 3: score
+    # sqrt(3) / (1 + sqrt(3)). After a second ham (min(2, 1) / 2 = 1/2 still) and a second
+    # spam learnt ((0.5 + 2) / 3 = 5/6: ln 5), maturity is reached: ln 5 in full.
+    young = replace(ONE_TOKEN, maturity=2)
+    sets, y = [{"b"}, {"a"}, {"a"}, {"b"}, {"a"}], np.array([0, 1, 1, 0, 1])
+    log_odds, learnt = incremental_scores(sets, y, young, log_odds=True)
+    np.testing.assert_allclose(
+        log_odds, [0, 0, math.log(3) / 2, -math.log(3) / 2, math.log(5)], atol=1e-12
+    )
+    scores, _ = incremental_scores(sets, y, young)
+    assert scores[2] == pytest.approx(3**0.5 / (1 + 3**0.5), rel=1e-12)
+    assert learnt.all()
+    # the rule judges the raw log-odds: certainty 0.6 < ln 3 = 1.0986: sure, not learnt,
+    # though 0.5 ln 3 = 0.549 is said
+    log_odds, learnt = incremental_scores(sets[:3], y[:3], young, certainty=0.6, log_odds=True)
+    assert learnt.tolist() == [True, True, False]
+    assert log_odds[2] == pytest.approx(math.log(3) / 2, rel=1e-12)
+    tempered = score_counts(np.array([[0, 1]]), Totals((1, 1), (1, 1), 2), young)
+    assert tempered == pytest.approx(scores[2], rel=1e-12)
+    raw = score_counts(np.array([[0, 1]]), Totals((1, 1), (1, 1), 2), young, temper=False)
+    assert raw == pytest.approx(0.75, rel=1e-12)
+    assert maturity_factor(Totals((1, 500), (0, 0), None), ScoreSettings()) == 1 / 50
 
 
 def test_is_sure_needs_the_right_side():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -67,7 +68,7 @@ def _f_by_hand(store, tokens, settings):
 
 def test_fisher_is_robinsons_chi_square_combining(trained):
     store, _ = trained
-    settings = ScoreSettings(min_dev=0.2, background=0.45)
+    settings = ScoreSettings(min_dev=0.2, background=0.45, maturity=0)
     messages = [tokenize(r) for r in corpus(3, 3)[0]] + [{"never-seen-token"}]
     scores = score_tokens(store, messages, settings)
     for tokens, score in zip(messages, scores, strict=True):
@@ -78,6 +79,24 @@ def test_fisher_is_robinsons_chi_square_combining(trained):
         h = chi2.sf(-2 * sum(math.log(f) for f in fs), 2 * len(fs))
         s = chi2.sf(-2 * sum(math.log(1 - f) for f in fs), 2 * len(fs))
         assert score == pytest.approx((1 + h - s) / 2, rel=1e-9, abs=1e-12)
+
+
+def test_a_young_store_scales_its_log_odds(trained):
+    """Under ``maturity`` messages of a class, log-odds times min(N_ham, N_spam) / maturity."""
+    store, _ = trained
+    n = min(store.totals().messages)
+    messages = [tokenize(r) for r in corpus(3, 3)[0]]
+    for method in ("fisher", "graham"):
+        raw = ScoreSettings(method=method, maturity=0)
+        grown = score_tokens(store, messages, replace(raw, maturity=n))  # reached: no change
+        np.testing.assert_array_equal(grown, score_tokens(store, messages, raw))
+        young = replace(raw, maturity=4 * n)
+        untempered = score_tokens(store, messages, raw)
+        X, columns = token_matrix(messages)
+        log_odds = score_matrix(X, store.lookup(columns), store.totals(), raw, log_odds=True)
+        expected = 1 / (1 + np.exp(-log_odds / 4))
+        np.testing.assert_allclose(score_tokens(store, messages, young), expected, rtol=1e-12)
+        assert np.all(np.abs(expected - 0.5) < np.abs(untempered - 0.5))  # toward 0.5
 
 
 def test_chi2_sf_even_is_scipys_chdtrc():
@@ -103,7 +122,7 @@ def test_the_matrix_path_scores_as_the_store_path(trained, method):
 
 def test_graham_combines_the_top_tokens(trained):
     store, _ = trained
-    settings = ScoreSettings(method="graham", top=5, min_dev=0.0)
+    settings = ScoreSettings(method="graham", top=5, min_dev=0.0, maturity=0)
     messages = [tokenize(r) for r in corpus(2, 2)[0]]
     for tokens, score in zip(messages, score_tokens(store, messages, settings), strict=True):
         fs = sorted(_f_by_hand(store, tokens, settings), key=lambda f: -abs(f - 0.5))[:5]

@@ -22,7 +22,7 @@ WORDS = [f"w{i}" for i in range(40)]
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
-    messages, labels = corpus(40, 30)
+    messages, labels = corpus(60, 60)  # over the default maturity (50) of each class
     path = tmp_path_factory.mktemp("single") / "t.db"
     with TokenStore(path) as store:
         store.learn(
@@ -39,9 +39,12 @@ def store(tmp_path_factory):
     strength=st.floats(0.01, 5),
     background=st.floats(0.05, 0.95),
     min_dev=st.sampled_from([0.0, 0.01, 0.1, 0.3, 0.45, 0.49]),
+    maturity=st.sampled_from([0.0, 50.0, 1000.0]),  # 1000: a young store, scored by NumPy
 )
-def test_the_plain_python_score_equals_the_numpy_one(store, tokens, strength, background, min_dev):
-    chosen = ScoreSettings("fisher", strength, background, min_dev)
+def test_the_plain_python_score_equals_the_numpy_one(
+    store, tokens, strength, background, min_dev, maturity
+):
+    chosen = ScoreSettings("fisher", strength, background, min_dev, maturity=maturity)
     expected = float(score_tokens(store, [tokens], chosen)[0])
     assert single.score_message(store, tokens, chosen) == pytest.approx(expected, abs=1e-12)
 

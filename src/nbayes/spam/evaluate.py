@@ -264,9 +264,10 @@ def _incremental(
     for i in range(len(y)):
         ids = indices[indptr[i] : indptr[i + 1]]
         label = int(y[i])
-        value = running.score(ids, settings)
+        raw = running.score(ids, settings, temper=False)
+        value = raw * running.maturity(settings)  # what the filter says; the rule judges raw
         scores[i] = value if log_odds else running.score(ids, settings, log_odds=False)
-        if mode == "unless-sure" and running.sure(value, label, certainty):
+        if mode == "unless-sure" and running.sure(raw, label, certainty):
             continue
         if mode == "on-error" and not needs_learning(expit(value), label == 1, settings, thick):
             continue

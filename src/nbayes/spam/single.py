@@ -15,7 +15,8 @@ and over the ``k`` tokens with ``|f(w) - 0.5| >= min_dev``:
 (0.5 where ``k = 0``), ``Q`` summed in log space as in
 :func:`nbayes.spam.score.chi2_sf_even`. The sums run over the tokens in the set's
 order, one after another; NumPy sums them pairwise, so the two scores agree to about
-1e-12 (tested), not to the last bit.
+1e-12 (tested), not to the last bit. A young store's scores, scaled in log-odds
+(:func:`nbayes.spam.score.maturity_factor`), are NumPy's.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import math
 from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 
-from nbayes.spam.score import ScoreSettings
+from nbayes.spam.score import ScoreSettings, maturity_factor
 from nbayes.spam.store import TokenStore, Totals
 
 
@@ -35,7 +36,15 @@ def fisher_score(
     settings: ScoreSettings,
 ) -> float:
     """The Fisher (Robinson chi-square) score of a message's ``tokens``, from the
-    store ``counts`` (``{token: (ham, spam)}``, absent tokens unseen) and ``totals``."""
+    store ``counts`` (``{token: (ham, spam)}``, absent tokens unseen) and ``totals``.
+    A store short of :attr:`~nbayes.spam.score.ScoreSettings.maturity` messages of a
+    class is scored by NumPy, whose log-odds its scaling needs."""
+    if maturity_factor(totals, settings) < 1.0:
+        from nbayes.spam._numpy import np
+        from nbayes.spam.score import score_counts
+
+        rows = [counts.get(token, (0, 0)) for token in tokens]
+        return score_counts(np.array(rows, dtype=np.int64).reshape(-1, 2), totals, settings)
     n_ham, n_spam = (max(m, 1) for m in totals.messages)
     s, x, min_dev = settings.strength, settings.background, settings.min_dev
     sum_ln_f = sum_ln_1f = 0.0

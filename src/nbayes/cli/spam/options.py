@@ -128,12 +128,26 @@ def scoring_options(command):
             show_default=True,
             help="Scores at or above are Spam.",
         ),
+        click.option(
+            "--maturity",
+            type=float,
+            default=_DEFAULTS.maturity,
+            show_default=True,
+            metavar="MESSAGES",
+            help="Until the database holds this many messages of each class, scores are "
+            "tempered: log-odds times (messages of the rarer class) / MESSAGES (0: never).",
+        ),
     ]
 
     @functools.wraps(command)
-    def wrapper(*args, method, strength, background, min_dev, ham_cutoff, spam_cutoff, **kw):
+    def wrapper(
+        *args, method, strength, background, min_dev, ham_cutoff, spam_cutoff, maturity, **kw
+    ):
         try:
-            settings = ScoreSettings(method, strength, background, min_dev, ham_cutoff, spam_cutoff)
+            settings = ScoreSettings(
+                method, strength, background, min_dev, ham_cutoff, spam_cutoff,
+                maturity=maturity,
+            )  # fmt: skip
         except ValueError as error:
             raise click.BadParameter(str(error)) from None
         return command(*args, settings=settings, **kw)
