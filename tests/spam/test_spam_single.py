@@ -86,3 +86,16 @@ def test_classify_starts_without_numpy(store):
     )
     assert result.returncode == 0, result.stderr
     assert result.stderr.decode().strip() == ""
+
+
+def test_classify_as_the_console_runs_it_never_imports_numpy(store):
+    """``python -m nbayes`` (the console script's path: the fast exit included)."""
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "nbayes", "spam", "classify", "--db",
+         str(store.path)],
+        input=corpus(1, 0)[0][0], capture_output=True, check=False,
+    )  # fmt: skip
+    assert result.returncode in (0, 1, 2), result.stderr
+    imported = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.decode().splitlines()}
+    assert "nbayes.spam.single" in imported
+    assert not imported & {"numpy", "scipy", "sklearn", "pandas", "numba"}

@@ -95,9 +95,9 @@ def run() -> NoReturn:
 def _leave(status: object) -> NoReturn:
     """End the process with ``status`` (what ``sys.exit`` takes), skipping the
     interpreter's teardown where nothing but idle pool threads is running."""
-    from nbayes.core.parallel import shut_down_executors
-
-    shut_down_executors()
+    parallel = sys.modules.get("nbayes.core.parallel")
+    if parallel is not None:  # not imported: no pools (importing it would import NumPy)
+        parallel.shut_down_executors()
     current = threading.current_thread()
     if any(t is not current and t.is_alive() and not t.daemon for t in threading.enumerate()):
         sys.exit(status)
