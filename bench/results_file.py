@@ -35,8 +35,8 @@ def kept_sections(path: Path, keys: list[str]) -> dict[str, list[str]]:
             key = None
         elif line.startswith("*Kept from the previous results file") and key is not None:
             sections[key][2] = line  # kept before: where it was measured, not this file
-        elif key is not None:
-            sections[key].append(line)
+        elif key is not None and not (line == "" and sections[key][-1] == ""):
+            sections[key].append(line)  # runs of blank lines kept as one: no growth per run
     return sections
 
 

@@ -256,6 +256,8 @@ def test_a_kept_section_keeps_all_its_tables_and_where_it_was_measured(tmp_path)
     assert "2020-01-01" in kept[2] and "2020-02-02" not in kept[2]
     trailers = ("Whole run", "Load average (1, 5, 15 min) at")
     assert not any(line.startswith(trailers) for line in kept)
+    blank_runs = ["", ""] in [kept[i : i + 2] for i in range(len(kept) - 1)]
+    assert not blank_runs  # a section kept run after run does not grow blank lines
 
 
 def test_an_imported_revision_runs_its_own_code():
