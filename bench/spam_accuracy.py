@@ -58,6 +58,7 @@ import scipy.sparse as sp
 sys.path.insert(0, str(Path(__file__).parent))
 
 from spam_corpora import Corpus, indexed_corpus, shared_corpora
+from spam_data import write_section
 
 from nbayes.spam.evaluate import (
     cross_val_scores_matrix,
@@ -70,7 +71,6 @@ from nbayes.spam.parse import MailParseError
 from nbayes.spam.score import ScoreSettings, token_matrix
 from nbayes.spam.tokens import TokenOptions, tokenize
 
-RESULTS = Path(__file__).parent / "RESULTS_spam.md"
 FOLDS = 10
 BOGOFILTER_FORMAT = ["-t", "--terse-format=%1.1c %p", "--spamicity-formats=%.17f,%.17f,%.17f"]
 
@@ -384,7 +384,7 @@ def main() -> None:
     text = "\n".join(lines)
     print(text)
     if args.write:
-        write_section(text, "ablation" if args.ablation else "corpora")
+        write_section(f"spam_accuracy.py {'ablation' if args.ablation else 'corpora'}", text)
 
 
 def _anonymous(command: str) -> str:
@@ -437,26 +437,6 @@ def _bogofilter_version() -> str:
         )[0]
     except OSError:
         return "no bogofilter"
-
-
-def write_section(text: str, part: str) -> None:
-    """Replace the text between this script's markers for ``part`` in RESULTS_spam.md
-    (put before the first "Earlier run" the first time); the rest is left as it is."""
-    begin, end = (
-        f"<!-- spam_accuracy.py {part}: begin -->",
-        f"<!-- spam_accuracy.py {part}: end -->",
-    )
-    results = RESULTS.read_text()
-    block = f"{begin}\n{text}\n{end}"
-    if begin in results:
-        pattern = re.escape(begin) + ".*?" + re.escape(end)
-        results = re.sub(pattern, lambda _: block, results, flags=re.S)
-    elif "\n## Earlier run\n" in results:  # above the earlier speed tables
-        head, _, rest = results.partition("\n## Earlier run\n")
-        results = f"{head}\n{block}\n\n## Earlier run\n{rest}"
-    else:
-        results = results.rstrip("\n") + "\n\n" + block + "\n"
-    RESULTS.write_text(results)
 
 
 if __name__ == "__main__":

@@ -17,8 +17,8 @@ header-less message file per SMS, the same bytes for both), for each of the same
 
 Reports 1-ROCA % (lower is better), spam caught at 0.1 % and 1 % false-positive
 rate, and training / scoring messages per second (wall clock, summed over folds;
-same run, same machine) → ``bench/RESULTS_spam.md`` (the earlier results kept
-below the new table), with the CPU time per
+same run, same machine) → its section of ``bench/RESULTS_spam.md`` (replaced each
+run), with the CPU time per
 message (user + system, worker and bogofilter processes included), which the
 other jobs on a shared machine disturb less than the wall clock.
 Run: ``.venv/bin/python bench/spam_vs_bogofilter.py`` (several minutes; ``--only sms``
@@ -41,9 +41,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from spam_data import sms_as_files, spamassassin
+from spam_data import sms_as_files, spamassassin, write_section
 
 from nbayes.spam.evaluate import evaluate_scores, fold_indices
+from nbayes.spam.learning import MODES
 from nbayes.spam.parallel import available_cpus, resolve_jobs, tokenize_items
 from nbayes.spam.parse import MailParseError
 from nbayes.spam.score import ScoreSettings, score_tokens
@@ -51,7 +52,6 @@ from nbayes.spam.sources import MailItem
 from nbayes.spam.store import TokenStore
 from nbayes.spam.train import batched, train
 
-RESULTS = Path(__file__).parent / "RESULTS_spam.md"
 SETTINGS = ScoreSettings()
 CPUS = available_cpus()
 WORKERS = resolve_jobs(None)
@@ -202,15 +202,14 @@ def main() -> None:
         if only in (None, "sms"):
             rows += run_set("SMS Spam Collection", *sms_as_files(Path(tmp) / "sms"))
     lines = [
-        "# Spam filter: nbayes vs bogofilter",
-        "",
-        f"`bench/spam_vs_bogofilter.py`, {time.strftime('%Y-%m-%d')}, {version}, "
-        f"Python {platform.python_version()}, {CPUS} CPUs (shared with other jobs; "
-        f"load average {load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end).",
-        "Same 10 stratified folds (seed 0) for all; each filter's default settings "
-        f"(nbayes: {SETTINGS}). Throughput is wall clock summed over the folds, "
-        "reading, parsing, tokenizing and the database included; CPU ms per message is "
-        "user + system time of every process involved (nbayes's workers, bogofilter).",
+        f"`bench/spam_vs_bogofilter.py`, {time.strftime('%Y-%m-%d %H:%M')}, {version}, "
+        f"Python {platform.python_version()}, {CPUS} CPUs (load average {load_start:.1f} at "
+        f"the start, {os.getloadavg()[0]:.1f} at the end).",
+        "Same 10 stratified folds (seed 0) for all, each fold learnt in file order; each "
+        f"filter's default settings (nbayes: {SETTINGS}, training mode {MODES[0]}). "
+        "Throughput is wall clock summed over the folds, reading, parsing, tokenizing and "
+        "the database included; CPU ms per message is user + system time of every "
+        "process involved (nbayes's workers, bogofilter).",
         "",
         "| data set | filter | 1-ROCA % | spam caught at 0.1 % FPR | at 1 % FPR "
         "| training msg/s | scoring msg/s | training CPU ms/msg | scoring CPU ms/msg |",
@@ -222,15 +221,9 @@ def main() -> None:
             f"{r['caught@1%']:.2f} % | {r['train msg/s']:.0f} | {r['score msg/s']:.0f} | "
             f"{r['train cpu ms']:.2f} | {r['score cpu ms']:.2f} |"
         )
-    if only is not None:
-        print("\n".join(lines))
-        return
-    earlier = RESULTS.read_text() if RESULTS.exists() else ""
-    if earlier:  # the previous results stay below the new table, for comparison
-        earlier = earlier.replace("# Spam filter: nbayes vs bogofilter", "## Earlier run", 1)
-        lines += ["", "Notes:", "", "(to be written by hand after each run)", "", earlier]
-    RESULTS.write_text("\n".join(lines).rstrip("\n") + "\n")
     print("\n".join(lines))
+    if only is None:
+        write_section("spam_vs_bogofilter.py", "\n".join(lines))
 
 
 if __name__ == "__main__":

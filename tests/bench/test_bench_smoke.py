@@ -272,3 +272,17 @@ def test_an_imported_revision_runs_its_own_code():
         source = Path(getattr(old, name).fit.__code__.co_filename)
         assert ROOT / "src" not in source.parents, name
         assert getattr(old, name) is not getattr(nbayes, name)
+
+
+def test_a_spam_results_section_is_replaced_between_its_markers(tmp_path):
+    from bench.spam_data import write_section
+
+    results = tmp_path / "RESULTS_spam.md"
+    results.write_text("# Spam\n\nhand-written notes\n")
+    write_section("a.py", "first\n", results)
+    write_section("b.py", "other", results)
+    write_section("a.py", "second", results)
+    text = results.read_text()
+    assert text.startswith("# Spam\n\nhand-written notes\n\n<!-- a.py: begin -->\nsecond\n")
+    assert "first" not in text and text.count("<!-- a.py: end -->") == 1
+    assert text.endswith("<!-- b.py: begin -->\nother\n<!-- b.py: end -->\n")
