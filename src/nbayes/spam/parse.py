@@ -42,6 +42,8 @@ from email.message import Message
 from email.parser import Parser
 from email.policy import Compat32
 
+from nbayes.spam.mark import split_head
+
 #: Decoded text taken from one MIME part at most (characters); the rest is ignored,
 #: so a huge part costs bounded time.
 MAX_PART_CHARS = 256 * 1024
@@ -136,7 +138,6 @@ _MIME_LINE = re.compile(
     rb"^(?:content-type:[ \t]*([^\r\n]*(?:\r?\n[ \t][^\r\n]*)*)|--([^\r\n]*))", re.I | re.M
 )
 _BOUNDARY = re.compile(rb'boundary\s*=\s*(?:"([^"\r\n]*)"|([^\s;"]+))', re.I)
-_HEAD_END = re.compile(rb"\r?\n\r?\n")
 
 
 def mime_depth(raw: bytes, limit: int | None = None) -> int:
@@ -151,8 +152,7 @@ def mime_depth(raw: bytes, limit: int | None = None) -> int:
     >>> mime_depth(b"Content-Type: multipart/mixed; boundary=a\n\n--a\n\nhi\n--a--\n")
     1
     """
-    end = _HEAD_END.search(raw)
-    head = raw[: end.start() if end else len(raw)]
+    head, _ = split_head(raw)
     top = _MIME_LINE.search(head)
     while top is not None and top.group(1) is None:
         top = _MIME_LINE.search(head, top.end())
