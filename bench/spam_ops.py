@@ -41,12 +41,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "spam")]
 
 from bench.revisions import export_revision  # noqa: E402
-from bench.spam_data import DATA, SA_FOLDERS  # noqa: E402
+from bench.spam_data import DATA, SA_FOLDERS, write_section  # noqa: E402
 from bench.spam_vs_bogofilter import ensure_bogofilter  # noqa: E402
 
 NBAYES = str(Path(sys.executable).with_name("nbayes"))
-RESULTS = ROOT / "bench" / "RESULTS_spam.md"
-SECTION = "## Operations: hostile mail, one message per process, the daemon, training"
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
@@ -204,17 +202,6 @@ def training(tmp: Path, repeats: int) -> dict[str, tuple]:
     return {name: medians(r) for name, r in runs.items()}, len(files)
 
 
-def write(lines: list[str]) -> None:
-    """Put ``lines`` in RESULTS_spam.md as the Operations section (replacing an earlier
-    one, every other section kept as it is)."""
-    text = RESULTS.read_text() if RESULTS.exists() else ""
-    start = text.find(SECTION)
-    if start >= 0:
-        end = text.find("\n## ", start + len(SECTION))
-        text = text[:start] + text[end + 1 :] if end >= 0 else text[:start]
-    RESULTS.write_text(text.rstrip("\n") + "\n\n" + "\n".join(lines) + "\n")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", default="c1d68c2", help="git revision to compare with")
@@ -241,8 +228,6 @@ def main() -> None:
         trained, n = training(tmp, args.repeats)
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
-        SECTION,
-        "",
         f"`bench/spam_ops.py`, {when}, {version} ({backend}), "
         f"Python {platform.python_version()}, {os.cpu_count()} CPUs, load average {load:.1f} "
         f"at the start and {os.getloadavg()[0]:.1f} at the end (the machine is shared).",
@@ -272,7 +257,7 @@ def main() -> None:
             for name, (w, c) in trained.items()
         ],
     ]
-    write(lines)
+    write_section("spam_ops.py", "\n".join(lines))
     print("\n".join(lines))
 
 
