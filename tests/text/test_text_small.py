@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import nbayes
+from bench.scenario_startup import small_job
 from nbayes.text import CountVectorizer, Tokenizer, _small
 
 pytest.importorskip("numba")
@@ -182,25 +183,13 @@ def test_numpy_strings_take_the_python_path(monkeypatch):
     assert layout(small.transform(docs)) == layout(compiled.transform(docs))
 
 
-SMALL_JOB = """
-import sys
-import numpy as np
-from nbayes import GaussianNB, MultinomialNB
-from nbayes.text import CountVectorizer
-
-rng = np.random.default_rng(0)
-y = rng.integers(0, 3, 300)
-X = rng.normal(size=(300, 6)) + y[:, None]
-words = ("naive bayes counts words in the documents of each class and adds one "
-         "café über straße résumé").split()
-docs = [" ".join(rng.choice(words, 12)) for _ in range(200)]
-labels = rng.integers(0, 2, 200)
-model = GaussianNB().fit(X, y)
-model.predict(X), model.predict_proba(X)
+# bench/scenario_startup.py's small job (its data, fits, predictions, vectorizing),
+# then a little more of the vectorizer
+SMALL_JOB = small_job("nbayes") + """
 vectorizer = CountVectorizer(ngram_range=(1, 2), min_df=2)
 counts = vectorizer.fit_transform(docs)
 vectorizer.transform(docs[:20]), vectorizer.get_feature_names_out()
-MultinomialNB().fit(counts, labels).predict(counts)
+import sys
 print("numba" in sys.modules)
 """
 
