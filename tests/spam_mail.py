@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 SPAM_WORDS = "viagra cheap offer winner money free click casino loan credit pills deal".split()
 HAM_WORDS = "meeting patch review python release thanks lunch agenda kernel build notes".split()
@@ -28,3 +29,16 @@ def corpus(n_spam: int, n_ham: int) -> tuple[list[bytes], list[str]]:
     messages = [synthetic_mail("spam", i) for i in range(n_spam)]
     messages += [synthetic_mail("ham", i) for i in range(n_ham)]
     return messages, ["spam"] * n_spam + ["ham"] * n_ham
+
+
+def corpus_dirs(root: Path, n_spam: int, n_ham: int, suffix: str = ".eml") -> list[str]:
+    """:func:`corpus` written as ``root/spam/NNN{suffix}`` and ``root/ham/NNN{suffix}``
+    (NNN the message's place in the corpus); the files' paths relative to ``root``."""
+    messages, labels = corpus(n_spam, n_ham)
+    for label in ("spam", "ham"):
+        (root / label).mkdir()
+    names = []
+    for i, (raw, label) in enumerate(zip(messages, labels, strict=True)):
+        names.append(f"{label}/{i:03d}{suffix}")
+        (root / names[-1]).write_bytes(raw)
+    return names

@@ -11,18 +11,14 @@ import threading
 import pytest
 from click.testing import CliRunner
 from conftest import DATA, require_path
-from spam_mail import corpus
+from spam_mail import corpus, corpus_dirs
 
 from nbayes.cli import main
 
 
 @pytest.fixture
 def mail_dirs(tmp_path):
-    messages, labels = corpus(30, 30)
-    for label in ("spam", "ham"):
-        (tmp_path / label).mkdir()
-    for i, (raw, label) in enumerate(zip(messages, labels, strict=True)):
-        (tmp_path / label / f"{i:03d}.eml").write_bytes(raw)
+    corpus_dirs(tmp_path, 30, 30)
     return tmp_path
 
 

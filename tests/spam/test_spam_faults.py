@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from hostile_mail import deep_mime
-from spam_mail import corpus
+from spam_mail import corpus, corpus_dirs
 
 from nbayes.cli import main
 from nbayes.spam import store as store_module
@@ -45,11 +45,7 @@ def one_error_line(result, *words: str) -> None:
 @pytest.fixture(scope="module")
 def mail(tmp_path_factory):
     root = tmp_path_factory.mktemp("mail")
-    messages, labels = corpus(60, 60)
-    for label in ("spam", "ham"):
-        (root / label).mkdir()
-    for i, (raw, label) in enumerate(zip(messages, labels, strict=True)):
-        (root / label / f"{i:03d}.eml").write_bytes(raw)
+    corpus_dirs(root, 60, 60)
     return root
 
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from spam_mail import corpus
+from spam_mail import corpus, corpus_dirs
 
 from nbayes.cli import main
 from nbayes.spam.evaluate import (
@@ -156,13 +156,8 @@ def test_mail_date_reads_the_topmost_received_header_then_date():
 
 @pytest.fixture
 def mail_dirs(tmp_path):
-    messages, labels = corpus(30, 30)
-    for label in ("spam", "ham"):
-        (tmp_path / label).mkdir()
-    lines = []
-    for i, (raw, label) in enumerate(zip(messages, labels, strict=True)):
-        (tmp_path / label / f"{i:03d}.eml").write_bytes(raw)
-        lines.append(f"{label} {label}/{i:03d}.eml\n")
+    names = corpus_dirs(tmp_path, 30, 30)
+    lines = [f"{name.split('/')[0]} {name}\n" for name in names]
     (tmp_path / "index").write_text("".join(lines[::2] + lines[1::2]))
     return tmp_path
 

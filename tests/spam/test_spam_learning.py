@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from spam_mail import corpus
+from spam_mail import corpus, corpus_dirs
 
 from nbayes.cli import main
 from nbayes.spam.evaluate import cross_val_scores, incremental_scores
@@ -157,11 +157,7 @@ def test_folds_learn_by_the_mode(stream):
 
 
 def test_cli_train_reports_the_sure_messages(tmp_path):
-    messages, labels = corpus(30, 30)
-    for label in ("spam", "ham"):
-        (tmp_path / label).mkdir()
-    for i, (raw, label) in enumerate(zip(messages, labels, strict=True)):
-        (tmp_path / label / f"{i:03d}.eml").write_bytes(raw)
+    corpus_dirs(tmp_path, 30, 30)
     db = tmp_path / "t.db"
     runner = CliRunner()
     only_ham = runner.invoke(main, ["spam", "train", "--db", db, "--ham", tmp_path / "ham"])

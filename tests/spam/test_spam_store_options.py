@@ -8,7 +8,7 @@ import sqlite3
 
 import pytest
 from click.testing import CliRunner
-from spam_mail import corpus
+from spam_mail import corpus, corpus_dirs
 
 from nbayes.cli import main
 from nbayes.spam.feedback import tell
@@ -73,11 +73,7 @@ def test_unknown_recorded_options_are_refused_clearly(tmp_path):
 
 
 def test_cli_train_chooses_the_options_and_score_reads_them(tmp_path):
-    messages, labels = corpus(20, 20)
-    for label in ("spam", "ham"):
-        (tmp_path / label).mkdir()
-    for i, (raw, label) in enumerate(zip(messages, labels, strict=True)):
-        (tmp_path / label / f"{i:03d}").write_bytes(raw)
+    names = corpus_dirs(tmp_path, 20, 20, suffix="")
     db = tmp_path / "t.db"
 
     def run(*args, input=None):
@@ -90,7 +86,7 @@ def test_cli_train_chooses_the_options_and_score_reads_them(tmp_path):
     assert refused.exit_code == 3 and "trained with tokenizer options osb=3" in refused.output
     dumped = [line.split("\t")[0] for line in run("dump", "--db", db).output.splitlines()]
     assert any(" _ " in token for token in dumped)  # pairs at distance 2
-    spam = messages[0]
+    spam = (tmp_path / names[0]).read_bytes()
     with TokenStore(db) as store:
         expected = score_tokens(store, [tokenize(spam, OSB3)], ScoreSettings())[0]
         assert expected != score_tokens(store, [tokenize(spam, LEGACY_OPTIONS)],

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from spam_mail import corpus
+from spam_mail import corpus, corpus_dirs
 
 from nbayes.cli import main
 from nbayes.spam import parallel
@@ -212,11 +212,7 @@ def test_cli_with_workers_trains_and_scores_as_one_process(engine, tmp_path, mon
     monkeypatch.setattr(parallel, "POOL_THRESHOLD", 0.0)  # a pool even for short mail
     monkeypatch.setattr(parallel, "POOL_MIN_AHEAD", 0)  # and for a small batch
     monkeypatch.setattr(parallel, "EXECUTOR_MIN_AHEAD", 0)
-    messages, labels = corpus(50, 50)  # > 64 messages: the pool is used
-    for label in ("spam", "ham"):
-        (tmp_path / label).mkdir()
-    for i, (raw, label) in enumerate(zip(messages, labels, strict=True)):
-        (tmp_path / label / f"{i:03d}.eml").write_bytes(raw)
+    corpus_dirs(tmp_path, 50, 50)  # > 64 messages: the pool is used
     (tmp_path / "ham" / "junk").write_bytes(bytes(range(256)) * 4)
     dumps, scores = [], []
     for jobs in (0, 2):
