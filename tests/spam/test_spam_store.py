@@ -179,6 +179,29 @@ def test_schema_version_is_checked(tmp_path):
         TokenStore(tmp_path / "missing.db", create=False)
 
 
+def test_a_store_created_by_another_process_right_after_our_first_look_is_opened(
+    tmp_path, monkeypatch
+):
+    """Two trains creating one database: the second may look while the first commits
+    (CI once saw the tables without the schema version, read by two statements)."""
+    from nbayes.spam import database
+
+    path = tmp_path / "t.db"
+    execute, others = database.Database.execute, []
+
+    def another_process_commits_after_the_first_read(self, sql, parameters=()):
+        rows = execute(self, sql, parameters)
+        if "user_version" in sql and not others:
+            others.append(None)  # the other process's own reads pass through
+            others[0] = TokenStore(path)  # creates the store and commits, in between
+        return rows
+
+    monkeypatch.setattr(database.Database, "execute", another_process_commits_after_the_first_read)
+    with TokenStore(path) as store:
+        assert store.version == SCHEMA_VERSION and store.totals().messages == (0, 0)
+    others[0].close()
+
+
 def test_readers_score_while_a_writer_trains(tmp_path):
     batch = labelled()
     path = tmp_path / "t.db"

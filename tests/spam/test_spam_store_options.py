@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import sqlite3
 
@@ -62,6 +63,30 @@ def test_a_store_trained_before_options_were_recorded_keeps_the_legacy_tokenizer
         assert not any(" " in t for t in store.all_counts()[0])  # no pairs were learnt
 
 
+def test_two_trainings_racing_to_a_new_store_with_other_options_never_mix(tmp_path, monkeypatch):
+    """Each training chooses its options on the empty store, then writes: the one that
+    commits second must find the other's record and write nothing."""
+    train_module = importlib.import_module("nbayes.spam.train")
+
+    path, choose, raced = tmp_path / "race.db", train_module.store_options, []
+
+    def another_training_commits_after_we_chose(store, asked=None):
+        chosen = choose(store, asked)
+        if store.path == path and not raced:
+            raced.append(True)
+            with TokenStore(path) as other:
+                train(other, labelled(4))  # the default options, committed first
+        return chosen
+
+    with TokenStore(path) as store:
+        monkeypatch.setattr(train_module, "store_options", another_training_commits_after_we_chose)
+        with pytest.raises(StoreError, match=r"trained with tokenizer options .* not osb=3"):
+            train(store, labelled(), options=OSB3)
+        monkeypatch.undo()
+        assert store.totals().messages == (4, 4)  # the other's messages only
+        assert recorded_options(store) == DEFAULT_OPTIONS
+
+
 def test_unknown_recorded_options_are_refused_clearly(tmp_path):
     path = tmp_path / "x.db"
     with TokenStore(path) as store:
@@ -107,8 +132,11 @@ def test_learning_by_hand_or_by_feedback_keeps_the_record(tmp_path):
             record_options(store, OSB3)  # chosen while empty ...
         tell(store, tokenize(messages[0], OSB3), messages[0], "spam", True, OSB3)
         assert recorded_options(store) == OSB3
-        with store.transaction():
+        with pytest.raises(StoreError, match="not osb=0"), store.transaction():
             record_options(store, LEGACY_OPTIONS)  # ... kept once it holds a message
+        assert recorded_options(store) == OSB3
+        with store.transaction():
+            record_options(store, OSB3)  # the same options again: nothing to refuse
         assert recorded_options(store) == OSB3
 
 

@@ -137,13 +137,13 @@ class TokenStore:
     def _check_schema(self, create: bool) -> int:
         """The store's schema version, after creating or upgrading it where allowed;
         :class:`StoreError` for anything else, before any write."""
-        version = self._version()
-        if version == 0 and not self._has_tables():
+        version, has_tables = self._schema_state()
+        if version == 0 and not has_tables:
             if not create:
                 raise StoreError(f"{self.path} is empty, not a token database")
             with self.transaction():  # a second process creating it may have been first
-                version = self._version()
-                if version == 0 and not self._has_tables():
+                version, has_tables = self._schema_state()
+                if version == 0 and not has_tables:
                     for statement in _SCHEMA:
                         self.db.execute(statement)
                     record_options(self)  # the default tokenizer, until a first training
@@ -169,8 +169,15 @@ class TokenStore:
     def _version(self) -> int:
         return self.db.execute("PRAGMA user_version").fetchone()[0]
 
-    def _has_tables(self) -> bool:
-        return bool(self.db.execute("SELECT 1 FROM sqlite_master WHERE type='table' LIMIT 1"))
+    def _schema_state(self) -> tuple[int, bool]:
+        """(schema version, whether any table exists), read by one statement: one
+        snapshot, so another process committing a new store between two reads cannot
+        show its tables without its version."""
+        version, has_tables = self.db.execute(
+            "SELECT (SELECT user_version FROM pragma_user_version),"
+            " EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table')"
+        ).fetchone()
+        return version, bool(has_tables)
 
     def _upgrade(self) -> int:
         """Schema 1 -> 2: the ``day`` column, today for every token (inside a write

@@ -56,19 +56,34 @@ def store_options(store: TokenStore, asked: TokenOptions | None = None) -> Token
     if recorded is None:
         recorded = LEGACY_OPTIONS
     if asked is not None and asked != recorded:
-        raise StoreError(
-            f"{store.path} was trained with tokenizer options {recorded.text()}, not "
-            f"{asked.text()}: train a new database to change them"
-        )
+        raise _trained_with_other(store, recorded, asked)
     return recorded
 
 
 def record_options(store: TokenStore, options: TokenOptions = DEFAULT_OPTIONS) -> None:
     """Record ``options`` as the store's, inside the caller's write transaction: in place
-    of any record while the store holds no message, else only where it has none."""
+    of any record while the store holds no message, else only where it has none.
+
+    :class:`StoreError` (and the caller's transaction rolls back) if the store holds
+    messages trained with other options: another process that trained the new store
+    first, after this one chose its options."""
     store.db.execute(
         "CREATE TABLE IF NOT EXISTS settings(name TEXT PRIMARY KEY, value TEXT NOT NULL)"
     )
-    empty = sum(store.totals(vocabulary=False).messages) == 0
-    verb = "INSERT OR REPLACE" if empty else "INSERT OR IGNORE"
-    store.db.execute(f"{verb} INTO settings VALUES (?, ?)", (_NAME, options.text()))
+    if sum(store.totals(vocabulary=False).messages) == 0:
+        store.db.execute("INSERT OR REPLACE INTO settings VALUES (?, ?)", (_NAME, options.text()))
+        return
+    recorded = recorded_options(store)
+    if recorded is None:
+        store.db.execute("INSERT INTO settings VALUES (?, ?)", (_NAME, options.text()))
+    elif recorded != options:
+        raise _trained_with_other(store, recorded, options)
+
+
+def _trained_with_other(
+    store: TokenStore, recorded: TokenOptions, asked: TokenOptions
+) -> StoreError:
+    return StoreError(
+        f"{store.path} was trained with tokenizer options {recorded.text()}, not "
+        f"{asked.text()}: train a new database to change them"
+    )
