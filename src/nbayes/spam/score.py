@@ -218,6 +218,40 @@ def fisher_log_odds(ln_f: NDArray, ln_1f: NDArray, k: NDArray) -> NDArray[np.flo
     return np.where(k > 0, np.logaddexp(ln_h, ln_cs) - np.logaddexp(ln_s, ln_ch), 0.0)
 
 
+def fisher_log_odds_one(counts: NDArray, totals: Totals, settings: ScoreSettings) -> float:
+    """The untempered Fisher log-odds of one message whose distinct tokens have the store
+    counts ``counts`` (n_tokens, 2): bit for bit what :func:`_combine` gives for it
+    (``log_odds=True, temper=False``), with a fifth of its NumPy calls, for training's
+    ``unless-sure`` rule, which scores messages one at a time (3-5x faster a message).
+    Sums are taken by ``np.add.reduceat``, as there (``ndarray.sum`` rounds otherwise)."""
+    f = robinson_f(counts, totals, settings)
+    f = f[np.abs(f - 0.5) >= settings.min_dev]
+    k = f.size
+    if k == 0:
+        return 0.0
+    ln_h, ln_ch = _chi2_log_sf_cdf_one(-2 * float(_row_sum(np.log(f))), k)
+    ln_s, ln_cs = _chi2_log_sf_cdf_one(-2 * float(_row_sum(np.log1p(-f))), k)
+    return float(np.logaddexp(ln_h, ln_cs) - np.logaddexp(ln_s, ln_ch))
+
+
+def _chi2_log_sf_cdf_one(x: float, k: int) -> tuple[float, float]:
+    """:func:`chi2_log_sf_cdf_even` of one ``x`` and ``k > 0``, computed the same way."""
+    if not x > 0:
+        return 0.0, -math.inf
+    m = x / 2
+    terms = np.arange(k) * np.log(m) - _log_factorials(k) - m
+    top = terms.max()
+    ln_sf = min(float(top + np.log(_row_sum(np.exp(terms - top)))), 0.0)
+    if ln_sf <= math.log(_CDF_BY_SUBTRACTION):
+        return ln_sf, float(np.log1p(-np.exp(ln_sf)))
+    return ln_sf, _log_poisson_upper_tail(m, k)
+
+
+def _row_sum(values: NDArray) -> float:
+    """The sum of ``values`` as :func:`_row_sums` takes it (``np.add.reduceat``)."""
+    return np.add.reduceat(values, [0])[0]
+
+
 #: Where ``Q`` is at most this, ``ln(1 - Q)`` is precise enough computed from ``Q``.
 _CDF_BY_SUBTRACTION = 0.999
 #: Terms of the upper Poisson tail summed at most (each under 1e-17 of the sum after).
@@ -385,6 +419,10 @@ def score_counts(
     """The spamminess of one message whose distinct tokens have the store counts
     ``counts`` (n_tokens, 2: ham, spam); with ``log_odds`` as :func:`score_matrix`;
     ``temper=False``: not scaled by :func:`maturity_factor`."""
+    if settings.method == "fisher" and log_odds:
+        raw = fisher_log_odds_one(counts, totals, settings)
+        t = maturity_factor(totals, settings) if temper else 1.0
+        return t * raw if t < 1.0 else raw  # as _combine
     k = counts.shape[0]
     indices, indptr = np.arange(k), np.array([0, k])
     if settings.method == "naive-bayes":
