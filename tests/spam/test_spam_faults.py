@@ -98,9 +98,16 @@ def test_any_failure_passes_the_message_through_with_exit_3(trained, monkeypatch
     result = CliRunner().invoke(main, ["spam", "classify", "--db", str(trained), "-p"], MESSAGE)
     assert result.exit_code == 3 and result.stdout_bytes == MESSAGE
     assert result.stderr.count("\n") == 1 and "RecursionError" in result.stderr
-    for args in (["-p", "--bogus"], ["-ep", "--header", "Bad:Name"], ["--passthrough", "x"]):
+    bad_options = [
+        ["-p", "--bogus"], ["-ep", "--header", "Bad:Name"], ["--passthrough", "x"],
+        # refused only once checked together (the scoring settings), or by a callback
+        ["-p", "--spam-cutoff", "2"], ["-ep", "--maturity", "-5"], ["-p", "--strength", "nan"],
+        ["-p", "--lock-timeout", "nan"], ["-p", "--subject-tag", "[SPAM]\nBcc: x@y.example"],
+    ]  # fmt: skip
+    for args in bad_options:
         result = nbayes("classify", "--db", trained, *args, input=MESSAGE)
-        assert result.returncode == 3 and result.stdout == MESSAGE
+        assert (result.returncode, result.stdout) == (3, MESSAGE), args
+        assert b"Error: " in result.stderr and b"Traceback" not in result.stderr
     result = nbayes("classify", "--db", trained.parent / "missing.db", "-p", input=MESSAGE)
     assert result.stdout == MESSAGE
     one_error_line(result, "no token database")

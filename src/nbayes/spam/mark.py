@@ -29,6 +29,14 @@ def check_header_name(name: str) -> str:
     return name
 
 
+def check_subject_tag(tag: str) -> str:
+    """``tag`` if it can go at the front of a Subject: one line (no CR, LF or NUL), else
+    ValueError (a newline in it would add a header field of its own)."""
+    if any(c in tag for c in "\r\n\0"):
+        raise ValueError(f"a subject tag must be one line (no CR, LF or NUL): {tag!r}")
+    return tag
+
+
 def split_head(raw: bytes) -> tuple[bytes, bytes]:
     """(header block, the rest): the header block ends after the line before the first
     empty line, the rest starts with that empty line. A message starting with an empty
@@ -63,6 +71,7 @@ def mark(
     SpamAssassin writes, which mail rules built for it test: ``X-Spam-Flag: YES`` (spam
     only), ``X-Spam-Status: Yes, score=9.9 required=9.0 tests=NBAYES_SPAM`` and
     ``X-Spam-Level`` (a star per whole point); any the message had are removed."""
+    check_subject_tag(subject_tag)
     head, rest = split_head(raw)
     newline = b"\r\n" if b"\r\n" in raw[:4096] else b"\n"
     names = [header, *(SPAMASSASSIN_HEADERS if spamassassin is not None else ())]

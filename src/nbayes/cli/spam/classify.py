@@ -20,6 +20,7 @@ from nbayes.cli.spam.options import (
     lock_timeout_option,
     max_mime_depth_option,
     scoring_options,
+    subject_tag_checked,
 )
 from nbayes.spam.mark import DEFAULT_HEADER, POINTS, check_header_name
 
@@ -29,7 +30,9 @@ _PASSTHROUGH_FLAG = re.compile(r"--passthrough|-[a-zA-Z]*p[a-zA-Z]*")
 
 class _PassThroughOnUsageError(click.Command):
     """Usage errors exit with status 3, not click's 2 (which means Unsure here), and
-    with ``-p`` the message still goes through, unchanged."""
+    with ``-p`` the message still goes through, unchanged: those click finds parsing
+    the arguments, and those found checking them together before the message is read
+    (the scoring settings, :func:`~nbayes.cli.spam.options.scoring_options`)."""
 
     def make_context(self, info_name, args, parent=None, **extra):
         try:
@@ -37,12 +40,25 @@ class _PassThroughOnUsageError(click.Command):
         except click.exceptions.Exit:
             raise
         except click.ClickException as error:
-            error.show()
             options = args[: args.index("--")] if "--" in args else args
-            if any(_PASSTHROUGH_FLAG.fullmatch(a) for a in options):
-                shutil.copyfileobj(sys.stdin.buffer, sys.stdout.buffer)
-                sys.stdout.flush()
-            sys.exit(EXIT_ERROR)
+            _refuse(error, any(_PASSTHROUGH_FLAG.fullmatch(a) for a in options))
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as error:  # the command reads stdin only once past these
+            _refuse(error, ctx.params.get("passthrough", False))
+
+
+def _refuse(error: click.ClickException, passthrough: bool):
+    """Say what was wrong, pass the message on unchanged (``passthrough``), exit 3."""
+    error.show()
+    if passthrough:
+        shutil.copyfileobj(sys.stdin.buffer, sys.stdout.buffer)
+        sys.stdout.flush()
+    sys.exit(EXIT_ERROR)
+
+
 
 
 def _header_name(_ctx, _param, value: str) -> str:
@@ -86,6 +102,7 @@ def _header_name(_ctx, _param, value: str) -> str:
     "--subject-tag",
     default="",
     metavar="TAG",
+    callback=subject_tag_checked,
     help="Put TAG at the front of the Subject of spam (with --passthrough).",
 )
 @click.option(

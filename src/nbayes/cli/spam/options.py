@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import os
 import sys
 from pathlib import Path
@@ -37,9 +38,16 @@ db_option = click.option(
     show_default="$XDG_DATA_HOME/nbayes/spam.db",
     help="Token database (SQLite), a file path; also $NBAYES_SPAM_DB.",
 )
+def _finite(_ctx, _param, value: float) -> float:
+    if not math.isfinite(value):
+        raise click.BadParameter(f"must be a finite number of seconds, got {value}")
+    return value
+
+
 lock_timeout_option = click.option(
     "--lock-timeout",
     type=click.FloatRange(min=0),
+    callback=_finite,
     default=DEFAULT_TIMEOUT,
     show_default=True,
     metavar="SECONDS",
@@ -188,6 +196,16 @@ def token_options(command):
         help="Orthogonal sparse bigrams of the body words within this window (0: words "
         f"only) [default: {DEFAULT_OPTIONS.osb}; a trained database's own].",
     )(wrapper)
+
+
+def subject_tag_checked(_ctx, _param, value: str) -> str:
+    """The ``--subject-tag`` callback: :func:`~nbayes.spam.mark.check_subject_tag`."""
+    from nbayes.spam.mark import check_subject_tag
+
+    try:
+        return check_subject_tag(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
 
 
 def open_store(

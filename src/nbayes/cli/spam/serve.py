@@ -13,6 +13,7 @@ from nbayes.cli.spam.options import (
     max_mime_depth_option,
     open_store,
     scoring_options,
+    subject_tag_checked,
 )
 from nbayes.spam.mark import DEFAULT_HEADER
 
@@ -94,7 +95,11 @@ def _mode(_ctx, _param, value: str | None) -> int | None:
     help="Name of the verdict header PROCESS and HEADERS add.",
 )
 @click.option(
-    "--subject-tag", default="", metavar="TAG", help="Put TAG at the front of the Subject of spam."
+    "--subject-tag",
+    default="",
+    metavar="TAG",
+    callback=subject_tag_checked,
+    help="Put TAG at the front of the Subject of spam.",
 )
 @click.option(
     "--spamassassin-headers/--no-spamassassin-headers",
