@@ -120,6 +120,8 @@ def test_a_locked_database_is_one_line_after_the_lock_timeout(trained, mail):
     try:
         result = nbayes("train", "--db", trained, "--lock-timeout", 0.2, "--spam", mail / "spam")
         one_error_line(result, "locked by another process", "0.2 s")
+        result = nbayes("unlearn", "--db", trained, "--lock-timeout", 0.2, "--spam", mail / "spam")
+        one_error_line(result, "locked by another process")  # 3, not 1 ("never trained")
         assert nbayes("classify", "--db", trained, input=MESSAGE).returncode in (0, 1, 2)
         holder.execute("ROLLBACK")
         holder.execute("PRAGMA locking_mode=EXCLUSIVE")

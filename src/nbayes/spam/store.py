@@ -75,7 +75,20 @@ Message = tuple[AbstractSet[str], bytes, str]
 Statement = tuple[str, Any, bool]
 
 
-__all__ = ["SCHEMA_VERSION", "StoreError", "TokenStore", "Totals", "digest", "today"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "NotTrainedError",
+    "StoreError",
+    "TokenStore",
+    "Totals",
+    "digest",
+    "today",
+]
+
+
+class NotTrainedError(StoreError):
+    """An ``unlearn`` asked for messages that were never trained with the label given (the
+    store itself is fine: nothing was changed)."""
 
 
 @dataclass(frozen=True)
@@ -335,7 +348,7 @@ class TokenStore:
             if row is None or row[0] < n:
                 missing += n - (row[0] if row else 0)
         if missing:
-            raise StoreError(f"{missing} message(s) were never trained with the label given")
+            raise NotTrainedError(f"{missing} message(s) were never trained with the label given")
 
     # ------------------------------------------------------------ reading
     def totals(self, vocabulary: bool = True) -> Totals:

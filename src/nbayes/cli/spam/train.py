@@ -19,7 +19,7 @@ from nbayes.cli.spam.options import (
 )
 from nbayes.spam.learning import DEFAULT_CERTAINTY, MODES
 from nbayes.spam.sources import iter_mail
-from nbayes.spam.store import StoreError
+from nbayes.spam.store import NotTrainedError
 from nbayes.spam.store_options import store_options
 from nbayes.spam.train import batched, interleave, tokenized
 from nbayes.spam.train import train as train_store
@@ -138,7 +138,7 @@ def unlearn(db, lock_timeout, spam_sources, ham_sources, exclude) -> None:
                     store.check_trained(batch)
                     store.add(batch, sign=-1)
                 store.remove_empty()
-        except StoreError as error:
+        except NotTrainedError as error:  # any other StoreError: exit 3, as everywhere
             raise click.ClickException(f"nothing unlearnt: {error}") from None
     n_spam = sum(label == "spam" for _, _, label in messages)
     click.echo(f"unlearnt {n_spam} spam and {len(messages) - n_spam} ham")
