@@ -14,6 +14,7 @@ from conftest import DATA, require_path
 from spam_mail import corpus, corpus_dirs
 
 from nbayes.cli import main
+from nbayes.spam.sources import iter_mail
 
 
 @pytest.fixture
@@ -65,6 +66,23 @@ def test_train_score_classify_unlearn(mail_dirs):
     assert run("dump", "--db", db).output == dump_before
     result = run("unlearn", "--db", db, "--ham", mail_dirs / "new" / "a")
     assert result.exit_code == 1 and "never trained" in result.output
+
+
+def test_a_missing_or_empty_source_stops_the_command_before_it_learns(mail_dirs, monkeypatch):
+    """A typo or an empty shell variable (``--spam "$SPAM"``, which would be the current
+    folder) must not train the wrong mail, nor report success having read nothing."""
+    monkeypatch.chdir(mail_dirs / "ham")  # "" would be this folder: ham as spam
+    db = mail_dirs / "t.db"
+    for command in (["train", "--db", db], ["unlearn", "--db", db], ["evaluate"]):
+        for source in ("", str(mail_dirs / "no-such-folder")):
+            result = run(*command, "--spam", source, "--ham", mail_dirs / "ham")
+            assert result.exit_code == 2 and "does not exist" in result.output, command
+    result = run("score", "--db", db, mail_dirs / "no-such-folder")
+    assert result.exit_code == 2 and "does not exist" in result.output
+    assert not db.exists()  # nothing was opened, let alone learnt
+    errors = []
+    assert list(iter_mail([""], on_error=lambda *e: errors.append(e))) == []
+    assert errors == [("''", "skipped: an empty path names no file")]
 
 
 def test_classify_errors_exit_3(mail_dirs):

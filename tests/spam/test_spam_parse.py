@@ -218,6 +218,28 @@ def test_sources_file_directory_mbox_maildir(tmp_path):
     assert names(tmp_path / "missing") == [] and "no such file" in errors[0][1]
 
 
+def test_a_maildir_inside_a_walked_folder_is_read_as_a_maildir(tmp_path):
+    """Only its new/ and cur/: not tmp/ (mail being written) nor the files a mail server
+    keeps beside them; its Maildir++ folders are maildirs of their own."""
+    mail = tmp_path / "Mail"
+    (mail / "loose").mkdir(parents=True)
+    (mail / "loose" / "m1").write_bytes(b"Subject: loose\n\nx\n")
+    inbox = mailbox.Maildir(mail / "inbox")
+    inbox.add(b"Subject: in\n\nx\n")
+    sent = inbox.add_folder("Sent")  # Maildir++: inbox/.Sent
+    sent.add(b"Subject: sent\n\nx\n")
+    (mail / "inbox" / "tmp" / "partial").write_bytes(b"Subject: half writ")
+    for name in ("dovecot-uidlist", "subscriptions", "dovecot.index"):
+        (mail / "inbox" / name).write_bytes(b"3 V1 N2\n")
+    errors = []
+    items = list(iter_mail([mail], on_error=lambda *e: errors.append(e)))
+    subjects = sorted(m.raw.split(b"\n")[0] for m in items)
+    assert subjects == [b"Subject: in", b"Subject: loose", b"Subject: sent"] and not errors
+    assert {m.name.rpartition(":")[0] for m in items if "inbox" in m.name} == {
+        str(mail / "inbox"), str(mail / "inbox" / ".Sent")
+    }
+
+
 # ------------------------------------------------------------ MIME depth
 def _email_depth(message) -> int:
     """Nesting depth as the ``email`` package parses it (message/* counts as a level)."""

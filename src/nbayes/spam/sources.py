@@ -67,9 +67,13 @@ def iter_mail(
     on_error: Callable[[str, str], None] = report_to_stderr,
 ) -> Iterator[MailItem]:
     """Every message of every source, in order; file names matching one of the
-    ``exclude`` glob patterns are skipped."""
+    ``exclude`` glob patterns are skipped. A source that cannot be read (missing,
+    unreadable, an empty string) is reported to ``on_error`` and skipped."""
     patterns = list(exclude)
     for source in sources:
+        if isinstance(source, str) and not source:  # Path("") would be the current folder
+            on_error("''", "skipped: an empty path names no file")
+            continue
         path = Path(source)
         try:
             is_dir = path.is_dir()
@@ -81,9 +85,11 @@ def iter_mail(
         elif _is_maildir(path):
             yield from _maildir(path, on_error)
         else:
-            for file in _walk(path, on_error):
-                if not any(fnmatch.fnmatch(file.name, p) for p in patterns):
-                    yield from _file(file, on_error)
+            for found, is_maildir in _walk(path, on_error):
+                if is_maildir:
+                    yield from _maildir(found, on_error)
+                elif not any(fnmatch.fnmatch(found.name, p) for p in patterns):
+                    yield from _file(found, on_error)
 
 
 def read_regular(path: Path) -> bytes:
@@ -151,14 +157,23 @@ def is_mbox(raw: bytes) -> bool:
     return False
 
 
-def _walk(root: Path, on_error: Callable[[str, str], None]) -> Iterator[Path]:
-    """The files under ``root``: each directory's files in name order, then its
-    sub-directories, depth first (as ``os.walk``); directories that cannot be listed
-    are reported. Symbolic links (to anything) come out as files: :func:`_file` reads
-    those to regular files and reports the others."""
+def _walk(root: Path, on_error: Callable[[str, str], None]) -> Iterator[tuple[Path, bool]]:
+    """``(path, is_maildir)`` for the files under ``root``: each directory's files in name
+    order, then its sub-directories, depth first (as ``os.walk``); directories that
+    cannot be listed are reported. Symbolic links (to anything) come out as files:
+    :func:`_file` reads those to regular files and reports the others.
+
+    A maildir below ``root`` comes out as itself (``is_maildir``), to be read as one
+    (:func:`_maildir`: its ``new`` and ``cur``), not file by file: its ``tmp`` (mail
+    still being written) and the files a mail server keeps beside them (Dovecot's
+    ``dovecot-uidlist``, ``dovecot.index``, ``subscriptions``) are not mail. Its other
+    sub-directories (Maildir++ folders, ``.Sent``) are walked as any."""
     pending = [root]
     while pending:
         directory = pending.pop()
+        in_maildir = directory != root and _is_maildir(directory)
+        if in_maildir:
+            yield directory, True
         try:
             with os.scandir(directory) as listing:
                 entries = sorted(listing, key=lambda entry: entry.name)
@@ -172,10 +187,15 @@ def _walk(root: Path, on_error: Callable[[str, str], None]) -> Iterator[Path]:
             except OSError:
                 is_dir = False
             if is_dir:
-                subdirs.append(Path(entry.path))
-            else:
-                yield Path(entry.path)
+                if not (in_maildir and entry.name in _MAILDIR_PARTS):
+                    subdirs.append(Path(entry.path))
+            elif not in_maildir:
+                yield Path(entry.path), False
         pending.extend(reversed(subdirs))
+
+
+#: A maildir's own sub-directories.
+_MAILDIR_PARTS = ("cur", "new", "tmp")
 
 
 def _mbox(path: Path, on_error: Callable[[str, str], None]) -> Iterator[MailItem]:

@@ -10,6 +10,7 @@ import click
 import numpy as np
 
 from nbayes.cli.spam.options import (
+    MAIL_SOURCE,
     certainty_option,
     exclude_option,
     jobs_option,
@@ -35,8 +36,14 @@ from nbayes.spam.train import interleave, tokenized
 
 
 @click.command()
-@click.option("--spam", "spam_sources", multiple=True, metavar="SRC", help="Spam (repeatable).")
-@click.option("--ham", "ham_sources", multiple=True, metavar="SRC", help="Ham (repeatable).")
+@click.option(
+    "--spam", "spam_sources", multiple=True, type=MAIL_SOURCE, metavar="SRC",
+    help="Spam (repeatable).",
+)  # fmt: skip
+@click.option(
+    "--ham", "ham_sources", multiple=True, type=MAIL_SOURCE, metavar="SRC",
+    help="Ham (repeatable).",
+)  # fmt: skip
 @click.option(
     "--index",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),

@@ -53,6 +53,11 @@ lock_timeout_option = click.option(
     metavar="SECONDS",
     help="How long to wait while another process holds the database's lock.",
 )
+#: A mail source named on the command line (a file, directory, mbox or maildir): it must
+#: exist, so a typo or an empty variable (``""``, which would be the current directory)
+#: stops the command before it reads or learns anything, with exit status 2.
+MAIL_SOURCE = click.Path(exists=True)
+
 exclude_option = click.option(
     "--exclude", multiple=True, metavar="GLOB", help="Skip files whose name matches (repeatable)."
 )

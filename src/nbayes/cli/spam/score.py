@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from nbayes.cli.spam.options import (
+    MAIL_SOURCE,
     db_option,
     exclude_option,
     jobs_option,
@@ -36,7 +37,7 @@ from nbayes.spam.train import batched
 )
 @jobs_option
 @scoring_options
-@click.argument("sources", nargs=-1, required=True)
+@click.argument("sources", nargs=-1, required=True, type=MAIL_SOURCE)
 def score(db, lock_timeout, exclude, batch_size, jobs, settings, sources) -> None:
     """Print path<TAB>score<TAB>Spam|Ham|Unsure for every message in SOURCES.
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from nbayes.cli.spam.options import (
+    MAIL_SOURCE,
     certainty_option,
     db_option,
     exclude_option,
@@ -29,6 +30,7 @@ sources = [
         "--spam",
         "spam_sources",
         multiple=True,
+        type=MAIL_SOURCE,
         metavar="SRC",
         help="Spam: a file, directory, mbox or maildir (repeatable).",
     ),
@@ -36,6 +38,7 @@ sources = [
         "--ham",
         "ham_sources",
         multiple=True,
+        type=MAIL_SOURCE,
         metavar="SRC",
         help="Ham: a file, directory, mbox or maildir (repeatable).",
     ),
