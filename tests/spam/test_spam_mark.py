@@ -51,6 +51,25 @@ def test_messages_without_a_header_block_or_without_a_body():
     assert mark(mbox, "Ham", 0.0).startswith(b"From a@b Sat Jan  1 00:00:00 2000\nSubject: x\n")
 
 
+@pytest.mark.parametrize("newline", [b"\n", b"\r\n"])
+def test_mail_without_a_blank_line_after_its_headers_keeps_every_body_line(newline):
+    """The headers end where the reader ends them (the leading Name: value lines), so
+    body lines that look like verdict or SpamAssassin headers, or continuations, stay."""
+    body = (
+        b"Hi all, below the log:\nX-Nbayes-Spam: Ham, score=0.0000\n  indented line\n"
+        b"X-Spam-Status: No\nbye\n"
+    )
+    raw = (b"Subject: meeting notes\nFrom: a@b.example\n" + body).replace(b"\n", newline)
+    marked = mark(raw, "Spam", 0.95, subject_tag="[SPAM]", spamassassin=9.5, threshold=9.0)
+    head, rest = split_head(marked)
+    assert rest == body.replace(b"\n", newline)
+    assert head.startswith(b"Subject: [SPAM] meeting notes" + newline + b"From: a@b.example")
+    assert head.endswith(b"X-Spam-Level: *********" + newline)
+    assert b"X-Nbayes-Spam: Spam, score=0.9500" + newline in head
+    again = mark(marked, "Spam", 0.95, subject_tag="[SPAM]", spamassassin=9.5, threshold=9.0)
+    assert again == marked
+
+
 def test_header_names_are_checked():
     assert check_header_name("X-Spam-Flag") == "X-Spam-Flag"
     for bad in ("X Spam", "X:Spam", "", "Xé"):

@@ -5,7 +5,9 @@ default) as the last header, after removing every header of that name the messag
 already has (a message filtered twice, or one that arrives with a forged verdict,
 carries exactly one), and can put a tag at the front of a spam's ``Subject``
 (unless it is there already). The header block is the lines up to the first empty
-line; the new lines end as the message's own lines do (CRLF or LF). Nothing else
+line, or, in mail without one, the leading ``Name: value`` lines, as the reader takes
+them (:func:`nbayes.spam.head.split_head`); the new lines end as the message's own
+lines do (CRLF or LF). Nothing else
 of the message changes: not the body, not the order or spelling of other headers.
 """
 
@@ -13,12 +15,13 @@ from __future__ import annotations
 
 import re
 
+from nbayes.spam.head import split_head
+
 DEFAULT_HEADER = "X-Nbayes-Spam"
 #: SpamAssassin-style points per unit of the filter's score in [0, 1] (spamd's ``Spam``
 #: header, ``X-Spam-Status``): 0 to 10 points, the spam cutoff 0.9 at 9.0.
 POINTS = 10.0
 _FIELD_NAME = re.compile(rb"[!-9;-~]+")  # RFC 5322: printable ASCII but the colon
-_BLANK_LINE = re.compile(rb"\n\r?\n")
 _LINE = re.compile(rb"[^\n]*\n|[^\n]+")
 
 
@@ -35,18 +38,6 @@ def check_subject_tag(tag: str) -> str:
     if any(c in tag for c in "\r\n\0"):
         raise ValueError(f"a subject tag must be one line (no CR, LF or NUL): {tag!r}")
     return tag
-
-
-def split_head(raw: bytes) -> tuple[bytes, bytes]:
-    """(header block, the rest): the header block ends after the line before the first
-    empty line, the rest starts with that empty line. A message starting with an empty
-    line has no header block; one without an empty line is all header block."""
-    if raw.startswith((b"\n", b"\r\n")):
-        return b"", raw
-    end = _BLANK_LINE.search(raw)
-    if end is None:
-        return raw, b""
-    return raw[: end.start() + 1], raw[end.start() + 1 :]
 
 
 #: The headers SpamAssassin adds, which ``spamassassin=`` adds (and removes first).

@@ -42,7 +42,7 @@ from email.message import Message
 from email.parser import Parser
 from email.policy import Compat32
 
-from nbayes.spam.mark import split_head
+from nbayes.spam.head import split_head, with_separator
 
 #: Decoded text taken from one MIME part at most (characters); the rest is ignored,
 #: so a huge part costs bounded time.
@@ -212,54 +212,6 @@ def check_mime_depth(raw: bytes, limit: int) -> None:
     """
     if limit and mime_depth(raw, limit) > limit:
         raise MimeTooDeepError(f"MIME parts nested more than {limit} deep: not scanned")
-
-
-# The feed parser's header lines (_HEADER_BLOCK below), on bytes; and the stricter
-# "Name: value" line that a header must be when no blank line ends the header block.
-_HEADER_BLOCK_BYTES = re.compile(
-    rb"(?:(?:From |[\041-\071\073-\176]*:|[\t ])[^\r\n]*(?:\r\n|\r|\n|\Z))*"
-)
-_FIELD_LINE = re.compile(rb"(?!(?:mailto|https?|ftp):)[A-Za-z0-9][A-Za-z0-9_.-]*:(?!//)")
-_LINES = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n|\Z)")
-_OTHER_LINE_BREAK_BYTES = re.compile(rb"[\x0b\x0c\x1c\x1d\x1e]")
-
-
-def with_separator(raw: bytes) -> bytes:
-    """``raw`` itself, or, where no blank line ends its header block, ``raw`` with one
-    inserted where the headers sensibly end.
-
-    Preprocessed corpora store mail as a ``Subject:`` line followed at once by the
-    body, and a body line may look like a header to the ``email`` package (``note:
-    ...``, ``http://...``, or any line starting with a space, a continuation). When the
-    header block (the lines the ``email`` package takes for headers) is followed by a
-    line that is not blank, the headers are the leading ``Name: value`` lines (a name of
-    letters, digits, ``_ . -``, directly followed by the colon, not a URL scheme such as
-    ``http:``) with their continuation lines, where a run of continuation lines counts
-    only if another header line follows it; the body is the rest (also where every line
-    looked like a header to the ``email`` package: a message of headers only). A first
-    line that is not such a header leaves ``raw`` as it is (read by the ``email``
-    package's rules)."""
-    end = _HEADER_BLOCK_BYTES.match(raw).end()
-    if end == 0 or raw[end : end + 1] in (b"\r", b"\n"):
-        return raw  # no headers, or the blank line is there
-    if _OTHER_LINE_BREAK_BYTES.search(raw, 0, end):
-        return raw  # lines the feed parser splits further: left to it
-    cut = 0  # the end of the last header line taken (its continuation lines before it)
-    for line in _LINES.finditer(raw, 0, end):
-        start = line.start()
-        if start == line.end():
-            break
-        if raw[start] in b" \t":
-            if cut == 0:
-                return raw  # a first line that is a continuation: left to the email package
-            continue  # a continuation line: taken if a header line follows
-        if not _FIELD_LINE.match(raw, start):
-            break
-        cut = line.end()
-    if cut == 0 or cut == len(raw):
-        return raw  # headers only
-    newline = b"\r\n" if raw[cut - 2 : cut] == b"\r\n" else raw[cut - 1 : cut]
-    return raw[:cut] + newline + raw[cut:]
 
 
 class TooManyMimeBoundaries(MessageDefect):
