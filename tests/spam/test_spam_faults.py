@@ -5,9 +5,11 @@ process, unless a fault can only be injected in this one."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import resource
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -175,6 +177,37 @@ def test_a_read_only_database_is_one_line(trained, mail, monkeypatch):
         trained.chmod(0o644)
     assert result.exit_code == 3 and result.stderr.count("\n") == 1
     assert "read-only" in result.stderr and "Traceback" not in result.output
+
+
+def test_readers_read_a_database_they_may_not_write(trained):
+    """The usual deployment: the store belongs to a service user, and each mail user's
+    procmail runs classify. SQLite cannot make the -shm file a WAL reader needs in a
+    folder the user may not write; the readers still read (as an immutable file)."""
+    before = digest(trained)
+    folder = trained.parent
+    trained.chmod(0o444)
+    folder.chmod(0o555)
+    try:
+        if os.geteuid() == 0:  # root writes anyway: run the readers without that power
+            setpriv = shutil.which("setpriv")
+            if setpriv is None:
+                pytest.skip("running as root without setpriv (util-linux) to drop privileges")
+            drop = [setpriv, "--bounding-set", "-dac_override,-dac_read_search,-fowner", "--"]
+        else:
+            drop = []
+        run = functools.partial(subprocess.run, capture_output=True, timeout=60, check=False)
+        common = [NBAYES, "spam"]
+        classify = run([*drop, *common, "classify", "--db", str(trained), "-p"], input=MESSAGE)
+        assert classify.returncode in (0, 1, 2), classify.stderr
+        assert classify.stdout.endswith(MESSAGE.partition(b"\n\n")[2])
+        stats = run([*drop, *common, "stats", "--db", str(trained)])
+        assert stats.returncode == 0 and b"spam messages\t60" in stats.stdout, stats.stderr
+        train = run([*drop, *common, "train", "--db", str(trained), "--spam", str(trained)])
+        assert train.returncode == 3 and b"read-only" in train.stderr  # writing: refused
+    finally:
+        folder.chmod(0o755)
+        trained.chmod(0o644)
+    assert digest(trained) == before and sorted(folder.iterdir()) == [trained]
 
 
 # ------------------------------------------------------------ only training writes

@@ -102,13 +102,39 @@ class Database:
 
     def __init__(self, path: Path, mode: str, timeout: float) -> None:
         self.path, self.timeout = path, timeout
+        self.connection = self._connect(uri(path, mode))
+        #: Read as an immutable file (see :meth:`_wal_unreadable`).
+        self.immutable = mode == "ro" and self._wal_unreadable()
+        if self.immutable:
+            self.connection.close()
+            self.connection = self._connect(uri(path, mode) + "&immutable=1")
+
+    def _connect(self, address: str) -> sqlite3.Connection:
         try:
-            self.connection = sqlite3.connect(
-                uri(path, mode), uri=True, timeout=timeout, isolation_level=None,
+            return sqlite3.connect(
+                address, uri=True, timeout=self.timeout, isolation_level=None,
                 check_same_thread=False,
             )  # fmt: skip
         except sqlite3.Error as error:
-            raise StoreError(describe(error, path, timeout)) from None
+            raise StoreError(describe(error, self.path, self.timeout)) from None
+
+    def _wal_unreadable(self) -> bool:
+        """Whether this read-only connection cannot read the file because it is a WAL
+        database in a directory this user may not write: SQLite cannot then make the
+        shared-memory file (``-shm``) a WAL reader needs (SQLITE_READONLY_DIRECTORY,
+        _CANTINIT), the usual deployment of a store owned by a service user and read
+        by each mail user's ``classify``. Such a file is then read as immutable: no
+        locks, and no writer can be training at that moment unless it made the
+        ``-shm`` file that would have let this one read normally (a writer that starts
+        during the read may make it fail, as a corrupt page: exit 3, mail passed on)."""
+        try:
+            self.connection.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        except sqlite3.Error as error:
+            code = getattr(error, "sqlite_errorcode", None)
+            if code is None:
+                return "readonly" in str(error).lower()
+            return code & 0xFF == _READONLY
+        return False
 
     def execute(self, sql: str, parameters: Sequence | dict = ()) -> Rows:
         try:
