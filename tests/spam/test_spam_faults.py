@@ -115,6 +115,22 @@ def test_any_failure_passes_the_message_through_with_exit_3(trained, monkeypatch
     one_error_line(result, "no token database")
 
 
+def test_a_directory_or_an_empty_path_as_the_database_is_exit_3_for_every_command(mail):
+    """Like any database that cannot be used: one line, exit 3 (click's own check of
+    the path exited 2, which classify and scripts read as Unsure)."""
+    message = mail / "spam" / sorted(p.name for p in (mail / "spam").iterdir())[0]
+    commands = [
+        ["stats"], ["dump"], ["prune"], ["score", message], ["train", "--spam", message],
+        ["unlearn", "--spam", message], ["classify"],
+    ]  # fmt: skip
+    missing = mail / "no-such-folder" / "t.db"
+    result = nbayes("train", "--db", missing, "--spam", message)
+    one_error_line(result, "cannot open the database file: no folder", str(missing.parent))
+    for db, words in ((mail, "is a directory"), ("", "the path given is empty")):
+        for command in commands:
+            one_error_line(nbayes(*command, "--db", db, input=MESSAGE), words)
+
+
 # ------------------------------------------------------------ locked, full, read-only
 def test_a_locked_database_is_one_line_after_the_lock_timeout(trained, mail):
     holder = sqlite3.connect(trained, isolation_level=None)

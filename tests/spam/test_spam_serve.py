@@ -222,3 +222,26 @@ def test_a_stale_socket_is_replaced_and_other_files_are_left_alone(db, tmp_path)
     )  # fmt: skip
     assert result.returncode == 1 and "exists and is not a socket" in result.stderr
     assert (tmp_path / "plain").read_text() == "not a socket"
+
+
+def test_an_address_it_cannot_listen_on_is_named_in_one_line(db, tmp_path):
+    """A port in use, a host that does not resolve, a socket folder that does not exist:
+    the error says which address, not only why."""
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    try:
+        for where, address in (
+            (["--listen", f"127.0.0.1:{port}"], f"127.0.0.1:{port}"),
+            (["--socket", str(tmp_path / "no-such-folder" / "s")], "no-such-folder/s"),
+        ):
+            result = subprocess.run(
+                [NBAYES, "spam", "serve", "--db", str(db), *where],
+                capture_output=True, text=True, timeout=60, check=False,
+            )  # fmt: skip
+            lines = result.stderr.splitlines()
+            assert result.returncode == 1 and len(lines) == 1, result.stderr
+            assert "cannot listen" in lines[0] and address in lines[0]
+    finally:
+        taken.close()

@@ -74,6 +74,8 @@ def describe(error: sqlite3.Error, path: Path, timeout: float) -> str:
     if code == _NOTADB:
         return f"{path}: not a token database (not an SQLite file)"
     if code == _CANTOPEN:
+        if not path.absolute().parent.is_dir():
+            return f"{path}: cannot open the database file: no folder {path.absolute().parent}"
         return f"{path}: cannot open the database file"
     if code == _IOERR:
         name = getattr(error, "sqlite_errorname", "")

@@ -232,9 +232,11 @@ def serve(
     listeners: list[_Listener] = []
     try:
         for host, port in listen:
-            listeners.append(_tcp(host, port))
+            with _naming(f"{host}:{port}"):
+                listeners.append(_tcp(host, port))
         for path in sockets:
-            listeners.append(_unix(path, socket_mode))
+            with _naming(str(path)):
+                listeners.append(_unix(path, socket_mode))
         for listener in listeners:
             listener.configure(filter_, limits, log, verbose)
         stop = threading.Event()
@@ -268,6 +270,18 @@ def serve(
             if isinstance(listener, _UnixListener):
                 with contextlib.suppress(OSError):
                     os.unlink(listener.server_address)
+
+
+@contextlib.contextmanager
+def _naming(address: str) -> Iterator[None]:
+    """An OSError raised inside comes out naming ``address`` (its ``filename``): a port
+    in use, a host that does not resolve, a socket folder that does not exist."""
+    try:
+        yield
+    except OSError as error:
+        if error.filename is not None:
+            raise
+        raise OSError(error.errno, error.strerror or str(error), address) from error
 
 
 def _where(listener: _Listener) -> str:

@@ -130,6 +130,8 @@ class TokenStore:
         create: bool = True,
         readonly: bool = False,
     ) -> None:
+        if isinstance(path, str) and not path:  # Path("") would be the current folder
+            raise StoreError("no token database: the path given is empty")
         path = Path(path)
         create = create and not readonly
         if not create and not path.exists():

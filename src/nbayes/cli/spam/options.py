@@ -32,7 +32,7 @@ def default_db() -> Path:
 
 db_option = click.option(
     "--db",
-    type=click.Path(dir_okay=False),
+    type=click.Path(),  # a directory: the store says so, exit 3 as for any unusable database
     envvar="NBAYES_SPAM_DB",
     default=lambda: str(default_db()),
     show_default="$XDG_DATA_HOME/nbayes/spam.db",

@@ -147,6 +147,8 @@ def serve(
 
 def _in_words(error: OSError) -> str:
     text = error.strerror or str(error)
+    if error.filename is not None:
+        text = f"{error.filename}: {text}"
     if isinstance(error, PermissionError):
         text += " (ports below 1024 need root: --listen 127.0.0.1:PORT with spamc -p PORT)"
     return text
