@@ -187,6 +187,9 @@ def test_a_composite_model_file_is_refused_in_one_line(tmp_path):
         (["predict", "{good}", "{d}/person.csv"], "no column(s) 'Weather'"),
         (["explain", "{good}"], "either --row"),
         (["explain", "{good}", "{w}", "--index", "99"], "has only 14 rows"),
+        (["explain", "{good}", "--row", ""], "no NAME=VALUE field"),
+        (["explain", "{good}", "--row", "{{}}"], "no NAME=VALUE field"),
+        (["explain", "{good}", "--row", "Weather=Sunny,Weather=Rainy"], "given more than once"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path, weather, args, message):
@@ -203,6 +206,15 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, weather, args, message):
     assert message in result.output
     assert result.output.count("\n") == 1 and result.output.startswith("Error: ")
     assert not (tmp_path / "out.npz").exists()
+
+
+def test_an_unknown_text_encoding_is_refused_before_reading(tmp_path, weather):
+    for command in (["train", weather, "-t", "Play", "-o", tmp_path / "m.nbm"],
+                    ["predict", tmp_path / "m.nbm", weather]):  # fmt: skip
+        for encoding in ("bogus", "base64"):  # base64: a codec, but not of text
+            result = run(*command, "--encoding", encoding, ok=False)
+            assert result.exit_code == 2 and "Traceback" not in result.output
+            assert f"unknown text encoding '{encoding}'" in result.output
 
 
 def test_debug_shows_the_traceback(tmp_path, weather):

@@ -2,9 +2,24 @@
 
 from __future__ import annotations
 
+import codecs
+
 import click
 
 from nbayes.cli._tables import FORMATS, ReadSpec
+
+
+def _known_encoding(_ctx, _param, value: str | None) -> str | None:
+    """``--encoding``: a name Python knows (``latin-1``, ``cp1252``, ``utf-16``), checked
+    before anything is read."""
+    if value is not None:
+        try:
+            text = getattr(codecs.lookup(value), "_is_text_encoding", True)
+        except LookupError:
+            text = None
+        if not text:  # unknown, or a bytes-to-bytes codec (base64, zlib)
+            raise click.BadParameter(f"unknown text encoding {value!r}")
+    return value
 
 
 def read_options(command=None, *, format_flag: str = "--format"):
@@ -23,7 +38,10 @@ def read_options(command=None, *, format_flag: str = "--format"):
         ),
         click.option("--sep", default=None, help="Field separator of CSV input (default ',')."),
         click.option(
-            "--encoding", default=None, help="Text encoding of CSV input (default UTF-8)."
+            "--encoding",
+            default=None,
+            callback=_known_encoding,
+            help="Text encoding of CSV input (default UTF-8).",
         ),
         click.option(
             "--header/--no-header",

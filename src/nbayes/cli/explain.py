@@ -42,6 +42,11 @@ def parse_row(text: str):
             if not sep or not name.strip():
                 raise CLIError(f"--row: {part!r} is not NAME=VALUE")
             pairs.append((name.strip(), value.strip()))
+    if not pairs:
+        raise CLIError("--row: no NAME=VALUE field given")
+    names = [name for name, _ in pairs]
+    if twice := sorted({name for name in names if names.count(name) > 1}):
+        raise CLIError(f"--row: {', '.join(map(repr, twice))} given more than once")
     return pa.table({name: pa.array([value or None], type=pa.string()) for name, value in pairs})
 
 
