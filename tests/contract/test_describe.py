@@ -62,3 +62,18 @@ def test_summaries_are_the_fitted_parameters():
     n = pd.Series(y).value_counts()
     got = dict(zip(text["values"], np.transpose(text["probability"]), strict=True))
     np.testing.assert_allclose(got["lo"], [(lo[c] + 1) / (n[c] + 2) for c in "ab"], rtol=1e-12)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e300])
+def test_gaussian_summaries_are_in_the_units_of_x_at_the_float64_limits(scale):
+    """Values near the limits are modelled scaled by powers of two; the summaries (what
+    ``nbayes inspect`` prints) are the means and deviations of the data as given."""
+    X = np.array([[1.0], [2.0], [5.0], [6.0]]) * scale
+    y = np.array(["x", "x", "y", "y"])
+    model = nbayes.GaussianNB().fit(X, y)
+    (summary,) = model._describe()
+    np.testing.assert_allclose(summary["mean"], [1.5 * scale, 5.5 * scale], rtol=1e-12)
+    np.testing.assert_allclose(summary["sd"], [0.5 * scale, 0.5 * scale], rtol=1e-6)
+    with np.errstate(over="raise"):
+        grid = model._value_grid(0)
+    assert np.all(np.isfinite(grid))

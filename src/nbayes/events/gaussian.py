@@ -482,10 +482,14 @@ class Gaussian(EventModel[GaussianStats, GaussianParams]):
         return draws if params.exponent is None else np.ldexp(draws, params.exponent)
 
     def describe(self, params, stats, n_features, class_prior) -> list[dict]:
-        """Each feature's mean and standard deviation per class (variance smoothed)."""
-        sd = np.sqrt(params.var)
+        """Each feature's mean and standard deviation per class (variance smoothed), in
+        the units of x (a model of values near the float64 limits keeps them scaled)."""
+        theta, sd = params.theta, np.sqrt(params.var)
+        if params.exponent is not None:  # sd: sqrt(var * 4**p) = sqrt(var) * 2**p, exactly
+            with np.errstate(over="ignore"):
+                theta, sd = np.ldexp(theta, params.exponent), np.ldexp(sd, params.exponent)
         return [
-            {"mean": params.theta[:, j].tolist(), "sd": sd[:, j].tolist()}
+            {"mean": theta[:, j].tolist(), "sd": sd[:, j].tolist()}
             for j in range(n_features)
         ]
 
@@ -495,6 +499,8 @@ class Gaussian(EventModel[GaussianStats, GaussianParams]):
         second = float(class_prior @ (params.var[:, j] + params.theta[:, j] ** 2))
         sd = np.sqrt(max(second - mean**2, 0.0))
         grid = mean + sd * np.array(GRID_Z)
-        if params.exponent is not None:
-            grid = np.ldexp(grid, params.exponent[j])
+        if params.exponent is not None:  # back in the units of x, within float64
+            with np.errstate(over="ignore"):
+                grid = np.ldexp(grid, params.exponent[j])
+            grid = np.clip(grid, -np.finfo(np.float64).max, np.finfo(np.float64).max)
         return grid.tolist()
