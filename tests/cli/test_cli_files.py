@@ -157,6 +157,26 @@ def test_errors_name_the_file_and_line_also_in_chunks(tmp_path, numbers):
     refused("predict", tmp_path / "m.nbm", ragged, message=f"{ragged}, line 4: expected 2")
 
 
+def test_error_lines_count_values_spanning_lines_and_blank_lines(tmp_path):
+    """A quoted value may hold line breaks and blank lines hold no row: the line an
+    error names is the line the row starts on in the file (gzip too, chunked too)."""
+    text = 'note,n,label\n"one\ntwo\nthree",1,x\n\nok,2,y\n"a\n\nb",3,x\nok,abc,y\nok,5,x\n'
+    good = tmp_path / "good.csv"
+    good.write_text(text.replace("abc", "4"))
+    model = tmp_path / "m.nbm"
+    run("train", good, "-t", "label", "-m", "mixed", "-c", "n=gaussian", "-o", model)
+    for name, data in (("bad.csv", text.encode()), ("bad.csv.gz", gzip.compress(text.encode()))):
+        bad = tmp_path / name
+        bad.write_bytes(data)
+        where = f"{bad}, line 10: column 'n' holds 'abc'"  # the header, 3 + 1 + 1 + 3 lines
+        refused("train", bad, "-t", "label", "-m", "mixed", "-c", "n=gaussian",
+                "-o", tmp_path / "other.nbm", message=where)  # fmt: skip
+        for chunk in ("2", "100"):
+            out = tmp_path / "out.csv"
+            refused("predict", model, bad, "--chunk-size", chunk, "-o", out, message=where)
+            assert not out.exists()
+
+
 def test_output_to_dev_null_and_a_closed_pipe(tmp_path, numbers):
     run("train", numbers, "-t", "label", "-o", os.devnull)
     run("train", numbers, "-t", "label", "-o", tmp_path / "m.nbm")

@@ -153,7 +153,35 @@ class Source:
         (header counted), its row in a Parquet file (from 1)."""
         if self.fmt == "parquet":
             return f"{self.name}, row {row + 1}"
-        return f"{self.name}, line {row + 1 + (self.text and self.header)}"
+        line = self._line_of_row(row) if self.text else None
+        return f"{self.name}, line {line or row + 1 + (self.text and self.header)}"
+
+    def _line_of_row(self, row: int) -> int | None:
+        """The line (from 1) on which data row ``row`` of a CSV file starts, reading it
+        again with Python's csv reader (error messages only): a quoted value may span
+        lines. Blank lines hold no row, as for pyarrow. None for stdin, or if unsure."""
+        if self.path == "-":
+            return None
+        wanted = row + self.header  # the header is record 0
+        stream = self._open(progress=False)
+        try:
+            if isinstance(stream, str):
+                stream = pyarrow().input_stream(stream, compression="detect")
+            encoding = self.spec.encoding or "utf-8"
+            lines = (line.decode(encoding) + "\n" for line in _lines(stream))
+            reader = csv.reader(lines, delimiter=self.sep)
+            record, ended = 0, 0  # the records read, and the line the last one ended on
+            for fields in reader:
+                if fields:
+                    if record == wanted:
+                        return ended + 1
+                    record += 1
+                ended = reader.line_num
+        except (OSError, ValueError, csv.Error):
+            return None
+        finally:
+            _close(stream)
+        return None
 
     # ------------------------------------------------------------ reading
     def read(self, progress: bool = False):
