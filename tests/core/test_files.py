@@ -43,3 +43,30 @@ def test_permissions_are_those_open_would_give(tmp_path):
         os.umask(old)
     mode = stat.S_IMODE((tmp_path / "m.nbm").stat().st_mode)
     assert mode == stat.S_IMODE((tmp_path / "plain").stat().st_mode) == 0o644
+
+
+def test_replacing_keeps_the_files_permissions_and_a_symbolic_link(tmp_path):
+    """As writing in place would: a private model stays private, a link stays a link
+    (the file it names is what changes)."""
+    real = tmp_path / "real.nbm"
+    real.write_bytes(b"old")
+    real.chmod(0o600)
+    link = tmp_path / "link.nbm"
+    link.symlink_to(real.name)
+    with atomic_file(link) as handle:
+        handle.write(b"via the link")
+    assert link.is_symlink() and real.read_bytes() == b"via the link"
+    assert stat.S_IMODE(real.stat().st_mode) == 0o600
+    with atomic_file(real) as handle:
+        handle.write(b"direct")
+    assert stat.S_IMODE(real.stat().st_mode) == 0o600 and link.read_bytes() == b"direct"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.nbm", "real.nbm"]
+
+
+def test_errors_name_the_target_never_the_temporary_file(tmp_path):
+    (tmp_path / "a-folder.nbm").mkdir()
+    for target in (tmp_path / "missing" / "m.nbm", tmp_path / "a-folder.nbm"):
+        with pytest.raises(OSError) as caught, atomic_file(target) as handle:
+            handle.write(b"x")
+        assert caught.value.filename == str(target) and ".tmp" not in str(caught.value)
+    assert [p.name for p in tmp_path.iterdir()] == ["a-folder.nbm"]
