@@ -283,3 +283,18 @@ def test_naive_bayes_mixed_columns_explained():
     np.testing.assert_allclose(explanation.posterior, model.predict_proba(row)[0], rtol=1e-12)
     assert explanation.factor_kind == "probability or density"
     assert {c.feature for c in explanation.contributions} == {"colour", "size"}
+
+
+def test_log_odds_of_a_row_no_class_can_have_made_are_the_posteriors():
+    """Unsmoothed (alpha=0), a value seen with one class only and another seen with the
+    other only make every joint probability 0: the log-odds are then those of the
+    posterior the model reports (its fallback), not NaN with a warning."""
+    X = np.array([[0, 0], [1, 1], [0, 1], [1, 0], [2, 3], [1, 2]])
+    y = np.array(["A", "B", "A", "B", "B", "A"])
+    model = nbayes.CategoricalNB(alpha=0, force_alpha=True).fit(X, y)
+    with np.errstate(all="raise"):
+        result = explain(model, [2, 2])
+    assert np.all(np.isneginf(result.log_joint))
+    posterior = model.predict_proba([[2, 2]])[0]
+    assert result.log_odds == pytest.approx(math.log(posterior[1] / posterior[0]))
+    assert json.loads(json.dumps(result.to_dict()))["log_odds"] != "nan"

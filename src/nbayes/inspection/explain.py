@@ -97,6 +97,11 @@ class Explanation:
         if self.contrast is None:
             return None
         a, b = (self.classes.index(label) for label in self.contrast)
+        if np.isneginf(self.log_joint[a]) and np.isneginf(self.log_joint[b]):
+            # no class can have made x (a value no class was seen with, alpha=0): the
+            # model's posterior then falls back as predict_proba says; its log-odds
+            with np.errstate(divide="ignore"):
+                return float(np.log(self.posterior[a]) - np.log(self.posterior[b]))
         return float(self.log_joint[a] - self.log_joint[b])
 
     def to_dict(self) -> dict[str, Any]:
