@@ -177,6 +177,19 @@ def test_error_lines_count_values_spanning_lines_and_blank_lines(tmp_path):
             assert not out.exists()
 
 
+def test_labels_that_look_like_missing_markers_are_read_as_written_on_request(tmp_path):
+    data = tmp_path / "regions.csv"
+    data.write_text("size,region\n1,NA\n2,EU\n1.5,NA\n2.5,EU\n1.2,None\n2.2,None\n")
+    model = tmp_path / "m.nbm"
+    message = refused("train", data, "-t", "region", "-o", model, message="line 2: the target")
+    assert "--no-default-na" in message
+    run("train", data, "-t", "region", "--no-default-na", "-o", model)
+    classes = json.loads(run("inspect", model, "--format", "json").output)["classes"]
+    assert [c["label"] for c in classes] == ["EU", "NA", "None"]
+    predicted = run("predict", model, data).output.split()  # the model's reading options
+    assert predicted[0] == "prediction" and set(predicted[1:]) <= {"EU", "NA", "None"}
+
+
 def test_output_to_dev_null_and_a_closed_pipe(tmp_path, numbers):
     run("train", numbers, "-t", "label", "-o", os.devnull)
     run("train", numbers, "-t", "label", "-o", tmp_path / "m.nbm")

@@ -101,7 +101,11 @@ def labels(column, name: str, source: Source, offset: int = 0) -> tuple[np.ndarr
     text = column if _is_text(column.type) else _cast(column, pa.string(), name, source)
     missing = first_missing(text)
     if missing is not None:
-        raise CLIError(f"{source.where(offset + missing)}: the target {name!r} is missing")
+        raise CLIError(
+            f"{source.where(offset + missing)}: the target {name!r} is missing (an empty "
+            "cell, or a marker such as NA, None or NaN; --no-default-na reads those as "
+            "written)"
+        )
     encoded = text.dictionary_encode().combine_chunks()
     distinct = encoded.dictionary.to_pylist()
     classes = np.asarray(distinct, dtype=str)

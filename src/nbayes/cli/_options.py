@@ -56,14 +56,23 @@ def read_options(command=None, *, format_flag: str = "--format"):
             help="A value that marks a missing value, e.g. '?' (besides empty, NA, null, "
             "NaN, ...); repeatable.",
         ),
+        click.option(
+            "--default-na/--no-default-na",
+            default=None,
+            help="Whether NA, N/A, NULL, None, NaN, nan, #N/A ... in CSV input mark missing "
+            "values (default: they do); --no-default-na reads them as written (a class "
+            "'None', a region 'NA'), only empty cells and --na-values being missing.",
+        ),
     ]
     for option in reversed(options):
         command = option(command)
     return command
 
 
-def read_spec(fmt=None, sep=None, encoding=None, header=None, na_values=()) -> ReadSpec:
+def read_spec(
+    fmt=None, sep=None, encoding=None, header=None, na_values=(), default_na=None
+) -> ReadSpec:
     """The reading options as a :class:`ReadSpec` (None where not given)."""
     if sep is not None:
         sep = {"\\t": "\t", "tab": "\t"}.get(sep, sep)
-    return ReadSpec(fmt, sep, encoding, header, tuple(na_values) or None)
+    return ReadSpec(fmt, sep, encoding, header, tuple(na_values) or None, default_na)

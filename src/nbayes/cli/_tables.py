@@ -82,13 +82,15 @@ def release_unused() -> None:
 @dataclass(frozen=True)
 class ReadSpec:
     """How to read a table: ``--format``, ``--sep``, ``--encoding``, ``--no-header``,
-    ``--na-values`` (None: not given; :meth:`or_` fills them from another spec)."""
+    ``--na-values``, ``--no-default-na`` (None: not given; :meth:`or_` fills them from
+    another spec)."""
 
     fmt: str | None = None
     sep: str | None = None
     encoding: str | None = None
     header: bool | None = None
     na_values: tuple[str, ...] | None = None
+    default_na: bool | None = None
 
     def or_(self, other: ReadSpec) -> ReadSpec:
         """This spec with what it leaves open taken from ``other``."""
@@ -110,6 +112,7 @@ class ReadSpec:
             encoding=data.get("encoding"),
             header=data.get("header"),
             na_values=tuple(str(v) for v in na) if isinstance(na, list) else None,
+            default_na=data["default_na"] if isinstance(data.get("default_na"), bool) else None,
         )
 
 
@@ -281,7 +284,8 @@ class Source:
         """Every column as text; columns named from the first row (the header) later."""
         pa = pyarrow()
         width = _width(self._head(stream), self.sep)
-        nulls = [*NULL_VALUES, *(self.spec.na_values or ())]
+        defaults = ("",) if self.spec.default_na is False else NULL_VALUES
+        nulls = [*defaults, *(self.spec.na_values or ())]
         return {
             "read_options": pa.csv.ReadOptions(
                 autogenerate_column_names=True,
