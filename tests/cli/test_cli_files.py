@@ -278,3 +278,14 @@ def test_progress_only_on_a_terminal(tmp_path, numbers, monkeypatch):
 
 def test_package_is_typed():
     assert importlib.resources.files("nbayes").joinpath("py.typed").is_file()
+
+
+def test_an_infinity_is_named_with_its_line_for_every_model_kind(tmp_path):
+    good, bad = tmp_path / "good.csv", tmp_path / "bad.csv"
+    good.write_text("a,label\n1,x\n2,y\n3,x\n4,y\n")
+    bad.write_text("a,label\n1,x\n2,y\n3,x\n1e400,y\n")  # beyond float64: read as inf
+    where = f"{bad}, line 5: column 'a' holds '1e400', not a finite number"
+    for model in ("auto", "gaussian", "poisson", "mixed"):
+        refused("train", bad, "-t", "label", "-m", model, "-o", tmp_path / "m.nbm", message=where)
+        run("train", good, "-t", "label", "-m", model, "-o", tmp_path / "m.nbm")
+        refused("predict", tmp_path / "m.nbm", bad, message=where)

@@ -59,11 +59,27 @@ def convert(column, read: str, name: str, source: Source, offset: int = 0):
     if parsing is None:
         raise CLIError(f"column {name!r}: unknown read {read!r} in the model file")
     if not _is_text(kind):
-        return _cast(column, getattr(pa, parsing.arrow_type)(), name, source)
-    parsed = parsing.parse(column)
-    if parsed is None:
-        _fail(column, name, source, offset, parsing.what, parsing.accepts)
+        parsed = _cast(column, getattr(pa, parsing.arrow_type)(), name, source)
+    else:
+        parsed = parsing.parse(column)
+        if parsed is None:
+            _fail(column, name, source, offset, parsing.what, parsing.accepts)
+    if read == "number":
+        check_finite(parsed, column, name, source, offset)
     return parsed
+
+
+def check_finite(parsed, column, name: str, source: Source, offset: int = 0) -> None:
+    """No model takes an infinity (``inf``, or ``1e400`` read as one): the first in
+    ``parsed`` (float64, parsed from ``column``) is an error naming its line."""
+    pa = pyarrow()
+    infinite = pa.compute.fill_null(pa.compute.is_inf(parsed), False)
+    if pa.compute.any(infinite).as_py():
+        row = int(np.flatnonzero(infinite.to_numpy(zero_copy_only=False))[0])
+        raise CLIError(
+            f"{source.where(offset + row)}: column {name!r} holds "
+            f"{column[row].as_py()!r}, not a finite number"
+        )
 
 
 def looks_like_free_text(column) -> bool:

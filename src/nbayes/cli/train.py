@@ -15,7 +15,13 @@ import click
 import numpy as np
 
 import nbayes
-from nbayes.cli._columns import convert, infer_read, labels, looks_like_free_text
+from nbayes.cli._columns import (
+    check_finite,
+    convert,
+    infer_read,
+    labels,
+    looks_like_free_text,
+)
 from nbayes.cli._encoding import (
     AUTO,
     MIXED,
@@ -228,6 +234,8 @@ def _parse(column, kind: str | None, name: str, source: Source) -> tuple[str, ob
     as the given kind's event model reads (true/false stays bool for a numeric kind
     such as bernoulli)."""
     inferred, parsed = infer_read(column)
+    if inferred == "number":
+        check_finite(parsed, column, name, source)
     if kind is None:
         return inferred, parsed
     wanted = READ_OF[event_model(kind).reads]
