@@ -289,3 +289,17 @@ def test_an_infinity_is_named_with_its_line_for_every_model_kind(tmp_path):
         refused("train", bad, "-t", "label", "-m", model, "-o", tmp_path / "m.nbm", message=where)
         run("train", good, "-t", "label", "-m", model, "-o", tmp_path / "m.nbm")
         refused("predict", tmp_path / "m.nbm", bad, message=where)
+
+
+def test_a_value_outside_the_models_domain_is_named_with_its_line(tmp_path):
+    good, bad = tmp_path / "good.csv", tmp_path / "bad.csv"
+    good.write_text("a,b,label\n1,2,x\n3,1,y\n0,2,x\n2,0,y\n")
+    bad.write_text("a,b,label\n1,2,x\n3,1,y\n0,2,x\n2,-1,y\n")
+    for model, needs in (("multinomial", "non-negative counts"),
+                         ("poisson", "non-negative integer counts")):  # fmt: skip
+        where = f"{bad}, line 5: column 'b' holds -1.0: the model needs {needs}"
+        refused("train", bad, "-t", "label", "-m", model, "-o", tmp_path / "m.nbm", message=where)
+        run("train", good, "-t", "label", "-m", model, "-o", tmp_path / "m.nbm")
+        for chunk in ("2", "100"):  # the line counted across chunks
+            refused("predict", tmp_path / "m.nbm", bad, "--chunk-size", chunk,
+                    "-o", tmp_path / "out.csv", message=where)  # fmt: skip

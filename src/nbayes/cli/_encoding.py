@@ -20,6 +20,8 @@ model follows how its event model reads (``_event_type.reads``):
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -29,6 +31,7 @@ import numpy as np
 from nbayes.cli._columns import convert, first_missing
 from nbayes.cli._tables import CLIError, Source, pandas, pyarrow
 from nbayes.core.registry import ESTIMATORS, resolve
+from nbayes.errors import DomainError
 
 MIXED, AUTO = "mixed", "auto"
 #: The registry name of the mixed model.
@@ -67,6 +70,24 @@ class TableEncoder:
     mode: str
     categories: dict[str, list[str]] = field(default_factory=dict)
     kinds: dict[str, str] = field(default_factory=dict)
+
+    @contextmanager
+    def naming_bad_values(self, source: Source, offset: int = 0) -> Iterator[None]:
+        """A value outside the model's domain met inside (a negative count, a
+        fraction where counts are needed) comes out as one line naming its file, line
+        and column, for models handed the columns as numbers (the mixed model names
+        its columns itself)."""
+        try:
+            yield
+        except ValueError as error:
+            domain = error.__cause__
+            if self.mode != "numbers" or not isinstance(domain, DomainError):
+                raise
+            raise CLIError(
+                f"{source.where(offset + domain.row)}: column "
+                f"{self.features[domain.feature]!r} holds {domain.value!r}: the model "
+                f"needs {domain.requirement}"
+            ) from None
 
     @property
     def missing_ok(self) -> bool:

@@ -62,7 +62,8 @@ def predict(model_file, data, proba, output, out_fmt, chunk_size, **reading) -> 
         writer = PredictionWriter(stream, out_fmt, model.classes_, proba)
         for batch in source.batches(chunk_size, progress=on_terminal()):
             X = encoder.transform(batch.table, source, batch.offset)
-            probabilities = model.predict_proba(X)
+            with encoder.naming_bad_values(source, batch.offset):
+                probabilities = model.predict_proba(X)
             writer.write(probabilities.argmax(axis=1), probabilities if proba else None)
         if writer.rows == 0:
             raise CLIError(f"{source.name}: no rows to predict")

@@ -340,7 +340,8 @@ def train(data, target, model, column_specs, param_specs, output, **reading) -> 
     prepared = prepare(source, target, model, column_specs, param_specs)
     release_unused()  # the text as read is gone: give its memory back before fitting
     estimator = prepared.estimator
-    estimator.fit(prepared.X, prepared.y)
+    with prepared.encoder.naming_bad_values(source):
+        estimator.fit(prepared.X, prepared.y)
     prepared.describe(estimator)
     metadata = {
         "cli": {

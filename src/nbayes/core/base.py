@@ -312,8 +312,8 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         checked against the model's domain (a ValueError naming the value)."""
         try:
             return event.check(self._prepare_X(canonical_sparse(X)))
-        except DomainError as error:
-            raise ValueError(self._domain_message(error)) from None
+        except DomainError as error:  # kept as the cause: the CLI names its line from it
+            raise ValueError(self._domain_message(error)) from error
 
     def _domain_message(self, error: DomainError) -> str:
         return error.described(type(self).__name__, lambda j: f"feature {j}")
