@@ -501,6 +501,8 @@ def _read(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The checked metadata and the arrays of the file at ``path``, read within bounds
     set by the file's size (:mod:`nbayes._npz`: nothing is inflated before every
     member's declared size and shape agree)."""
+    if path.is_dir():
+        raise ModelFileError(f"{path} is a directory, not a model file.")
     if not path.is_file():
         raise ModelFileError(f"{path}: no such model file.")
     if not zipfile.is_zipfile(path):

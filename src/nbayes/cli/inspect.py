@@ -125,7 +125,13 @@ def _text(info: dict) -> str:
 
 @click.command()
 @click.argument("model_file", metavar="MODEL")
-@click.option("--top", default=5, show_default=True, help="Informative features per class.")
+@click.option(
+    "--top",
+    type=click.IntRange(min=0),
+    default=5,
+    show_default=True,
+    help="Informative features per class.",
+)
 @click.option("--format", "out_fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option(
     "--diagnostics",

@@ -49,8 +49,11 @@ MODEL_HELP = (
 )
 
 
-def parse_columns(specs: tuple[str, ...], columns: list[str]) -> dict[str, str]:
-    """``("age=kde", ...)`` as ``{"age": "kde"}``, every name and kind checked."""
+def parse_columns(
+    specs: tuple[str, ...], columns: list[str], target: str | None = None
+) -> dict[str, str]:
+    """``("age=kde", ...)`` as ``{"age": "kde"}``, every name and kind checked (the
+    ``target`` is no feature column: naming it is an error saying so)."""
     kinds = (*column_kinds(), IGNORE)
     out = {}
     for spec in specs:
@@ -58,6 +61,8 @@ def parse_columns(specs: tuple[str, ...], columns: list[str]) -> dict[str, str]:
         name, kind = name.strip(), kind.strip().lower()
         if not sep or not name:
             raise CLIError(f"--column {spec!r}: expected NAME=KIND")
+        if name == target:
+            raise CLIError(f"--column {spec!r}: {name!r} is the target, not a feature column")
         if name not in columns:
             raise CLIError(f"--column {spec!r}: no column {name!r} in the data")
         if kind not in kinds:
@@ -147,7 +152,7 @@ def prepare(source: Source, target, model, column_specs, param_specs) -> Prepare
             f"the target {target!r} has a single class ({str(distinct[0])!r}): nothing to learn"
         )
     features = [c for c in table.column_names if c != target]
-    overrides = parse_columns(column_specs, features)
+    overrides = parse_columns(column_specs, features, target)
     used = [name for name in features if overrides.get(name) != IGNORE]
     if not used:
         raise CLIError("no feature columns left to train on")
@@ -335,6 +340,8 @@ def train(data, target, model, column_specs, param_specs, output, **reading) -> 
     folder = Path(output).resolve().parent
     if not folder.is_dir() or not os.access(folder, os.W_OK):
         raise CLIError(f"--output {output}: cannot write in {str(folder)!r}")
+    if Path(output).is_dir():
+        raise CLIError(f"--output {output}: a directory, not a file to write the model to")
     spec = read_spec(**reading)
     source = Source(data, spec)
     prepared = prepare(source, target, model, column_specs, param_specs)
