@@ -303,3 +303,11 @@ def test_a_value_outside_the_models_domain_is_named_with_its_line(tmp_path):
         for chunk in ("2", "100"):  # the line counted across chunks
             refused("predict", tmp_path / "m.nbm", bad, "--chunk-size", chunk,
                     "-o", tmp_path / "out.csv", message=where)  # fmt: skip
+
+
+def test_a_text_encoding_error_names_the_file(tmp_path):
+    data = tmp_path / "utf16.csv"
+    data.write_bytes("a,label\n1,x\n2,y\n".encode("utf-16-le"))  # no byte order mark
+    refused("train", data, "-t", "label", "--encoding", "utf-16", "-o", tmp_path / "m.nbm",
+            message=f"{data}: UTF-16 stream does not start with BOM")  # fmt: skip
+    run("train", data, "-t", "label", "--encoding", "utf-16-le", "-o", tmp_path / "m.nbm")

@@ -341,7 +341,7 @@ class Source:
         pa = pyarrow()
         try:
             return read()
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError) as error:
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeError) as error:
             raise CLIError(self._explain(str(error).strip(), offset)) from None
         except OSError as error:
             if getattr(error, "errno", None) is not None:
