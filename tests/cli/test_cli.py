@@ -61,6 +61,11 @@ def test_weather_end_to_end(tmp_path, weather):
 
     text = run("explain", model, "--row", "Weather=Sunny").output
     assert "P(Weather=Sunny | y)" in text and "predicted: Yes" in text
+    assert "never seen" not in text
+    typo = run("explain", model, "--row", "Weather=sunny").output  # not a value it knows
+    assert "never seen in training (a factor of 1 in every class): Weather='sunny'" in typo
+    typo_json = run("explain", model, "--row", "Weather=sunny", "--format", "json").output
+    assert json.loads(typo_json)["unseen"] == {"Weather": "sunny"}
     data = json.loads(run("explain", model, "--row", "Weather=Sunny", "--format", "json").output)
     assert data["posterior"] == pytest.approx([float(Fraction(2, 5)), float(Fraction(3, 5))])
     assert data["features"][0]["factor"][1] == pytest.approx(3 / 9)

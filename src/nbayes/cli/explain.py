@@ -112,9 +112,17 @@ def explain(model_file, data, row_text, index, out_fmt, **reading) -> None:
         for name in encoder.features
     ]
     result = explain_row(model, row, feature_names=encoder.features, display_values=shown)
+    # category values the model never saw in training (a typo, other spelling or spaces)
+    unseen = {
+        name: value
+        for name, value in zip(encoder.features, shown, strict=True)
+        if name in encoder.categories and name not in left_out
+        and str(value) not in encoder.categories[name]
+    }  # fmt: skip
     if out_fmt == "json":
         info = result.to_dict()
         info["left_out"] = left_out
+        info["unseen"] = unseen
         click.echo(json.dumps(info, indent=2, allow_nan=False))
     else:
         click.echo(result.to_text())
@@ -123,4 +131,9 @@ def explain(model_file, data, row_text, index, out_fmt, **reading) -> None:
             click.echo(
                 f"\nleft out ({kind}; marginalised, a factor of 1 in every class): "
                 + ", ".join(left_out)
+            )
+        if unseen:
+            click.echo(
+                "\nnever seen in training (a factor of 1 in every class): "
+                + ", ".join(f"{name}={value!r}" for name, value in unseen.items())
             )
