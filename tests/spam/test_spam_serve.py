@@ -245,3 +245,25 @@ def test_an_address_it_cannot_listen_on_is_named_in_one_line(db, tmp_path):
             assert "cannot listen" in lines[0] and address in lines[0]
     finally:
         taken.close()
+
+
+def test_stopping_ends_silent_connections_at_once(db, tmp_path):
+    """A client connected and sending nothing held SIGTERM for the whole --timeout (30 s
+    by default): it is now told the server is going, and the server exits at once."""
+    server = Server(db, tmp_path / "s.sock")
+    silent = [socket.create_connection(("127.0.0.1", server.port))]
+    unix = socket.socket(socket.AF_UNIX)
+    unix.connect(str(server.sock))
+    silent.append(unix)
+    try:
+        time.sleep(0.3)  # both accepted, their handlers waiting for a request line
+        started = time.monotonic()
+        assert server.stop() == 0, server.log
+        assert time.monotonic() - started < 10  # not the 30 s timeout
+        assert not server.sock.exists()
+        for connection in silent:
+            connection.settimeout(10)
+            assert connection.recv(100) == b""  # closed, nothing answered
+    finally:
+        for connection in silent:
+            connection.close()

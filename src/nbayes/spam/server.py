@@ -116,7 +116,8 @@ class _Handler(socketserver.StreamRequestHandler):
         started = time.perf_counter()
         method = "?"
         try:
-            request = read_request(self.rfile, self.server.limits.max_size)
+            with self.server.reading(self.request):
+                request = read_request(self.rfile, self.server.limits.max_size)
             if request is None or request.method == "SKIP":
                 return
             method = request.method
@@ -160,6 +161,32 @@ class _Listener(socketserver.ThreadingMixIn, socketserver.BaseServer):
     def configure(self, filter_: Filter, limits: Limits, log, verbose: bool) -> None:
         self.filter, self.limits, self.log, self.verbose = filter_, limits, log, verbose
         self.slots = threading.BoundedSemaphore(limits.max_connections)
+        self._readers: set[socket.socket] = set()
+        self._readers_lock = threading.Lock()
+        self._stopping = False
+
+    @contextlib.contextmanager
+    def reading(self, connection: socket.socket) -> Iterator[None]:
+        """Mark ``connection`` as waiting for its request while inside."""
+        with self._readers_lock:
+            if self._stopping:  # accepted as the server stopped: nothing is read
+                connection.shutdown(socket.SHUT_RD)
+            self._readers.add(connection)
+        try:
+            yield
+        finally:
+            with self._readers_lock:
+                self._readers.discard(connection)
+
+    def stop_reading(self) -> None:
+        """End the connections still waiting for their request (a client connected and
+        silent would hold the shutdown for its whole timeout): each then reads the end
+        of its input and closes. Requests already read are answered."""
+        with self._readers_lock:
+            self._stopping = True
+            for connection in self._readers:
+                with contextlib.suppress(OSError):
+                    connection.shutdown(socket.SHUT_RD)
 
     def process_request(self, request, client_address) -> None:
         self.slots.acquire()  # at capacity, the next connection waits in the listen queue
@@ -260,16 +287,21 @@ def serve(
         finally:
             for listener in listeners:
                 listener.shutdown()
+                listener.stop_reading()
             for thread in threads:
                 thread.join()
-            for signum, handler in previous.items():
-                signal.signal(signum, handler)
+            for listener in listeners:
+                listener.server_close()  # waits for the requests in flight
+            for signum, handler in previous.items():  # only now: a second signal meanwhile
+                signal.signal(signum, handler)  # sets the stop event again, harmlessly
     finally:
         for listener in listeners:
-            listener.server_close()  # waits for the requests in flight
-            if isinstance(listener, _UnixListener):
-                with contextlib.suppress(OSError):
-                    os.unlink(listener.server_address)
+            try:
+                listener.server_close()  # at once if done above
+            finally:
+                if isinstance(listener, _UnixListener):
+                    with contextlib.suppress(OSError):
+                        os.unlink(listener.server_address)
 
 
 @contextlib.contextmanager
