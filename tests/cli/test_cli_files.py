@@ -311,3 +311,20 @@ def test_a_text_encoding_error_names_the_file(tmp_path):
     refused("train", data, "-t", "label", "--encoding", "utf-16", "-o", tmp_path / "m.nbm",
             message=f"{data}: UTF-16 stream does not start with BOM")  # fmt: skip
     run("train", data, "-t", "label", "--encoding", "utf-16-le", "-o", tmp_path / "m.nbm")
+
+
+def test_strip_spaces_reads_uci_style_files_and_the_model_keeps_the_choice(tmp_path):
+    data = tmp_path / "uci.csv"
+    data.write_text(
+        "age, work, class\n39, State-gov, <=50K\n50, Private, >50K\n"
+        "38, ?, <=50K\n53, Private, >50K\n28, State-gov, <=50K\n"
+    )
+    model = tmp_path / "m.nbm"
+    run("train", data, "-t", "class", "--na-values", "?", "--strip-spaces", "-o", model)
+    info = json.loads(run("inspect", model, "--format", "json").output)
+    assert [c["label"] for c in info["classes"]] == ["<=50K", ">50K"]
+    assert run("predict", model, data).output.split()[1:] == [
+        "<=50K", ">50K", "<=50K", ">50K", "<=50K"
+    ]  # read as trained: spaces trimmed, '?' missing
+    text = run("explain", model, "--row", "age=45,work=Private").output
+    assert "never seen" not in text and "P(work=Private | y)" in text

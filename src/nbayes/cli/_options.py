@@ -63,6 +63,12 @@ def read_options(command=None, *, format_flag: str = "--format"):
             "values (default: they do); --no-default-na reads them as written (a class "
             "'None', a region 'NA'), only empty cells and --na-values being missing.",
         ),
+        click.option(
+            "--strip-spaces/--keep-spaces",
+            default=None,
+            help="Trim spaces around every value and column name of the input (the UCI "
+            "files' ', ' separators: ' Private' read as 'Private'); default: keep them.",
+        ),
     ]
     for option in reversed(options):
         command = option(command)
@@ -70,9 +76,12 @@ def read_options(command=None, *, format_flag: str = "--format"):
 
 
 def read_spec(
-    fmt=None, sep=None, encoding=None, header=None, na_values=(), default_na=None
-) -> ReadSpec:
+    fmt=None, sep=None, encoding=None, header=None, na_values=(), default_na=None,
+    strip_spaces=None,
+) -> ReadSpec:  # fmt: skip
     """The reading options as a :class:`ReadSpec` (None where not given)."""
     if sep is not None:
         sep = {"\\t": "\t", "tab": "\t"}.get(sep, sep)
-    return ReadSpec(fmt, sep, encoding, header, tuple(na_values) or None, default_na)
+    return ReadSpec(
+        fmt, sep, encoding, header, tuple(na_values) or None, default_na, strip_spaces
+    )

@@ -82,8 +82,8 @@ def release_unused() -> None:
 @dataclass(frozen=True)
 class ReadSpec:
     """How to read a table: ``--format``, ``--sep``, ``--encoding``, ``--no-header``,
-    ``--na-values``, ``--no-default-na`` (None: not given; :meth:`or_` fills them from
-    another spec)."""
+    ``--na-values``, ``--no-default-na``, ``--strip-spaces`` (None: not given;
+    :meth:`or_` fills them from another spec)."""
 
     fmt: str | None = None
     sep: str | None = None
@@ -91,6 +91,7 @@ class ReadSpec:
     header: bool | None = None
     na_values: tuple[str, ...] | None = None
     default_na: bool | None = None
+    strip_spaces: bool | None = None
 
     def or_(self, other: ReadSpec) -> ReadSpec:
         """This spec with what it leaves open taken from ``other``."""
@@ -107,12 +108,17 @@ class ReadSpec:
         if not isinstance(data, dict):
             return cls()
         na = data.get("na_values")
+
+        def flag(name: str) -> bool | None:
+            return data[name] if isinstance(data.get(name), bool) else None
+
         return cls(
             sep=data.get("sep"),
             encoding=data.get("encoding"),
-            header=data.get("header"),
+            header=flag("header"),
             na_values=tuple(str(v) for v in na) if isinstance(na, list) else None,
-            default_na=data["default_na"] if isinstance(data.get("default_na"), bool) else None,
+            default_na=flag("default_na"),
+            strip_spaces=flag("strip_spaces"),
         )
 
 
@@ -312,6 +318,8 @@ class Source:
         if self.names is None:
             if self.text and self.header:
                 header = table.slice(0, 1).to_pylist()[0].values() if table.num_rows else []
+                if self.spec.strip_spaces:
+                    header = [None if value is None else value.strip() for value in header]
                 names = [
                     value if value not in (None, "") else f"Unnamed: {j}"
                     for j, value in enumerate(header)
@@ -334,6 +342,9 @@ class Source:
         if table.num_columns != len(self.names):
             raise CLIError(f"{self.name}: the columns changed part way through the file")
         table = table.rename_columns(self.names)
+        if self.spec.strip_spaces:  # every value trimmed, then the markers read as missing
+            defaults = ("",) if self.spec.default_na is False else NULL_VALUES
+            return _mark_missing(table, (*defaults, *(self.spec.na_values or ())), trim=True)
         return _mark_missing(table, self.spec.na_values) if self.spec.na_values else table
 
     def _errors(self, read, offset: int = 0):
@@ -410,17 +421,18 @@ def table_format(path: str, given: str | None) -> str:
     )
 
 
-def _mark_missing(table, na_values: tuple[str, ...]):
+def _mark_missing(table, na_values: tuple[str, ...], trim: bool = False):
     """Text values that are a missing-value marker once spaces around them are
-    trimmed become missing."""
+    trimmed become missing; with ``trim``, the others are trimmed too."""
     pa = pyarrow()
     pc = pa.compute
     markers = pa.array(list(na_values), type=pa.string())
     columns = []
     for column in table.columns:
         if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
-            marked = pc.is_in(pc.utf8_trim_whitespace(column), value_set=markers)
-            column = pc.if_else(marked, pa.scalar(None, column.type), column)
+            trimmed = pc.utf8_trim_whitespace(column)
+            marked = pc.is_in(trimmed, value_set=markers)
+            column = pc.if_else(marked, pa.scalar(None, column.type), trimmed if trim else column)
         columns.append(column)
     return pa.Table.from_arrays(columns, names=table.column_names)
 
