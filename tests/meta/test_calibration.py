@@ -193,3 +193,24 @@ def test_calibrated_bad_input():
         nbayes.CalibratedNB(nbayes.GaussianNB(), method="platt").fit(X, y)
     with pytest.raises(ValueError, match="estimator"):
         nbayes.CalibratedNB(object()).fit(X, y)
+
+
+@pytest.mark.parametrize("method", ["temperature", "isotonic"])
+def test_calibrating_a_semi_supervised_model_keeps_its_classes(method, tmp_path):
+    """-1 marks unlabelled rows, not a class: the classes are the wrapped model's, the
+    unlabelled rows are learnt by each fold's model but calibrate nothing, and a saved
+    model predicts as the one that was saved."""
+    rng = np.random.default_rng(0)
+    truth = rng.integers(0, 3, 300)
+    X = rng.poisson(1, (300, 10)) + (np.arange(10) % 3 == truth[:, None]) * 2
+    y = np.where(rng.random(300) > 0.3, -1, truth)
+    model = nbayes.CalibratedNB(
+        nbayes.SemiSupervisedNB(nbayes.MultinomialNB()), method=method
+    ).fit(X, y)
+    assert model.classes_.tolist() == [0, 1, 2]
+    assert np.mean(model.predict(X) == truth) > 0.9
+    np.testing.assert_allclose(model.predict_proba(X).sum(axis=1), 1.0)
+    nbayes.save(model, tmp_path / "m.nbm")
+    loaded = nbayes.load(tmp_path / "m.nbm")
+    assert np.array_equal(loaded.predict(X), model.predict(X))
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))

@@ -222,15 +222,24 @@ class CalibratedNB(StoresFittedAttributes, MetaEstimatorMixin, ClassifierMixin, 
         y = column_or_1d(y, warn=True)
         check_classification_targets(y)
         sample_weight = check_sample_weight(sample_weight, y.shape[0])
-        self.classes_ = np.unique(y)
-        truth = label_index(y, self.classes_)
-        folds = list(_out_of_fold(self.estimator, X, y, sample_weight, self.cv, self.classes_))
+        model = clone(self.estimator).fit(X, y, sample_weight=sample_weight)
+        # the classes are the model's: a label it does not take as a class (the -1 of
+        # unlabelled rows, for SemiSupervisedNB) is no class, and its rows, which the
+        # out-of-fold models still learn from, have no truth to be calibrated against
+        self.classes_ = model.classes_
+        labelled = np.isin(y, self.classes_)
+        truth = np.zeros(y.shape[0], dtype=np.intp)
+        truth[labelled] = label_index(y[labelled], self.classes_)
+        folds = [
+            fold.rows_where(labelled[fold.rows])
+            for fold in _out_of_fold(self.estimator, X, y, sample_weight, self.cv, self.classes_)
+        ]
         weights = np.ones(y.shape[0]) if sample_weight is None else sample_weight
         if self.method == "temperature":
             self.temperature_ = fit_temperature(folds, truth, weights)
         else:
             self.calibrators_ = _fit_isotonic(folds, truth, weights, len(self.classes_))
-        self._wrap(clone(self.estimator).fit(X, y, sample_weight=sample_weight))
+        self._wrap(model)
         return self
 
     def _wrap(self, model) -> None:
@@ -295,6 +304,10 @@ class _Fold:
     jll: NDArray[np.float64]  # (n_rows, n_classes)
     log_prior: NDArray[np.float64]  # (n_classes,)
 
+    def rows_where(self, keep: NDArray[np.bool_]) -> _Fold:
+        """The fold's rows where ``keep`` (one entry per row of the fold)."""
+        return _Fold(self.rows[keep], self.jll[keep], self.log_prior)
+
 
 def _out_of_fold(estimator, X, y, sample_weight, cv, classes):
     splitter = check_cv(cv, y, classifier=True)
@@ -351,14 +364,14 @@ def fit_temperature(folds, truth: NDArray[np.intp], weights: NDArray[np.float64]
 
 
 def _fit_isotonic(folds, truth, weights, n_classes: int) -> list[IsotonicRegression]:
-    n = truth.shape[0]
-    proba = np.empty((n, n_classes))
-    for fold in folds:
-        proba[fold.rows] = np.exp(posterior.log_posterior(fold.jll, fold.log_prior))
+    rows = np.concatenate([fold.rows for fold in folds])
+    proba = np.concatenate(
+        [np.exp(posterior.log_posterior(fold.jll, fold.log_prior)) for fold in folds]
+    )
     targets = range(1, 2) if n_classes == 2 else range(n_classes)
     return [
         IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(
-            proba[:, c], (truth == c).astype(float), sample_weight=weights
+            proba[:, c], (truth[rows] == c).astype(float), sample_weight=weights[rows]
         )
         for c in targets
     ]
