@@ -581,3 +581,26 @@ def test_string_columns_are_factorized_without_a_python_object_per_row():
         finally:
             tracemalloc.stop()
         assert peak < 16e6  # 38 MB when each cell became a Python str
+
+
+@pytest.mark.parametrize("where", ["first", "last", "only"])
+def test_a_column_missing_in_every_row_adds_nothing(where):
+    """Missing values are skipped in training: a column with none known is a factor of
+    1 in every class, wherever it stands (after a categorical column it broke
+    np.add.reduceat; alone, the broadcast of the per-feature totals)."""
+    y = list("ababab")
+    known = pd.DataFrame({"c": list("uvuvuu")})
+    empty = pd.Series([None] * 6, dtype=object)
+    frame = {
+        "first": pd.DataFrame({"z": empty, "c": known["c"]}),
+        "last": pd.DataFrame({"c": known["c"], "z": empty}),
+        "only": pd.DataFrame({"z": empty, "w": empty}),
+    }[where]
+    model = NaiveBayes().fit(frame, y)
+    proba = model.predict_proba(frame)
+    if where == "only":
+        np.testing.assert_allclose(proba, 0.5)
+    else:
+        np.testing.assert_allclose(proba, NaiveBayes().fit(known, y).predict_proba(known))
+    codes = NaiveBayes(columns="categorical").fit(frame.to_numpy(dtype=object), y)
+    np.testing.assert_allclose(codes.predict_proba(frame.to_numpy(dtype=object)), proba)

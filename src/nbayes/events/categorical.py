@@ -215,8 +215,14 @@ class CategoricalParams:
 def _estimate(stats: CategoricalStats, alpha: float) -> CategoricalParams:
     """Lidstone-smoothed category log-probabilities, feature by feature."""
     smoothed = stats.counts + alpha
-    starts = offsets_of(stats.n_categories)
-    totals = np.add.reduceat(smoothed, starts, axis=1) if smoothed.shape[1] else smoothed
+    n_categories = np.asarray(stats.n_categories)
+    # per-feature sums; a feature with no category (every value missing) has no column
+    # and its own total is never used (np.add.reduceat rejects its start, the width)
+    totals = np.zeros((smoothed.shape[0], n_categories.shape[0]))
+    seen = n_categories > 0
+    if seen.any():
+        starts = offsets_of(n_categories)[seen]
+        totals[:, seen] = np.add.reduceat(smoothed, starts, axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         log_prob = np.log(smoothed) - np.repeat(np.log(totals), stats.n_categories, axis=1)
     return CategoricalParams(log_prob, stats.n_categories)
