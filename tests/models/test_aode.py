@@ -184,3 +184,16 @@ def test_brute_force_helper_is_not_trivial():
     y = np.array([int(a == b) for a, b, _ in X])
     naive = nbayes.CategoricalNB().fit(X.astype(int), y).predict_proba(X.astype(int)[:1])[0]
     assert not np.allclose(_brute_force_aode(X, y, X[0]), naive)
+
+
+@pytest.mark.parametrize("Model", [nbayes.AODE, nbayes.TAN])
+def test_a_declared_class_without_rows_is_impossible_not_nan(Model):
+    """partial_fit with classes=[0, 1] and only class 0 seen: P(y=1) = 0, so the joint
+    log-probability of class 1 is -inf (as CategoricalNB gives), not NaN with a warning
+    (its unsmoothed pair terms were +inf, added to the -inf prior)."""
+    X = np.random.default_rng(0).integers(0, 3, (10, 4))
+    model = Model().partial_fit(X, np.zeros(10, dtype=int), classes=[0, 1])
+    with np.errstate(all="raise"):
+        joint = model.predict_joint_log_proba(X)
+    assert np.all(np.isfinite(joint[:, 0])) and np.all(np.isneginf(joint[:, 1]))
+    np.testing.assert_array_equal(model.predict_proba(X), np.tile([1.0, 0.0], (10, 1)))

@@ -58,6 +58,12 @@ def joint_log_likelihood(
     ``out=True``: the caller owns ``log_likelihood`` (a fresh array), which is
     updated in place when it is a writeable float64 array (one n x k pass saved).
     """
+    impossible = np.isneginf(log_prior)
+    if impossible.any():  # P(y) = 0: P(x, y) = 0 whatever P(x | y), even +inf or NaN (0/0)
+        with np.errstate(invalid="ignore"):
+            joint = log_likelihood + log_prior
+        joint[:, impossible] = -np.inf
+        return joint
     if out and log_likelihood.dtype == np.float64 and log_likelihood.flags.writeable:
         log_likelihood += log_prior
         return log_likelihood
