@@ -18,8 +18,9 @@ from nbayes.core.base import BaseNB
 def merge(*models: BaseNB) -> BaseNB:
     """A new model whose statistics are the sum of those of ``models``.
 
-    All models must be of the same class, with the same parameters and the same
-    number of features. The inputs are left unchanged.
+    All models must be of the same class, with the same parameters, the same columns
+    (the same names, in the same order, where they were fitted on named columns) and
+    labels of one type (numbers or text). The inputs are left unchanged.
     """
     if not models:
         raise ValueError("merge() needs at least one fitted model.")
@@ -37,8 +38,25 @@ def merge(*models: BaseNB) -> BaseNB:
             )
         if not _same_params(model.get_params(), first.get_params()):
             raise ValueError("Cannot merge models fitted with different parameters.")
+        names, first_names = (getattr(m, "feature_names_in_", None) for m in (model, first))
+        if (names is None) != (first_names is None) or (
+            names is not None and not np.array_equal(names, first_names)
+        ):
+            raise ValueError(
+                "Cannot merge models fitted on differently named columns: "
+                f"{_names(first_names)} and {_names(names)} (the statistics are summed "
+                "column by column)."
+            )
+        if _label_kind(model.classes_) != _label_kind(first.classes_):
+            raise ValueError(
+                "Cannot merge models whose labels are of different types: "
+                f"{first.classes_.tolist()} and {model.classes_.tolist()}."
+            )
         if getattr(model, "_layout", None) != getattr(first, "_layout", None):
-            raise ValueError("Cannot merge models whose columns have different kinds.")
+            raise ValueError(
+                "Cannot merge models whose columns have different kinds (a kind inferred "
+                "from each part's values can differ: declare the kinds with columns=...)."
+            )
     classes = np.unique(np.concatenate([model.classes_ for model in models]))
     state = first._fitted_state()
     stats = first._event.zero(len(classes), first.n_features_in_)
@@ -57,3 +75,17 @@ def _same_params(a: dict, b: dict) -> bool:
         else a[key] == b[key]
         for key in a
     )
+
+
+def _names(names) -> str:
+    return "unnamed columns" if names is None else str(list(names))
+
+
+def _label_kind(classes: np.ndarray) -> str:
+    """Numbers or text: labels 0, 1 and labels '0', '1' are not the same classes."""
+    if classes.dtype.kind in "biuf":
+        return "number"
+    if classes.dtype.kind in "US":
+        return "text"
+    kinds = {"text" if isinstance(c, (str, bytes)) else "number" for c in classes.tolist()}
+    return kinds.pop() if len(kinds) == 1 else "mixed"

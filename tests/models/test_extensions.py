@@ -9,6 +9,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
+import pandas as pd
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.datasets import load_digits, load_iris, load_wine
@@ -163,6 +164,15 @@ def test_merge_errors_name_the_problem():
         nbayes.merge(multinomial, nbayes.MultinomialNB())
     with pytest.raises(TypeError, match="takes nbayes estimators"):
         nbayes.merge(multinomial, object())
+    named = nbayes.MultinomialNB().fit(pd.DataFrame(X, columns=list("abcde")), y)
+    reordered = nbayes.MultinomialNB().fit(pd.DataFrame(X[:, ::-1], columns=list("edcba")), y)
+    with pytest.raises(ValueError, match="differently named columns"):
+        nbayes.merge(named, reordered)  # summed column by column, 'a' would meet 'e'
+    with pytest.raises(ValueError, match="differently named columns"):
+        nbayes.merge(named, multinomial)  # named and unnamed
+    with pytest.raises(ValueError, match="labels are of different types"):
+        nbayes.merge(multinomial, nbayes.MultinomialNB().fit(X, np.asarray(y).astype(str)))
+    assert nbayes.merge(named, named).feature_names_in_.tolist() == list("abcde")
     with pytest.raises(ValueError, match="at least one fitted model"):
         nbayes.merge()
 
