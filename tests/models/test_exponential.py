@@ -4,6 +4,7 @@ Gamma-MAP rates, scipy's pdf, invariants."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from continuous_invariants import (
     check_fit_partial_fit_merge,
@@ -15,6 +16,7 @@ from numpy.testing import assert_allclose
 from scipy import optimize, stats
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+import nbayes
 from nbayes import ExponentialNB
 
 
@@ -110,3 +112,26 @@ def test_invariants(durations, params):
 @parametrize_with_checks([ExponentialNB()])
 def test_sklearn_estimator_contract(estimator, check):
     check(estimator)
+
+
+def test_a_column_of_zeros_in_every_class_adds_nothing():
+    """Only zeros seen, in every class: a point mass at 0 common to all classes, which
+    cancels at 0 (it swamped the prior and the other features: an even split) and is
+    impossible above 0 in every class (the prior then)."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, 300)
+    informative = np.abs(rng.normal(size=(300, 2))) * (1 + y[:, None])
+    with_zeros = np.c_[informative, np.zeros(300)]
+    model = nbayes.ExponentialNB().fit(with_zeros, y)
+    without = nbayes.ExponentialNB().fit(informative, y)
+    np.testing.assert_allclose(
+        model.predict_proba(with_zeros), without.predict_proba(informative), rtol=1e-12
+    )
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(with_zeros), without.predict_joint_log_proba(informative)
+    )
+    above = model.predict_proba(np.array([[1.0, 1.0, 0.5]]))
+    np.testing.assert_allclose(above[0], np.bincount(y) / 300)
+    table = pd.DataFrame({"a": informative[:, 0], "b": informative[:, 1], "z": 0.0})
+    mixed = nbayes.NaiveBayes(columns="exponential").fit(table, y)
+    np.testing.assert_allclose(mixed.predict_proba(table), without.predict_proba(informative))

@@ -16,7 +16,9 @@ pseudo-observations with total ``b``, e.g. ``a = 2, b = typical value``.
 
 Edge cases: with the MLE, ``S_cj = 0`` (only zeros seen) gives ``lambda = inf``, the
 limit of a point mass at 0: ``log P(x_j | c) = +inf`` at ``x_j = 0`` and ``-inf``
-above (the posterior then splits evenly between such classes). Where
+above (the posterior then splits evenly between such classes). A feature that is such
+a point mass in every class (a column of zeros) is a common factor at 0 and counts 0
+there; above 0 it is impossible in every class. Where
 ``n_cj + a - 1 <= 0`` and ``S_cj + b = 0`` there is no estimate, and the term is left
 out (``lambda = 0``, ``log lambda = 0``).
 
@@ -117,8 +119,9 @@ class Exponential(EventModel[SumStats, ExponentialParams]):
         if np.all(np.isfinite(log_rate)):
             return mask.astype(np.float64) @ log_rate.T - filled @ rate.T
         out = np.empty((X.shape[0], rate.shape[0]))
+        shared = _shared_point_masses(rate)
         for c in range(rate.shape[0]):
-            term = _terms_of_class(rate[c], log_rate[c], mask, filled)
+            term = _terms_of_class(rate[c], log_rate[c], mask, filled, shared)
             with np.errstate(invalid="ignore"):
                 out[:, c] = term.sum(axis=1)
             out[np.isneginf(term).any(axis=1), c] = -np.inf  # impossible beats a point mass
@@ -128,9 +131,10 @@ class Exponential(EventModel[SumStats, ExponentialParams]):
         """``log lambda_cj - lambda_cj x_j`` per feature, 0 where missing:
         (n_samples, n_classes, n_features)."""
         mask, filled = observed(X)
+        shared = _shared_point_masses(params.rate)
         return np.stack(
             [
-                _terms_of_class(params.rate[c], params.log_rate[c], mask, filled)
+                _terms_of_class(params.rate[c], params.log_rate[c], mask, filled, shared)
                 for c in range(params.rate.shape[0])
             ],
             axis=1,
@@ -166,13 +170,25 @@ class Exponential(EventModel[SumStats, ExponentialParams]):
         return mixture_quantiles(cdf, GRID_PROBABILITIES, 0.0, high).tolist()
 
 
+def _shared_point_masses(rate: NDArray) -> NDArray[np.bool_]:
+    """The features that are a point mass at 0 in every class (only zeros seen, in each
+    class: a constant column), shape (n_features,)."""
+    return np.all(np.isposinf(rate), axis=0) if rate.shape[0] else np.zeros(0, dtype=bool)
+
+
 def _terms_of_class(
-    rate: NDArray, log_rate: NDArray, mask: NDArray[np.bool_], filled: NDArray
-) -> NDArray[np.float64]:
+    rate: NDArray, log_rate: NDArray, mask: NDArray[np.bool_], filled: NDArray,
+    shared: NDArray[np.bool_],
+) -> NDArray[np.float64]:  # fmt: skip
     """``log lambda_j - lambda_j x_j`` for one class's rates, ``lambda x = 0`` at
-    ``x = 0``, a point mass at 0 (infinite rate) impossible above 0, 0 where missing."""
+    ``x = 0``, a point mass at 0 (infinite rate) impossible above 0, 0 where missing.
+
+    A feature that is a point mass at 0 in every class (``shared``) tells no class from
+    another at 0: its infinite factor is common to all and cancels, so it counts 0 (as
+    +inf in every class it swamped the prior and every other feature, an even split)."""
     positive = filled > 0
     with np.errstate(invalid="ignore"):
         term = log_rate - np.where(positive, filled * rate, 0.0)
     term[positive & np.isposinf(rate)] = -np.inf
+    term[~positive & shared] = 0.0
     return np.where(mask, term, 0.0)
