@@ -210,7 +210,12 @@ def test_calibrating_a_semi_supervised_model_keeps_its_classes(method, tmp_path)
     assert model.classes_.tolist() == [0, 1, 2]
     assert np.mean(model.predict(X) == truth) > 0.9
     np.testing.assert_allclose(model.predict_proba(X).sum(axis=1), 1.0)
-    nbayes.save(model, tmp_path / "m.nbm")
-    loaded = nbayes.load(tmp_path / "m.nbm")
+    model.save(tmp_path / "m.nbm")  # the wrappers have the estimators' save and load
+    loaded = nbayes.CalibratedNB.load(tmp_path / "m.nbm")
     assert np.array_equal(loaded.predict(X), model.predict(X))
+    model.estimator_.save(tmp_path / "em.nbm")
+    em = nbayes.SemiSupervisedNB.load(tmp_path / "em.nbm")
+    np.testing.assert_array_equal(em.predict_proba(X), model.estimator_.predict_proba(X))
+    with pytest.raises(nbayes.ModelFileError, match="not a CalibratedNB"):
+        nbayes.CalibratedNB.load(tmp_path / "em.nbm")
     np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))

@@ -24,6 +24,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from nbayes.core import posterior
+from nbayes.core.model_files import ModelFileMethods
 from nbayes.core.parallel import map_blocks, n_workers
 from nbayes.core.quick_check import quick_check_X_y
 from nbayes.core.state import Fitted, _LazyFit, _RunningStats
@@ -53,7 +54,7 @@ BATCH_SIZE = {"batch_size": [Interval(Integral, 1, None, closed="left"), None]}
 PRIOR_ALPHA = {"prior_alpha": [Interval(Real, 0, None, closed="left")]}
 
 
-class BaseNB(ClassifierMixin, BaseEstimator):
+class BaseNB(ModelFileMethods, ClassifierMixin, BaseEstimator):
     """Base class of every nbayes estimator, derived from one event model.
 
     Subclasses set ``_event_type`` (an :class:`~nbayes.events._contract.EventModel`
@@ -462,20 +463,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     def _empty_jll(self) -> NDArray[np.float64]:
         return np.empty((0, len(self.classes_)))
 
-    # ------------------------------------------------------------ files, explanations
-    def save(self, path, *, metadata: dict | None = None) -> None:
-        """Write this model to ``path`` as a safe model file (see :mod:`nbayes.io`)."""
-        from nbayes.io import save
-
-        save(self, path, metadata=metadata)
-
-    @classmethod
-    def load(cls, path) -> BaseNB:
-        """Read a model of this class from ``path`` (see :func:`nbayes.io.load`)."""
-        from nbayes.io import load
-
-        return load(path, expected=cls)
-
+    # ------------------------------------------------------------ explanations
     def explain(self, x, **options):
         """The worked computation of the posterior of one row ``x`` (n_features,);
         see :func:`nbayes.inspection.explain.explain`."""

@@ -106,7 +106,7 @@ class Bernoulli(EventModel[BernoulliStats, BernoulliParams]):
     skip_missing: bool = skip_missing_setting()
 
     def check(self, X):
-        return _domain.binary(X, "binary values (0 or 1; set binarize to threshold other data)")
+        return _domain.binary(X, "binary values (0 or 1; BernoulliNB's binarize thresholds others)")
 
     def zero(self, n_classes: int, n_features: int) -> BernoulliStats:
         return BernoulliStats.zero(n_classes, n_features)

@@ -97,8 +97,9 @@ def nomogram_data(
     if not set(kinds) <= _ADDITIVE:
         raise NotSupportedError(
             f"A nomogram needs per-feature class-conditional probabilities; "
-            f"{type(model).__name__}'s factors are {' and '.join(sorted(set(kinds)))}s, whose "
-            "points do not add up to the log-odds."
+            f"{type(model).__name__}'s factors are "
+            f"{' and '.join(_plural(kind) for kind in sorted(set(kinds)))}, whose points do "
+            "not add up to the log-odds."
         )
     classes = model.classes_.tolist()
     if len(classes) < 2:
@@ -145,3 +146,8 @@ def _names(model, names: Sequence[str] | None) -> list[str]:
 
 def _label(value: Any) -> str:
     return f"{value:.3g}" if isinstance(value, float) else str(value)
+
+
+def _plural(noun: str) -> str:
+    """``weight`` -> ``weights``, ``conditional probability`` -> ``... probabilities``."""
+    return noun[:-1] + "ies" if noun.endswith("y") else noun + "s"

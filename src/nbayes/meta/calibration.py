@@ -47,6 +47,7 @@ from nbayes.core.fitted_attributes import (
     sequence_of,
     with_methods,
 )
+from nbayes.core.model_files import ModelFileMethods
 from nbayes.core.validation import check_sample_weight, label_index
 
 # Search interval for log T: T from about 5e-5 to 2e4.
@@ -164,7 +165,9 @@ def _true_index(y_true: ArrayLike, shape: tuple[int, int], classes) -> NDArray[n
 
 
 # ---------------------------------------------------------------- calibrating
-class CalibratedNB(StoresFittedAttributes, MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+class CalibratedNB(
+    ModelFileMethods, StoresFittedAttributes, MetaEstimatorMixin, ClassifierMixin, BaseEstimator
+):
     """An nbayes estimator with cross-validated probability calibration.
 
     Parameters

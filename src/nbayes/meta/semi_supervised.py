@@ -66,12 +66,15 @@ from nbayes.core.fitted_attributes import (
     integer,
     subclass_of,
 )
+from nbayes.core.model_files import ModelFileMethods
 from nbayes.core.validation import check_sample_weight, label_index, soft_class_weights
 
 UNLABELED = -1
 
 
-class SemiSupervisedNB(StoresFittedAttributes, MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+class SemiSupervisedNB(
+    ModelFileMethods, StoresFittedAttributes, MetaEstimatorMixin, ClassifierMixin, BaseEstimator
+):
     """Naive Bayes trained on labelled and unlabelled rows by EM.
 
     Parameters
