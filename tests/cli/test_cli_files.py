@@ -328,3 +328,14 @@ def test_strip_spaces_reads_uci_style_files_and_the_model_keeps_the_choice(tmp_p
     ]  # read as trained: spaces trimmed, '?' missing
     text = run("explain", model, "--row", "age=45,work=Private").output
     assert "never seen" not in text and "P(work=Private | y)" in text
+
+
+def test_a_long_ragged_row_is_named_by_its_line(tmp_path):
+    """pyarrow quotes a long row shortened with ' ...': the line is still found (the UCI
+    adult.test file opens with a one-field line, then rows of 15)."""
+    data = tmp_path / "adult.test"
+    row = ", ".join(f"value-number-{i}" for i in range(15))
+    data.write_text(f"|1x3 Cross validator\n{row}\n{row}\n")
+    where = f"{data}, line 2: expected 1 columns, got 15"
+    refused("train", data, "--format", "csv", "--no-header", "-t", "0",
+            "-o", tmp_path / "m.nbm", message=where)  # fmt: skip

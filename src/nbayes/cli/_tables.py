@@ -370,6 +370,7 @@ class Source:
             )
         if "Expected" in first and "columns, got" in first:
             text = first.split(": ", 2)[-1]
+            text = text.removesuffix(" ...")  # pyarrow shortens a long row so
             line = self._scan(lambda line_text: line_text.rstrip(b"\r\n").startswith(
                 text.encode(self.spec.encoding or "utf8", "replace")))  # fmt: skip
             at = f", line {line}" if line else ""
