@@ -339,3 +339,26 @@ def test_a_long_ragged_row_is_named_by_its_line(tmp_path):
     where = f"{data}, line 2: expected 1 columns, got 15"
     refused("train", data, "--format", "csv", "--no-header", "-t", "0",
             "-o", tmp_path / "m.nbm", message=where)  # fmt: skip
+
+
+def test_values_holding_line_breaks_across_read_blocks(tmp_path, monkeypatch):
+    """pyarrow reads a CSV in blocks (8 MiB); a quoted value holding a line break across
+    a block's end was cut in two: a made-up row trained, one prediction too many."""
+    from nbayes.cli import _tables
+
+    monkeypatch.setattr(_tables, "BLOCK_SIZE", 1 << 12)  # many blocks from a small file
+    rng = np.random.default_rng(1)
+    words = "alpha beta gamma delta epsilon zeta eta theta".split()
+    rows = [
+        ["spam" if i % 2 else "ham",
+         " ".join(rng.choice(words, 5)) + "\nham, " + " ".join(rng.choice(words, 5))]
+        for i in range(2000)
+    ]  # fmt: skip
+    data = tmp_path / "lines.csv"
+    pd.DataFrame(rows, columns=["label", "text"]).to_csv(data, index=False)
+    assert data.stat().st_size > 20 * (1 << 12)
+    out = run("train", data, "-t", "label", "-o", tmp_path / "m.nbm").output
+    assert "read 2000 rows" in out and "ham 1000, spam 1000" in out
+    for chunk in ("100000", "333"):
+        predicted = run("predict", tmp_path / "m.nbm", data, "--chunk-size", chunk).output
+        assert predicted.count("\n") == 2001

@@ -149,3 +149,19 @@ def test_mixed_chain_in_separate_processes(tmp_path, mixed_csv):
     assert columns["colour"]["event_model"] == "categorical"
     assert set(columns["colour"]["per_class"]["values"]) == {"red", "green", "blue"}
     assert info["most_informative"] is not None
+
+
+def test_train_into_a_pipe_that_closes_early_still_writes_the_model(tmp_path, counts_csv):
+    """`nbayes train ... | head -1`: the reader goes away after the first line of the
+    summary; the model file is written before it is printed."""
+    model = tmp_path / "m.nbm"
+    train = subprocess.Popen(
+        [EXE, "train", str(counts_csv), "-t", "label", "-o", str(model)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    train.stdout.readline()
+    train.stdout.close()  # as head does once it has its line
+    train.wait(timeout=600)
+    train.stderr.close()
+    assert train.returncode in (0, 141) and model.exists()
+    assert "prediction" in nbayes_run("predict", model, counts_csv)

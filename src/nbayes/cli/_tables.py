@@ -298,7 +298,9 @@ class Source:
                 encoding=self.spec.encoding or "utf8",
                 block_size=BLOCK_SIZE,
             ),
-            "parse_options": pa.csv.ParseOptions(delimiter=self.sep),
+            # a quoted value may hold line breaks: without this, pyarrow splits its
+            # 8 MiB blocks at any newline, and a row across a block boundary is cut in two
+            "parse_options": pa.csv.ParseOptions(delimiter=self.sep, newlines_in_values=True),
             "convert_options": pa.csv.ConvertOptions(
                 column_types={f"f{i}": pa.string() for i in range(width)},
                 strings_can_be_null=True,

@@ -349,7 +349,6 @@ def train(data, target, model, column_specs, param_specs, output, **reading) -> 
     estimator = prepared.estimator
     with prepared.encoder.naming_bad_values(source):
         estimator.fit(prepared.X, prepared.y)
-    prepared.describe(estimator)
     metadata = {
         "cli": {
             "target": target,
@@ -358,4 +357,7 @@ def train(data, target, model, column_specs, param_specs, output, **reading) -> 
         }
     }
     size = save_model(estimator, output, metadata)
+    # the summary once the model is written: `nbayes train ... | head` kept nothing
+    # when the reader went away first (SIGPIPE ends the command)
+    prepared.describe(estimator)
     click.echo(f"wrote {output} ({size} bytes)")
