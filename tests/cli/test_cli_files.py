@@ -362,3 +362,20 @@ def test_values_holding_line_breaks_across_read_blocks(tmp_path, monkeypatch):
     for chunk in ("100000", "333"):
         predicted = run("predict", tmp_path / "m.nbm", data, "--chunk-size", chunk).output
         assert predicted.count("\n") == 2001
+
+
+def test_no_quoting_reads_a_tsv_that_never_quotes(tmp_path):
+    """The SMS Spam Collection's TSV: a message starting with an unmatched quote took
+    the lines after it into itself (5572 rows of 5574); --no-quoting reads quotes as
+    text, and the model keeps the choice for predict."""
+    data = tmp_path / "sms.tsv"
+    data.write_text(
+        'spam\tcall now to claim\nham\t"Keep ur problems in ur heart\nspam\tWIN a prize\n'
+        'ham\tsee you at 5\nham\tok lor", she said\nspam\tfree entry\n'
+    )
+    model = tmp_path / "m.nbm"
+    quoted = run("train", data, "--no-header", "-t", "0", "-o", model).output
+    assert "read 3 rows" in quoted  # three lines swallowed by the quoted value
+    plain = run("train", data, "--no-header", "-t", "0", "--no-quoting", "-o", model).output
+    assert "read 6 rows" in plain and "ham 3, spam 3" in plain
+    assert run("predict", model, data).output.count("\n") == 7

@@ -69,6 +69,14 @@ def read_options(command=None, *, format_flag: str = "--format"):
             help="Trim spaces around every value and column name of the input (the UCI "
             "files' ', ' separators: ' Private' read as 'Private'); default: keep them.",
         ),
+        click.option(
+            "--quoting/--no-quoting",
+            default=None,
+            help="Whether a double quote starts a quoted value in CSV/TSV input (default: "
+            "it does); --no-quoting reads quotes as text, for files that never quote, such "
+            "as the SMS Spam Collection's TSV, where a message starting with a quote "
+            "would otherwise swallow the lines after it.",
+        ),
     ]
     for option in reversed(options):
         command = option(command)
@@ -77,11 +85,12 @@ def read_options(command=None, *, format_flag: str = "--format"):
 
 def read_spec(
     fmt=None, sep=None, encoding=None, header=None, na_values=(), default_na=None,
-    strip_spaces=None,
+    strip_spaces=None, quoting=None,
 ) -> ReadSpec:  # fmt: skip
     """The reading options as a :class:`ReadSpec` (None where not given)."""
     if sep is not None:
         sep = {"\\t": "\t", "tab": "\t"}.get(sep, sep)
     return ReadSpec(
-        fmt, sep, encoding, header, tuple(na_values) or None, default_na, strip_spaces
-    )
+        fmt, sep, encoding, header, tuple(na_values) or None, default_na, strip_spaces,
+        quoting,
+    )  # fmt: skip

@@ -82,8 +82,8 @@ def release_unused() -> None:
 @dataclass(frozen=True)
 class ReadSpec:
     """How to read a table: ``--format``, ``--sep``, ``--encoding``, ``--no-header``,
-    ``--na-values``, ``--no-default-na``, ``--strip-spaces`` (None: not given;
-    :meth:`or_` fills them from another spec)."""
+    ``--na-values``, ``--no-default-na``, ``--strip-spaces``, ``--no-quoting`` (None:
+    not given; :meth:`or_` fills them from another spec)."""
 
     fmt: str | None = None
     sep: str | None = None
@@ -92,6 +92,7 @@ class ReadSpec:
     na_values: tuple[str, ...] | None = None
     default_na: bool | None = None
     strip_spaces: bool | None = None
+    quoting: bool | None = None
 
     def or_(self, other: ReadSpec) -> ReadSpec:
         """This spec with what it leaves open taken from ``other``."""
@@ -119,6 +120,7 @@ class ReadSpec:
             na_values=tuple(str(v) for v in na) if isinstance(na, list) else None,
             default_na=flag("default_na"),
             strip_spaces=flag("strip_spaces"),
+            quoting=flag("quoting"),
         )
 
 
@@ -178,7 +180,8 @@ class Source:
                 stream = pyarrow().input_stream(stream, compression="detect")
             encoding = self.spec.encoding or "utf-8"
             lines = (line.decode(encoding) + "\n" for line in _lines(stream))
-            reader = csv.reader(lines, delimiter=self.sep)
+            quoting = csv.QUOTE_MINIMAL if self.spec.quoting is not False else csv.QUOTE_NONE
+            reader = csv.reader(lines, delimiter=self.sep, quoting=quoting)
             record, ended = 0, 0  # the records read, and the line the last one ended on
             for fields in reader:
                 if fields:
@@ -300,7 +303,11 @@ class Source:
             ),
             # a quoted value may hold line breaks: without this, pyarrow splits its
             # 8 MiB blocks at any newline, and a row across a block boundary is cut in two
-            "parse_options": pa.csv.ParseOptions(delimiter=self.sep, newlines_in_values=True),
+            "parse_options": pa.csv.ParseOptions(
+                delimiter=self.sep,
+                quote_char='"' if self.spec.quoting is not False else False,
+                newlines_in_values=self.spec.quoting is not False,
+            ),
             "convert_options": pa.csv.ConvertOptions(
                 column_types={f"f{i}": pa.string() for i in range(width)},
                 strings_can_be_null=True,
