@@ -298,3 +298,26 @@ def test_log_odds_of_a_row_no_class_can_have_made_are_the_posteriors():
     posterior = model.predict_proba([[2, 2]])[0]
     assert result.log_odds == pytest.approx(math.log(posterior[1] / posterior[0]))
     assert json.loads(json.dumps(result.to_dict()))["log_odds"] != "nan"
+
+
+def test_the_worked_computation_of_a_long_text_reads_true_below_float64():
+    """A long message's likelihood is far below the smallest float64 (1e-308): the
+    steps print mantissa and decimal exponent from the logarithms, not 0.0000e+00, and
+    the message shows once, on one line, shortened."""
+    docs = ["win a free prize now claim cash", "see you at lunch tomorrow ok"] * 5
+    y = ["spam", "ham"] * 5
+    model = nbayes.NaiveBayes(columns={"text": "text"}).fit(pd.DataFrame({"text": docs}), y)
+    message = " ".join(["free cash prize win now"] * 400) + "\nsecond line"
+    result = explain(model, pd.DataFrame({"text": [message]}).iloc[0].tolist())
+    assert np.all(result.log_joint < -1000)  # exp() of it is 0.0 in float64
+    text = result.to_text()
+    numerator = next(line for line in text.splitlines() if line.startswith("numerator"))
+    printed = numerator.split()[-2:]
+    for cell, log_joint in zip(printed, result.log_joint, strict=True):
+        mantissa, exponent = cell.split("e")
+        assert math.log10(float(mantissa)) + int(exponent) == pytest.approx(
+            log_joint / math.log(10), abs=1e-4
+        )
+    assert "0.0000e+00" not in numerator
+    assert sum("free cash prize" in line for line in text.splitlines()) == 3  # x, factor, ratio
+    assert "second line" not in text and max(map(len, text.splitlines())) < 120

@@ -13,37 +13,68 @@ if TYPE_CHECKING:
 
 _NUMBER = "{:>13.4e}"
 _LABEL_WIDTH = 34
+#: Characters of a value shown (a text column's value may be a whole message).
+_VALUE_WIDTH = 60
 
 
-def _cells(values) -> str:
-    return "".join(_NUMBER.format(v) for v in np.asarray(values, dtype=float))
+def _from_log(log_value: float) -> str:
+    """``exp(log_value)`` in the layout of ``_NUMBER``, also where it is below the
+    smallest float64 (a long text's likelihood, 1e-2000): the decimal exponent is then
+    taken from the logarithm, so the printed product still reads true."""
+    if not math.isfinite(log_value) or log_value > -700.0:
+        return _NUMBER.format(math.exp(log_value) if log_value < 710.0 else math.inf)
+    decimal = log_value / math.log(10.0)
+    exponent = math.floor(decimal)
+    mantissa = 10.0 ** (decimal - exponent)
+    if mantissa >= 9.99995:  # rounds up to 10.0000 at 4 decimals
+        mantissa, exponent = 1.0, exponent + 1
+    return f"{mantissa:.4f}e{exponent:+03d}".rjust(13)
 
 
-def _line(label: str, values) -> str:
+def _cells(log_values) -> str:
+    return "".join(_from_log(v) for v in np.asarray(log_values, dtype=float))
+
+
+def _line(label: str, log_values) -> str:
+    """A step: its label, then ``exp`` of each class's log value."""
     if len(label) > _LABEL_WIDTH:
         label = label[: _LABEL_WIDTH - 1] + "…"
-    return f"{label:<{_LABEL_WIDTH}}{_cells(values)}"
+    return f"{label:<{_LABEL_WIDTH}}{_cells(log_values)}"
+
+
+def _plain_line(label: str, values) -> str:
+    """A step whose values are printed as they are (log numerators, the posterior)."""
+    cells = "".join(_NUMBER.format(v) for v in np.asarray(values, dtype=float))
+    return f"{label:<{_LABEL_WIDTH}}{cells}"
+
+
+def _shown(value) -> str:
+    """A value on one line, shortened to :data:`_VALUE_WIDTH` characters."""
+    text = " ".join(str(value).split()) if isinstance(value, str) else str(value)
+    return text if len(text) <= _VALUE_WIDTH else text[: _VALUE_WIDTH - 1] + "…"
 
 
 def format_explanation(e: Explanation) -> str:
     """The worked computation of ``e`` as lines of text."""
     symbol = {"density": "p", "weight": "w"}.get(e.factor_kind, "P")
-    row = ", ".join(f"{name} = {value}" for name, value in zip(e.features, e.values, strict=True))
+    row = ", ".join(
+        f"{name} = {_shown(value)}" for name, value in zip(e.features, e.values, strict=True)
+    )
     header = "".join(f"{str(c)[:12]:>13}" for c in e.classes)
     lines = [
         f"{e.model}, classes: {', '.join(map(str, e.classes))}",
         f"x: {row}",
         "",
         f"{'':<{_LABEL_WIDTH}}{header}",
-        _line("prior P(y)", e.prior),
+        _line("prior P(y)", e.log_prior),
     ]
     for j, (name, value) in enumerate(zip(e.features, e.values, strict=True)):
-        lines.append(_line(f"{symbol}({name}={value} | y)", e.factors[:, j]))
+        lines.append(_line(f"{symbol}({name}={_shown(value)} | y)", e.log_factors[:, j]))
     lines += [
-        _line(f"numerator P(y)·Π {symbol}(x_j|y)", e.numerator),
-        _line("log numerator", e.log_joint),
-        _line("evidence Σ numerators", [e.evidence]),
-        _line("posterior P(y | x)", e.posterior),
+        _line(f"numerator P(y)·Π {symbol}(x_j|y)", e.log_joint),
+        _plain_line("log numerator", e.log_joint),
+        _line("evidence Σ numerators", [e.log_evidence]),
+        _plain_line("posterior P(y | x)", e.posterior),
         f"predicted: {e.predicted}",
     ]
     if e.factor_kind == "weight":
@@ -56,7 +87,10 @@ def format_explanation(e: Explanation) -> str:
             f"  {'prior log-odds':<40}{_signed(e.prior_log_odds)}",
         ]
         for c in e.contributions:
-            lines.append(f"  {f'{c.feature} = {c.value}':<40}{_signed(c.log_ratio)}")
+            label = f"{c.feature} = {_shown(c.value)}"
+            if len(label) > 40:
+                label = label[:39] + "…"
+            lines.append(f"  {label:<40}{_signed(c.log_ratio)}")
         lines.append(f"  {'log-odds':<40}{_signed(e.log_odds)}")
     return "\n".join(lines)
 
@@ -64,4 +98,5 @@ def format_explanation(e: Explanation) -> str:
 def _signed(value: float | None) -> str:
     if value is None or not math.isfinite(value):
         return f"{value!s:>10}"
-    return f"{value:>+10.4f}"
+    text = f"{value:>+10.4f}"
+    return text if text.startswith(" ") else " " + text  # wide: still apart from its label
