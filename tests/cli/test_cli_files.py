@@ -221,7 +221,7 @@ def test_auto_picks_a_model_that_handles_the_data(tmp_path, numbers):
     assert "NaiveBayes" in out and "column(s) y have missing values" in out
     refused("train", tmp_path / "gaps.csv", "-t", "label", "-m", "gaussian",
             "-o", tmp_path / "x.nbm", message="line 5: column 'y' is missing")  # fmt: skip
-    help_text = run("train", "--help").output
+    help_text = " ".join(run("train", "--help").output.split())  # wrapped to the terminal
     assert "'auto' picks" in help_text and "'mixed' is NaiveBayes" in help_text
 
 

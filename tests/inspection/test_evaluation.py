@@ -215,7 +215,10 @@ def test_small_class_is_noted(tmp_path):
     rows = ["x,y"] + [f"{i % 7}.5,a" for i in range(12)] + ["9.0,b", "9.5,b"]
     path.write_text("\n".join(rows) + "\n")
     out = run("evaluate", path, "-t", "y", "-k", 3).output
-    assert "note: class 'b' has 2 row(s), fewer than 3 folds" in out
+    assert "note: class 'b' has 2 row(s), fewer than 3 folds: 1 test fold(s) hold none" in out
+    path.write_text("\n".join(rows[:-1]) + "\n")  # one row of b: one model never sees it
+    out = run("evaluate", path, "-t", "y", "-k", 3).output
+    assert "class 'b' has 1 row(s), fewer than 3 folds: the fold testing its row has a" in out
 
 
 def test_installed_command_bad_input_in_a_subprocess(categorical_csv):

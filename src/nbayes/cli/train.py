@@ -43,9 +43,10 @@ IGNORE = "ignore"
 
 MODEL_HELP = (
     "The model: one of {names}. 'mixed' is NaiveBayes, one event model per column "
-    "(numbers gaussian, true/false bernoulli, text categorical unless --column says "
-    "otherwise), leaving missing values out. 'auto' picks the single model every column "
-    "fits (e.g. gaussian when all are numbers) if no value is missing, else 'mixed'."
+    "(numbers gaussian, true/false bernoulli, free text a bag of words, other text "
+    "categorical, unless --column says otherwise), leaving missing values out. 'auto' "
+    "picks the single model every column fits (e.g. gaussian when all are numbers) if no "
+    "value is missing, else 'mixed'."
 )
 
 

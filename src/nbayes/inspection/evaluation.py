@@ -213,8 +213,12 @@ def cross_validate(
             f"has {counts.max()}."
         )
     notes = [
-        f"class {label!r} has {count} row(s), fewer than {folds} folds: some folds' "
-        "models never see it"
+        f"class {label!r} has {count} row(s), fewer than {folds} folds: "
+        + (
+            "the fold testing its row has a model that never saw the class"
+            if count == 1
+            else f"{folds - count} test fold(s) hold none of it"
+        )
         for label, count in zip(classes.tolist(), counts.tolist(), strict=True)
         if count < folds
     ]
