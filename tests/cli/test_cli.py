@@ -245,3 +245,18 @@ def test_installed_command_in_a_subprocess(tmp_path, weather):
     )
     assert done.returncode == 0, done.stderr
     assert [json.loads(line)["prediction"] for line in done.stdout.splitlines()] == ["Yes", "Yes"]
+
+
+def test_inspect_headings_of_long_class_names_stay_apart(tmp_path):
+    data = tmp_path / "groups.csv"
+    rows = ["word,group"] + [
+        f"{w},{g}" for w, g in [("god", "alt.atheism"), ("gpu", "comp.graphics"),
+                                ("dos", "comp.os.ms-windows.misc")] * 4
+    ]  # fmt: skip
+    data.write_text("\n".join(rows) + "\n")
+    run("train", data, "-t", "group", "-o", tmp_path / "m.nbm")
+    heading = next(
+        line for line in run("inspect", tmp_path / "m.nbm").output.splitlines()
+        if line.strip().startswith("value")
+    )
+    assert heading.split()[1:] == ["alt.atheism", "comp.graph…", "comp.os.ms…"]

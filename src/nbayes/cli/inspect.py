@@ -61,6 +61,12 @@ def describe(model, encoder, target, top: int) -> dict:
     }
 
 
+def _heading(label: str) -> str:
+    """A class's column heading, 12 wide: a longer name shortened, so that headings
+    never run together (20 Newsgroups' alt.atheismcomp.graphics...)."""
+    return f"{label:>12}" if len(label) < 12 else f" {label[:10]}…"
+
+
 def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
@@ -84,7 +90,7 @@ def _column_lines(column: dict, labels: list[str]) -> list[str]:
         (factor, table), *_ = [(k, v) for k, v in summary.items() if k != "values"]
         shown = values[:_MAX_VALUES]
         lines.append(f"      {factor} of each value per class:")
-        lines.append(f"      {'value':<16}" + "".join(f"{label:>12}" for label in labels))
+        lines.append(f"      {'value':<16}" + "".join(_heading(label) for label in labels))
         for v, value in enumerate(shown):
             lines.append(
                 f"      {str(value)[:16]:<16}"
