@@ -379,3 +379,19 @@ def test_no_quoting_reads_a_tsv_that_never_quotes(tmp_path):
     plain = run("train", data, "--no-header", "-t", "0", "--no-quoting", "-o", model).output
     assert "read 6 rows" in plain and "ham 3, spam 3" in plain
     assert run("predict", model, data).output.count("\n") == 7
+
+
+def test_the_models_format_is_read_where_the_path_tells_none(tmp_path):
+    """adult.data has no suffix a format is told by: trained with --format csv, the
+    model reads such files (and stdin) in its format without being told again."""
+    data = tmp_path / "adult.data"
+    data.write_text("39, State-gov, <=50K\n50, Private, >50K\n38, Private, <=50K\n")
+    model = tmp_path / "m.nbm"
+    run("train", data, "--format", "csv", "--no-header", "-t", "2", "-o", model)
+    other = tmp_path / "adult.test"
+    other.write_text("45, Private, >50K\n")
+    assert run("predict", model, other).output.split()[0] == "prediction"
+    lines = tmp_path / "rows.jsonl"
+    lines.write_text('{"x": 1.0, "y": "a"}\n{"x": 5.0, "y": "b"}\n{"x": 1.5, "y": "a"}\n')
+    run("train", lines, "-t", "y", "-o", model)
+    assert run("predict", model, "-", input='{"x": 5.0}\n').output.split() == ["prediction", "b"]

@@ -93,6 +93,9 @@ class ReadSpec:
     default_na: bool | None = None
     strip_spaces: bool | None = None
     quoting: bool | None = None
+    #: The format the model was trained on: read where the path tells none (a file
+    #: without a known suffix, stdin), unless ``--format`` is given.
+    trained_fmt: str | None = None
 
     def or_(self, other: ReadSpec) -> ReadSpec:
         """This spec with what it leaves open taken from ``other``."""
@@ -101,8 +104,12 @@ class ReadSpec:
             **{k: v for k, v in vars(other).items() if getattr(self, k) is None and k != "fmt"},
         )
 
-    def to_json(self) -> dict[str, Any]:
-        return {k: v for k, v in vars(self).items() if v is not None and k != "fmt"}
+    def to_json(self, fmt: str | None = None) -> dict[str, Any]:
+        """The options given, and ``fmt``, the format the data was read in."""
+        out = {k: v for k, v in vars(self).items() if v is not None}
+        out.pop("fmt", None)
+        out.pop("trained_fmt", None)
+        return {**out, "format": fmt} if fmt is not None else out
 
     @classmethod
     def from_json(cls, data: Any) -> ReadSpec:
@@ -121,6 +128,7 @@ class ReadSpec:
             default_na=flag("default_na"),
             strip_spaces=flag("strip_spaces"),
             quoting=flag("quoting"),
+            trained_fmt=data["format"] if data.get("format") in set(FORMATS.values()) else None,
         )
 
 
@@ -142,7 +150,7 @@ class Source:
         self.path, self.spec = str(path), spec
         self.positional = positional or {}
         self.name = "stdin" if self.path == "-" else self.path
-        self.fmt = table_format(self.path, spec.fmt)
+        self.fmt = table_format(self.path, spec.fmt, spec.trained_fmt)
         self.text = self.fmt in ("csv", "tsv")
         self.header = True if spec.header is None else spec.header
         if not self.text and (spec.sep is not None or spec.header is False):
@@ -412,19 +420,22 @@ class Source:
         return None
 
 
-def table_format(path: str, given: str | None) -> str:
-    """The format of ``path``: ``given``, else from its suffix (CSV for stdin)."""
+def table_format(path: str, given: str | None, trained: str | None = None) -> str:
+    """The format of ``path``: ``given``, else from its suffix, else ``trained`` (the
+    model's training data's), else CSV for stdin."""
     if given:
         if given not in set(FORMATS.values()):
             raise CLIError(f"--format {given!r}: one of {', '.join(sorted(set(FORMATS.values())))}")
         return given
     if path == "-":
-        return "csv"
+        return trained or "csv"
     suffixes = [s.lower() for s in Path(path).suffixes]
     while suffixes and suffixes[-1] in COMPRESSION:
         suffixes.pop()
     if suffixes and suffixes[-1] in FORMATS:
         return FORMATS[suffixes[-1]]
+    if trained:
+        return trained
     raise CLIError(
         f"{path}: cannot tell the format from the suffix; use --format "
         f"(one of {', '.join(sorted(set(FORMATS.values())))})"

@@ -354,7 +354,7 @@ def train(data, target, model, column_specs, param_specs, output, **reading) -> 
         "cli": {
             "target": target,
             "encoder": prepared.encoder.to_json(),
-            "read": spec.to_json(),
+            "read": spec.to_json(source.fmt),
         }
     }
     size = save_model(estimator, output, metadata)
