@@ -321,3 +321,26 @@ def test_the_worked_computation_of_a_long_text_reads_true_below_float64():
     assert "0.0000e+00" not in numerator
     assert sum("free cash prize" in line for line in text.splitlines()) == 3  # x, factor, ratio
     assert "second line" not in text and max(map(len, text.splitlines())) < 120
+
+
+def test_a_text_factor_is_shown_word_by_word_and_the_words_add_up():
+    """A text column's factor log P(d | y) is the sum of n_t log theta_ct over its
+    tokens: the explanation lists them, the most telling first, and they add up to
+    the factor in every class (as the contribution they make up)."""
+    docs = ["win a free prize now", "free cash claim now", "see you at lunch",
+            "lunch at noon ok", "claim your free cash", "ok see you soon"]  # fmt: skip
+    y = ["spam", "spam", "ham", "ham", "spam", "ham"]
+    frame = pd.DataFrame({"text": docs, "n": [1.0, 2.0, 3.0, 4.0, 1.5, 3.5]})
+    model = nbayes.NaiveBayes(columns={"text": "text"}).fit(frame, y)
+    result = explain(model, {"text": "free cash for lunch, free", "n": 2.5})
+    parts = result.parts["text"]
+    j = result.features.index("text")
+    np.testing.assert_allclose(sum(p.log_terms for p in parts), result.log_factors[:, j])
+    assert [p.part for p in parts][:1] == ["free"] and parts[0].count == 2
+    ratios = [abs(p.log_ratio) for p in parts]
+    assert ratios == sorted(ratios, reverse=True)
+    assert "n" not in result.parts  # a number is one piece
+    as_json = json.loads(json.dumps(result.to_dict()))
+    assert [p["part"] for p in as_json["parts"]["text"]] == [p.part for p in parts]
+    text = result.to_text()
+    assert "    free ×2" in text and "    lunch" in text

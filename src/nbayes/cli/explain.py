@@ -40,7 +40,10 @@ def parse_row(text: str):
         for part in next(csv.reader([text], skipinitialspace=True), []):
             name, sep, value = part.partition("=")
             if not sep or not name.strip():
-                raise CLIError(f"--row: {part!r} is not NAME=VALUE")
+                raise CLIError(
+                    f"--row: {part!r} is not NAME=VALUE (a value holding a comma is quoted "
+                    "as in CSV: --row 'size=3,\"note=late, again\"', or give a JSON object)"
+                )
             pairs.append((name.strip(), value.strip()))
     if not pairs:
         raise CLIError("--row: no NAME=VALUE field given")

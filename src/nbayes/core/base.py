@@ -491,6 +491,12 @@ class BaseNB(ModelFileMethods, ClassifierMixin, BaseEstimator):
         values = self._prepare_X(np.asarray(values)[:, None])[:, 0]  # e.g. binarized
         return fitted.event.feature_log_likelihood(fitted.params, j, values, self.n_features_in_)
 
+    def _factor_parts(self, j: int, value):
+        """The parts of feature ``j``'s factor for ``value`` (see the contract's
+        ``factor_parts``), or None."""
+        fitted = self._fitted
+        return fitted.event.factor_parts(fitted.params, j, value, self.n_features_in_)
+
     def _factor_kinds(self) -> list[str]:
         """What each feature's factor ``P(x_j | y)`` is (see the contract)."""
         return self._event.factor_kinds(self.n_features_in_)

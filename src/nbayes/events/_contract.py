@@ -220,6 +220,15 @@ class EventModel(ABC, Generic[StatsT, ParamsT]):
         # a copy, not a view: a view would keep every feature's terms alive
         return self.log_likelihood_terms(params, X)[:, :, j].copy()
 
+    def factor_parts(
+        self, params: ParamsT, j: int, value: Any, n_features: int
+    ) -> list[tuple[str, float, NDArray[np.float64]]] | None:
+        """The parts feature ``j``'s ``log P(x_j = value | y)`` is the sum of, for
+        explanations: ``(part, count, log terms (n_classes,))`` each, e.g. a text
+        column's tokens (``count * log theta_ct``); None where the factor is one piece
+        (the default)."""
+        return None
+
     def factor_kinds(self, n_features: int) -> list[str]:
         """What each feature's factor is (:attr:`factor_kind`, for every feature)."""
         return [self.factor_kind] * n_features

@@ -385,6 +385,20 @@ class Text(EventModel[TextStats, TextParams]):
                 out[row] = params.column(j)[:, t]
         return out
 
+    def factor_parts(self, params: TextParams, j, value, n_features):
+        """Each token of the document ``value`` that the vocabulary holds:
+        ``(token, count n_t, n_t log theta_ct per class)``, in vocabulary order; they
+        sum to ``log P(d | c)`` (tokens outside the vocabulary add nothing)."""
+        vectorizer = params.vectorizers[j]
+        if not isinstance(value, str | bytes) or vectorizer is None:
+            return None
+        counts = sp.csr_matrix(vectorizer.transform([value]))
+        column, vocabulary = params.column(j), params.vocabulary[j]
+        return [
+            (vocabulary[t], float(n), n * column[:, t])
+            for t, n in zip(counts.indices.tolist(), counts.data.tolist(), strict=True)
+        ]
+
     def linear_terms(self, params: TextParams) -> tuple[NDArray, NDArray]:
         """``log P(x | c) = x @ log_prob[c]``, x the token counts (:meth:`encode`)."""
         return params.log_prob, np.zeros(params.log_prob.shape[0])

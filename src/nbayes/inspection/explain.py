@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -46,6 +46,17 @@ class Contribution(NamedTuple):
     feature: str
     value: Any
     log_ratio: float
+
+
+class Part(NamedTuple):
+    """One part of a factor that is a sum (a token of a text column): how often it
+    occurs, its log terms per class, and its log ratio between the contrasted classes
+    (None without two classes)."""
+
+    part: str
+    count: float
+    log_terms: NDArray[np.float64]
+    log_ratio: float | None
 
 
 @dataclass(frozen=True)
@@ -70,6 +81,9 @@ class Explanation:
     prior_log_odds: float | None
     contributions: list[Contribution]
     factor_kind: str  # "probability", "density" or "weight"
+    #: The parts of the factors that are sums, by feature name (a text column's tokens),
+    #: the most telling first.
+    parts: dict[str, list[Part]] = field(default_factory=dict)
 
     @property
     def prior(self) -> NDArray[np.float64]:
@@ -137,6 +151,18 @@ class Explanation:
                 {"feature": c.feature, "value": _plain(c.value), "log_ratio": _number(c.log_ratio)}
                 for c in self.contributions
             ],
+            "parts": {
+                name: [
+                    {
+                        "part": part.part,
+                        "count": _number(part.count),
+                        "log_terms": _numbers(part.log_terms),
+                        "log_ratio": _number(part.log_ratio),
+                    }
+                    for part in parts
+                ]
+                for name, parts in self.parts.items()
+            },
         }
 
     def to_text(self) -> str:
@@ -192,6 +218,11 @@ def explain(
             ),
             key=lambda c: -abs(c.log_ratio) if not math.isnan(c.log_ratio) else math.inf,
         )
+    parts = {}
+    for j, (name, value) in enumerate(zip(names, _row_values(row), strict=True)):
+        found = model._factor_parts(j, value) if hasattr(model, "_factor_parts") else None
+        if found:
+            parts[name] = _ranked_parts(found, None if contrast is None else (a, b))
     return Explanation(
         model=type(model).__name__,
         classes=classes,
@@ -207,7 +238,27 @@ def explain(
         prior_log_odds=prior_log_odds,
         contributions=contributions,
         factor_kind=factor_kind(model),
+        parts=parts,
     )
+
+
+def _ranked_parts(found, contrast: tuple[int, int] | None) -> list[Part]:
+    """The parts, the largest log ratio between the contrasted classes first (without
+    a contrast, the largest spread between classes)."""
+    out = []
+    for part, count, log_terms in found:
+        ratio = None
+        if contrast is not None:
+            with np.errstate(invalid="ignore"):
+                ratio = float(log_terms[contrast[0]] - log_terms[contrast[1]])
+        out.append(Part(str(part), float(count), np.asarray(log_terms, dtype=float), ratio))
+
+    def weight(part: Part) -> float:
+        if part.log_ratio is not None:
+            return abs(part.log_ratio) if not math.isnan(part.log_ratio) else -1.0
+        return float(np.ptp(part.log_terms))
+
+    return sorted(out, key=weight, reverse=True)
 
 
 # ---------------------------------------------------------------- informative features

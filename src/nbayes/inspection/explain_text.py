@@ -15,6 +15,8 @@ _NUMBER = "{:>13.4e}"
 _LABEL_WIDTH = 34
 #: Characters of a value shown (a text column's value may be a whole message).
 _VALUE_WIDTH = 60
+#: A text's words listed under its contribution, the most telling first.
+_PARTS_SHOWN = 8
 
 
 def _from_log(log_value: float) -> str:
@@ -91,6 +93,13 @@ def format_explanation(e: Explanation) -> str:
             if len(label) > 40:
                 label = label[:39] + "…"
             lines.append(f"  {label:<40}{_signed(c.log_ratio)}")
+            parts = e.parts.get(c.feature, [])
+            for part in parts[:_PARTS_SHOWN]:  # a text's words, the most telling first
+                times = f" ×{part.count:g}" if part.count != 1 else ""
+                word = _shown(part.part)[: 36 - len(times)]
+                lines.append(f"    {word + times:<38}{_signed(part.log_ratio)}")
+            if len(parts) > _PARTS_SHOWN:
+                lines.append(f"    (and {len(parts) - _PARTS_SHOWN} more)")
         lines.append(f"  {'log-odds':<40}{_signed(e.log_odds)}")
     return "\n".join(lines)
 

@@ -198,6 +198,11 @@ class ColumnModel(EventModel[MixedStats, tuple]):
         block, event = self.layout[b], self.events[b]
         return event.feature_log_likelihood(params[b], local, values, len(block.keys))
 
+    def factor_parts(self, params, j, value, n_features):
+        b, local = self._locate(j)
+        block, event = self.layout[b], self.events[b]
+        return event.factor_parts(params[b], local, value, len(block.keys))
+
     def factor_kinds(self, n_features: int) -> list[str]:
         """What each column's factor ``P(x_j | y)`` is, in table order."""
         kinds = [""] * self.n_features
