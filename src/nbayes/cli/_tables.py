@@ -16,6 +16,7 @@ import io
 import sys
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -182,26 +183,33 @@ class Source:
         if self.path == "-":
             return None
         wanted = row + self.header  # the header is record 0
+        encoding = self.spec.encoding or "utf-8"
+        quoting = csv.QUOTE_MINIMAL if self.spec.quoting is not False else csv.QUOTE_NONE
+        try:
+            with closing(self._lines_again()) as raw_lines:
+                lines = (line.decode(encoding) + "\n" for line in raw_lines)
+                reader = csv.reader(lines, delimiter=self.sep, quoting=quoting)
+                record, ended = 0, 0  # records read, and the line the last one ended on
+                for fields in reader:
+                    if fields:
+                        if record == wanted:
+                            return ended + 1
+                        record += 1
+                    ended = reader.line_num
+        except (OSError, ValueError, csv.Error):
+            return None
+        return None
+
+    def _lines_again(self) -> Iterator[bytes]:
+        """The input's lines (bytes, their ends dropped), read once more from its start,
+        for error messages (not for stdin, which cannot be read again)."""
         stream = self._open(progress=False)
         try:
             if isinstance(stream, str):
                 stream = pyarrow().input_stream(stream, compression="detect")
-            encoding = self.spec.encoding or "utf-8"
-            lines = (line.decode(encoding) + "\n" for line in _lines(stream))
-            quoting = csv.QUOTE_MINIMAL if self.spec.quoting is not False else csv.QUOTE_NONE
-            reader = csv.reader(lines, delimiter=self.sep, quoting=quoting)
-            record, ended = 0, 0  # the records read, and the line the last one ended on
-            for fields in reader:
-                if fields:
-                    if record == wanted:
-                        return ended + 1
-                    record += 1
-                ended = reader.line_num
-        except (OSError, ValueError, csv.Error):
-            return None
+            yield from _lines(stream)
         finally:
             _close(stream)
-        return None
 
     # ------------------------------------------------------------ reading
     def read(self, progress: bool = False):
@@ -301,8 +309,7 @@ class Source:
         """Every column as text; columns named from the first row (the header) later."""
         pa = pyarrow()
         width = _width(self._head(stream), self.sep)
-        defaults = ("",) if self.spec.default_na is False else NULL_VALUES
-        nulls = [*defaults, *(self.spec.na_values or ())]
+        nulls = list(self._missing_markers())
         return {
             "read_options": pa.csv.ReadOptions(
                 autogenerate_column_names=True,
@@ -360,9 +367,14 @@ class Source:
             raise CLIError(f"{self.name}: the columns changed part way through the file")
         table = table.rename_columns(self.names)
         if self.spec.strip_spaces:  # every value trimmed, then the markers read as missing
-            defaults = ("",) if self.spec.default_na is False else NULL_VALUES
-            return _mark_missing(table, (*defaults, *(self.spec.na_values or ())), trim=True)
+            return _mark_missing(table, self._missing_markers(), trim=True)
         return _mark_missing(table, self.spec.na_values) if self.spec.na_values else table
+
+    def _missing_markers(self) -> tuple[str, ...]:
+        """The values read as missing: empty, the usual markers unless
+        ``--no-default-na``, and ``--na-values``."""
+        defaults = ("",) if self.spec.default_na is False else NULL_VALUES
+        return (*defaults, *(self.spec.na_values or ()))
 
     def _errors(self, read, offset: int = 0):
         """``read()``, with pyarrow's errors as one line naming the file and line."""
@@ -406,17 +418,13 @@ class Source:
         reading it again (error messages only; None for stdin)."""
         if self.path == "-":
             return None
-        stream = self._open(progress=False)
         try:
-            if isinstance(stream, str):
-                stream = pyarrow().input_stream(stream, compression="detect")
-            for number, line in enumerate(_lines(stream), start=1):
-                if bad(line):
-                    return number
+            with closing(self._lines_again()) as lines:
+                for number, line in enumerate(lines, start=1):
+                    if bad(line):
+                        return number
         except (OSError, ValueError):
             return None
-        finally:
-            _close(stream)
         return None
 
 
