@@ -220,7 +220,7 @@ def explain(
         )
     parts = {}
     for j, (name, value) in enumerate(zip(names, _row_values(row), strict=True)):
-        found = model._factor_parts(j, value) if hasattr(model, "_factor_parts") else None
+        found = model._factor_parts(j, value)
         if found:
             parts[name] = _ranked_parts(found, None if contrast is None else (a, b))
     return Explanation(

@@ -39,9 +39,7 @@ def _cells(log_values) -> str:
 
 def _line(label: str, log_values) -> str:
     """A step: its label, then ``exp`` of each class's log value."""
-    if len(label) > _LABEL_WIDTH:
-        label = label[: _LABEL_WIDTH - 1] + "…"
-    return f"{label:<{_LABEL_WIDTH}}{_cells(log_values)}"
+    return f"{_shortened(label, _LABEL_WIDTH):<{_LABEL_WIDTH}}{_cells(log_values)}"
 
 
 def _plain_line(label: str, values) -> str:
@@ -53,7 +51,12 @@ def _plain_line(label: str, values) -> str:
 def _shown(value) -> str:
     """A value on one line, shortened to :data:`_VALUE_WIDTH` characters."""
     text = " ".join(str(value).split()) if isinstance(value, str) else str(value)
-    return text if len(text) <= _VALUE_WIDTH else text[: _VALUE_WIDTH - 1] + "…"
+    return _shortened(text, _VALUE_WIDTH)
+
+
+def _shortened(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, an ellipsis ending it where cut."""
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def format_explanation(e: Explanation) -> str:
@@ -89,9 +92,7 @@ def format_explanation(e: Explanation) -> str:
             f"  {'prior log-odds':<40}{_signed(e.prior_log_odds)}",
         ]
         for c in e.contributions:
-            label = f"{c.feature} = {_shown(c.value)}"
-            if len(label) > 40:
-                label = label[:39] + "…"
+            label = _shortened(f"{c.feature} = {_shown(c.value)}", 40)
             lines.append(f"  {label:<40}{_signed(c.log_ratio)}")
             parts = e.parts.get(c.feature, [])
             for part in parts[:_PARTS_SHOWN]:  # a text's words, the most telling first

@@ -419,10 +419,9 @@ def score_counts(
     """The spamminess of one message whose distinct tokens have the store counts
     ``counts`` (n_tokens, 2: ham, spam); with ``log_odds`` as :func:`score_matrix`;
     ``temper=False``: not scaled by :func:`maturity_factor`."""
-    if settings.method == "fisher" and log_odds:
-        raw = fisher_log_odds_one(counts, totals, settings)
+    if settings.method == "fisher" and log_odds:  # tempered as by _combine (1.0 * x is x)
         t = maturity_factor(totals, settings) if temper else 1.0
-        return t * raw if t < 1.0 else raw  # as _combine
+        return t * fisher_log_odds_one(counts, totals, settings)
     k = counts.shape[0]
     indices, indptr = np.arange(k), np.array([0, k])
     if settings.method == "naive-bayes":
