@@ -41,7 +41,7 @@ def atomic_file(path: str | os.PathLike, mode: str = "wb", **options: Any) -> It
             mode, dir=directory, prefix=f".{target.name}.", suffix=".tmp", delete=False, **options
         )
     except OSError as error:  # named after the target, not the temporary file
-        raise _naming(error, path) from None
+        raise naming(error, path) from None
     try:
         with handle:
             yield handle
@@ -51,7 +51,7 @@ def atomic_file(path: str | os.PathLike, mode: str = "wb", **options: Any) -> It
         try:
             os.replace(handle.name, target)
         except OSError as error:
-            raise _naming(error, path) from None
+            raise naming(error, path) from None
     except BaseException:
         Path(handle.name).unlink(missing_ok=True)
         raise
@@ -77,9 +77,10 @@ def _same_access(name: str, before: os.stat_result | None) -> None:
     os.chmod(name, stat.S_IMODE(before.st_mode))
 
 
-def _naming(error: OSError, path: str | os.PathLike) -> OSError:
-    """``error`` about ``path``: the file the caller asked for."""
-    return type(error)(error.errno, error.strerror, os.fspath(path))
+def naming(error: OSError, name: str | os.PathLike) -> OSError:
+    """``error`` about ``name`` (its ``filename``): the file or address the caller asked
+    for, not a temporary file, or nothing."""
+    return type(error)(error.errno, error.strerror or str(error), os.fspath(name))
 
 
 def _umask() -> int:

@@ -11,7 +11,7 @@ import re
 
 _BLANK_LINE = re.compile(rb"\n\r?\n")
 
-# The feed parser's header lines (_HEADER_BLOCK below), on bytes; and the stricter
+# The feed parser's header lines (as nbayes.spam.parse's _HEADER_BLOCK), on bytes; and the stricter
 # "Name: value" line that a header must be when no blank line ends the header block.
 _HEADER_BLOCK_BYTES = re.compile(
     rb"(?:(?:From |[\041-\071\073-\176]*:|[\t ])[^\r\n]*(?:\r\n|\r|\n|\Z))*"

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from nbayes.core.files import naming
 from nbayes.spam.spamd import Filter, read_request, response, status_of
 from nbayes.spam.store import TokenStore
 
@@ -313,7 +314,7 @@ def _naming(address: str) -> Iterator[None]:
     except OSError as error:
         if error.filename is not None:
             raise
-        raise OSError(error.errno, error.strerror or str(error), address) from error
+        raise naming(error, address) from error
 
 
 def _where(listener: _Listener) -> str:

@@ -59,8 +59,6 @@ def _refuse(error: click.ClickException, passthrough: bool):
     sys.exit(EXIT_ERROR)
 
 
-
-
 def _header_name(_ctx, _param, value: str) -> str:
     try:
         return check_header_name(value)

@@ -38,6 +38,8 @@ db_option = click.option(
     show_default="$XDG_DATA_HOME/nbayes/spam.db",
     help="Token database (SQLite), a file path; also $NBAYES_SPAM_DB.",
 )
+
+
 def _finite(_ctx, _param, value: float) -> float:
     if not math.isfinite(value):
         raise click.BadParameter(f"must be a finite number of seconds, got {value}")
@@ -96,6 +98,15 @@ certainty_option = click.option(
 )
 
 
+def _score_setting(name: str, help_text: str, **extra):
+    """The option of the number ``ScoreSettings`` field ``name`` (dashes for
+    underscores), its default shown."""
+    default = getattr(_DEFAULTS, name.replace("-", "_"))
+    return click.option(
+        f"--{name}", type=float, default=default, show_default=True, help=help_text, **extra
+    )
+
+
 def scoring_options(command):
     """Add the scoring options and pass them on as one ``settings`` argument."""
     options = [
@@ -106,49 +117,16 @@ def scoring_options(command):
             show_default=True,
             help="How token probabilities are combined.",
         ),
-        click.option(
-            "--strength",
-            type=float,
-            default=_DEFAULTS.strength,
-            show_default=True,
-            help="Robinson's s: weight of the background for rare tokens.",
-        ),
-        click.option(
-            "--background",
-            type=float,
-            default=_DEFAULTS.background,
-            show_default=True,
-            help="Robinson's x: the probability of an unseen token.",
-        ),
-        click.option(
-            "--min-dev",
-            type=float,
-            default=_DEFAULTS.min_dev,
-            show_default=True,
-            help="Ignore tokens with |f(w) - 0.5| below this.",
-        ),
-        click.option(
-            "--ham-cutoff",
-            type=float,
-            default=_DEFAULTS.ham_cutoff,
-            show_default=True,
-            help="Scores at or below are Ham.",
-        ),
-        click.option(
-            "--spam-cutoff",
-            type=float,
-            default=_DEFAULTS.spam_cutoff,
-            show_default=True,
-            help="Scores at or above are Spam.",
-        ),
-        click.option(
-            "--maturity",
-            type=float,
-            default=_DEFAULTS.maturity,
-            show_default=True,
-            metavar="MESSAGES",
-            help="Until the database holds this many messages of each class, scores are "
+        _score_setting("strength", "Robinson's s: weight of the background for rare tokens."),
+        _score_setting("background", "Robinson's x: the probability of an unseen token."),
+        _score_setting("min-dev", "Ignore tokens with |f(w) - 0.5| below this."),
+        _score_setting("ham-cutoff", "Scores at or below are Ham."),
+        _score_setting("spam-cutoff", "Scores at or above are Spam."),
+        _score_setting(
+            "maturity",
+            "Until the database holds this many messages of each class, scores are "
             "tempered: log-odds times (messages of the rarer class) / MESSAGES (0: never).",
+            metavar="MESSAGES",
         ),
     ]
 
