@@ -459,6 +459,17 @@ def write_bomb(source: Path, target: Path, inflated: int = 1 << 31, name: str = 
         )
 
 
+def write_prefixed(source: Path, target: Path, prefix_bytes: int) -> None:
+    """``source`` behind a hole of ``prefix_bytes`` (a sparse file where the file system
+    has them): zip readers skip a prefix (self-extracting archives), so the file's
+    apparent size grows while the bytes its members occupy do not."""
+    data = source.read_bytes()
+    with open(target, "wb") as out:
+        out.truncate(prefix_bytes)
+        out.seek(prefix_bytes)
+        out.write(data)
+
+
 def _local_header(name: str, crc: int, csize: int, usize: int, method: int) -> bytes:
     import struct
 

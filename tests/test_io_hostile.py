@@ -152,8 +152,10 @@ def test_random_tampering_is_refused_or_harmless(originals, tmp_path, data):
 
 # ---------------------------------------------------------------- bounded loading
 _LOADER = """
-import sys, time
+import resource, sys, time
 import nbayes, nbayes.io
+limit = int(sys.argv[2])  # address space: a loader that tries to inflate a bomb fails
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 start = time.perf_counter()
 try:
     nbayes.load(sys.argv[1])
@@ -167,23 +169,30 @@ print(time.perf_counter() - start)
 # pytest itself would inherit pytest's high-water mark.
 _LAUNCHER = """
 import resource, subprocess, sys
-result = subprocess.run([sys.executable, "-c", sys.argv[1], sys.argv[2]], capture_output=True,
-                        text=True, check=True)
+result = subprocess.run([sys.executable, "-c", *sys.argv[1:]], capture_output=True, text=True)
+if result.returncode:
+    sys.exit(result.stderr[-2000:])
 peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
 print(result.stdout.strip())
 print(peak * (1 if sys.platform == "darwin" else 1024))
 """
 
 
+#: Address space the loading process may use (imports take about 200 MB of it).
+LOAD_MEMORY_LIMIT = 1 << 30
+
+
 def peak_memory_of_loading(path: Path) -> tuple[str, float, float]:
     """``(outcome, seconds, peak RSS bytes)`` of ``nbayes.load(path)`` in a fresh process
-    (imports included in the peak, not in the seconds)."""
+    limited to :data:`LOAD_MEMORY_LIMIT` of address space (imports included in the
+    peak, not in the seconds); a loader that dies fails the test with its traceback."""
     result = subprocess.run(
-        [sys.executable, "-c", _LAUNCHER, _LOADER, str(path)],
+        [sys.executable, "-c", _LAUNCHER, _LOADER, str(path), str(LOAD_MEMORY_LIMIT)],
         capture_output=True,
         text=True,
-        check=True,
+        timeout=120,
     )
+    assert result.returncode == 0, result.stderr
     outcome, seconds, peak = result.stdout.strip().splitlines()
     return outcome, float(seconds), float(peak)
 
@@ -206,6 +215,49 @@ def test_decompression_bomb_is_refused_before_inflating(saved, tmp_path):
     outcome, seconds, peak = peak_memory_of_loading(bomb)
     assert outcome.startswith("refused:") and "decompression bomb" in outcome
     assert peak < 200e6, f"peak RSS {peak / 1e6:.0f} MB while refusing the bomb ({seconds:.2f} s)"
+
+
+def test_a_bomb_behind_a_sparse_prefix_is_refused_before_inflating(saved, tmp_path):
+    """The budget follows the bytes the members occupy, not the file's apparent size: a
+    2 GiB bomb behind a 1 GiB hole (a few MB on disk) is refused from the directory."""
+    bomb = tmp_path / "bomb.npz"
+    hostile_files.write_bomb(saved, bomb)
+    padded = tmp_path / "padded.npz"
+    hostile_files.write_prefixed(bomb, padded, 1 << 30)
+    assert padded.stat().st_size > 1 << 30
+    outcome, seconds, peak = peak_memory_of_loading(padded)
+    assert outcome.startswith("refused:") and "decompression bomb" in outcome, outcome
+    assert "bytes they occupy" in outcome
+    assert peak < 200e6, f"peak RSS {peak / 1e6:.0f} MB while refusing the bomb ({seconds:.2f} s)"
+
+
+def test_an_honest_file_behind_a_prefix_still_loads(saved, tmp_path):
+    padded = tmp_path / "padded.npz"
+    hostile_files.write_prefixed(saved, padded, 4096)
+    np.testing.assert_array_equal(nbayes.load(padded).theta_, nbayes.load(saved).theta_)
+
+
+def test_the_checksum_reads_arrays_in_place():
+    """The digest of C-ordered arrays (all nbayes writes) is taken from their memory;
+    others are hashed a block at a time; both give the digest of their C-order bytes."""
+    import hashlib
+
+    from nbayes import io as nbio
+
+    arrays = {
+        "a0": np.arange(12.0).reshape(3, 4),
+        "a1": np.asfortranarray(np.arange(12.0).reshape(3, 4)),
+        "a2": np.array(["ab", "c"]),
+        "a3": np.zeros((0, 5)),
+        "a4": np.array(7),
+    }
+    for key, array in arrays.items():
+        digest = hashlib.sha256()
+        nbio._hash_bytes(digest, array)
+        assert digest.digest() == hashlib.sha256(np.ascontiguousarray(array).tobytes()).digest()
+    assert nbio._digest({}, arrays) == nbio._digest(
+        {}, {k: np.require(a, requirements="C") for k, a in arrays.items()}
+    )
 
 
 def _rewrite_member(source: Path, target: Path, name: str, data: bytes, method=zipfile.ZIP_STORED):

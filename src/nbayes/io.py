@@ -426,8 +426,24 @@ def _digest(meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> str:
     for key in sorted(arrays):
         array = arrays[key]
         digest.update(f"{key}:{array.dtype.str}:{array.shape}".encode())
-        digest.update(np.ascontiguousarray(array).tobytes())
+        _hash_bytes(digest, array)
     return digest.hexdigest()
+
+
+#: Most bytes copied at a time to hash an array that is not C-contiguous.
+_HASH_BLOCK_BYTES = 1 << 24
+
+
+def _hash_bytes(digest: Any, array: np.ndarray) -> None:
+    """Feed ``array``'s bytes in C order to ``digest``: read in place when the array is
+    C-contiguous (every array nbayes writes), else copied a block of rows at a time, so
+    the check never holds a second copy of a large array."""
+    if array.flags.c_contiguous:
+        digest.update(array.reshape(-1).view(np.uint8))
+        return
+    rows = max(1, _HASH_BLOCK_BYTES // max(1, array[:1].nbytes))
+    for start in range(0, array.shape[0], rows):
+        digest.update(np.ascontiguousarray(array[start : start + rows]).reshape(-1).view(np.uint8))
 
 
 # ---------------------------------------------------------------- saving
