@@ -251,7 +251,7 @@ def test_the_checksum_reads_arrays_in_place():
         "a3": np.zeros((0, 5)),
         "a4": np.array(7),
     }
-    for key, array in arrays.items():
+    for array in arrays.values():
         digest = hashlib.sha256()
         nbio._hash_bytes(digest, array)
         assert digest.digest() == hashlib.sha256(np.ascontiguousarray(array).tobytes()).digest()
