@@ -109,7 +109,7 @@ def read_parts(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
 
 def write_parts(path: Path, meta: dict, arrays: dict[str, np.ndarray]) -> None:
     """Write a model file with a freshly computed (valid) digest."""
-    from nbayes import io as nbio
+    from nbayes.files import model_file as nbio
 
     meta = dict(meta)
     meta["sha256"] = nbio._digest(meta, arrays)

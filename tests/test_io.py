@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import nbayes
-from nbayes import io as nbio
+from nbayes.files import model_file as nbio
 
 
 def _data(kind: str, labels: str, seed: int = 0):

@@ -21,9 +21,9 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline, make_pipeline
 
 import nbayes
-from nbayes import io as nbio
 from nbayes.core import registry
-from nbayes.core.sklearn_codecs import CODECS
+from nbayes.files import model_file as nbio
+from nbayes.files.sklearn_codecs import CODECS
 
 
 def round_trip(model, tmp_path, name="model.nbm"):

@@ -242,7 +242,7 @@ def test_the_checksum_reads_arrays_in_place():
     others are hashed a block at a time; both give the digest of their C-order bytes."""
     import hashlib
 
-    from nbayes import io as nbio
+    from nbayes.files import model_file as nbio
 
     arrays = {
         "a0": np.arange(12.0).reshape(3, 4),

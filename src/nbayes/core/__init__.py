@@ -2,6 +2,5 @@
 ``W`` (:mod:`~nbayes.core.validation`), the base estimator (:mod:`~nbayes.core.base`:
 fit / partial_fit / predict, written once), its running statistics
 (:mod:`~nbayes.core.state`), the posterior (:mod:`~nbayes.core.posterior`: prior,
-log-sum-exp, argmax), the linear view (:mod:`~nbayes.core.linear`), the thread
-helpers (:mod:`~nbayes.core.parallel`) and atomic file writes
-(:mod:`~nbayes.core.files`)."""
+log-sum-exp, argmax), the linear view (:mod:`~nbayes.core.linear`) and the thread
+helpers (:mod:`~nbayes.core.parallel`)."""

@@ -24,7 +24,6 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from nbayes.core import posterior
-from nbayes.core.model_files import ModelFileMethods
 from nbayes.core.parallel import map_blocks, n_workers
 from nbayes.core.quick_check import quick_check_X_y
 from nbayes.core.state import Fitted, _LazyFit, _RunningStats
@@ -43,6 +42,7 @@ from nbayes.core.validation import (
 )
 from nbayes.errors import DomainError, NotEstimableError
 from nbayes.events._contract import EventModel
+from nbayes.files.methods import ModelFileMethods
 
 #: Sparse prediction blocks: at most this many nonzeros (views of X, not copies;
 #: temporaries of (rows, n_classes), e.g. 40k rows x 20 classes: 6 MiB).

@@ -41,7 +41,7 @@ COMPONENTS: dict[str, str] = {
 }
 
 #: scikit-learn classes a model file may hold, each stored through its codec in
-#: :mod:`nbayes.core.sklearn_codecs` (same names there).
+#: :mod:`nbayes.files.sklearn_codecs` (same names there).
 SKLEARN: dict[str, str] = {
     "sklearn.Pipeline": "sklearn.pipeline:Pipeline",
     "sklearn.ColumnTransformer": "sklearn.compose:ColumnTransformer",
@@ -112,15 +112,3 @@ def savable_name(cls: type) -> str | None:
                 return name
     return None
 
-
-def codec(name: str) -> Any:
-    """How a model file stores the object called ``name``: the scikit-learn codec of
-    that name, else the object's own methods
-    (:class:`nbayes.core.fitted_attributes.OwnState`)."""
-    if name in SKLEARN:
-        from nbayes.core.sklearn_codecs import CODECS
-
-        return CODECS[name]
-    from nbayes.core.fitted_attributes import OwnState
-
-    return OwnState()

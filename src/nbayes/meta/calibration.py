@@ -38,7 +38,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from nbayes.core import posterior
-from nbayes.core.fitted_attributes import (
+from nbayes.core.validation import check_sample_weight, label_index
+from nbayes.files.fitted_attributes import (
     Field,
     FittedAttributes,
     StoresFittedAttributes,
@@ -47,8 +48,7 @@ from nbayes.core.fitted_attributes import (
     sequence_of,
     with_methods,
 )
-from nbayes.core.model_files import ModelFileMethods
-from nbayes.core.validation import check_sample_weight, label_index
+from nbayes.files.methods import ModelFileMethods
 
 # Search interval for log T: T from about 5e-5 to 2e4.
 _LOG_T_BOUNDS = (-10.0, 10.0)

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from nbayes.core.files import naming
+from nbayes.files.atomic import naming
 from nbayes.spam.spamd import Filter, read_request, response, status_of
 from nbayes.spam.store import TokenStore
 

@@ -7,7 +7,7 @@ a ``check`` that takes the value as the file holds it and returns the value to s
 the attribute into what the file holds (default: the value itself). So the types,
 shapes and ranges of what a file may restore are written next to the list of what it
 stores, for nbayes' composite models and text transformers and for the scikit-learn
-classes of :mod:`nbayes.core.sklearn_codecs` alike.
+classes of :mod:`nbayes.files.sklearn_codecs` alike.
 
 Example
 -------
