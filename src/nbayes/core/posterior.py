@@ -46,6 +46,9 @@ def class_log_prior(
     total = smoothed.sum()
     if total <= 0:
         return np.full(n_classes, -np.log(n_classes))
+    if not np.isfinite(total):  # a huge pseudocount (1e308): the ratios, scaled down
+        smoothed = smoothed / smoothed.max()
+        total = smoothed.sum()
     with np.errstate(divide="ignore"):
         return np.log(smoothed) - np.log(total)
 
