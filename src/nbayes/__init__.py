@@ -33,11 +33,13 @@ _EXPORTS = {
     "merge": "nbayes.merge",
     "NaiveBayes": "nbayes.mixed.naive_bayes",
     "SemiSupervisedNB": "nbayes.meta.semi_supervised",
+    "to_onnx": "nbayes.export",
 }
 lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # what static tools see; at run time the names load on first use
     from nbayes.errors import ModelFileError, NotSupportedError, UnknownCategoryError
+    from nbayes.export import to_onnx
     from nbayes.io import load, save
     from nbayes.merge import merge
     from nbayes.meta.calibration import (
@@ -76,5 +78,6 @@ __all__ = [
     "merge",
     "reliability_table",
     "save",
+    "to_onnx",
 ]
 __version__ = "0.1.0"

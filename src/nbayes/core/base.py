@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from nbayes.core import posterior
 from nbayes.core.parallel import map_blocks, n_workers
 from nbayes.core.quick_check import quick_check_X_y
-from nbayes.core.state import Fitted, _LazyFit, _RunningStats
+from nbayes.core.state import Fitted, Scoring, _LazyFit, _RunningStats
 from nbayes.core.tables import canonical_sparse, check_table
 from nbayes.core.validation import (
     ClassWeights,
@@ -527,6 +527,25 @@ class BaseNB(ModelFileMethods, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         log_prior = self._fitted.log_prior
         return self._blockwise(X, lambda jll: posterior.posterior_proba_inplace(jll, log_prior))
+
+    # ------------------------------------------------------------ export
+    def scoring(self) -> Scoring:
+        """What prediction computes with (the event model, its parameters and the
+        prior terms; see :class:`nbayes.core.state.Scoring`), for exporters such as
+        :func:`nbayes.to_onnx`."""
+        check_is_fitted(self)
+        fitted = self._fitted
+        return Scoring(
+            fitted.event, fitted.params, self._jll_prior(fitted.log_prior), fitted.log_prior
+        )
+
+    def onnx_input(self, graph) -> str:
+        """The ONNX graph's inputs for this estimator (see :mod:`nbayes.export`), and
+        the input of its event model built from them: here one float input ``X`` of
+        shape (n, n_features_in_), NaN where a value is missing; read as int64 codes
+        (-1 for NaN) by a model that reads codes."""
+        x = graph.input("X", "float", (None, int(self.n_features_in_)))
+        return graph.codes(x) if self._event.reads == "codes" else x
 
     # ------------------------------------------------------------ generation
     def sample(self, n_samples: int, y=None, random_state=None, **options):

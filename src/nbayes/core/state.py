@@ -25,6 +25,20 @@ class Fitted:
     event: Any
 
 
+@dataclass(frozen=True)
+class Scoring:
+    """A fitted estimator's prediction, as exporters read it (:meth:`BaseNB.scoring`):
+    ``event`` the event model of the last training call, ``params`` its parameters,
+    ``jll_prior`` (n_classes,) the prior term added to ``log P(x | y)`` (``log P(y)``,
+    or 0 for a model that leaves the prior out) and ``log_prior`` (n_classes,)
+    ``log P(y)``, which a row impossible under every class gets as its posterior."""
+
+    event: Any
+    params: Any
+    jll_prior: NDArray[np.float64]
+    log_prior: NDArray[np.float64]
+
+
 class _LazyFit:
     """Holds the event model of the last training call and, once computed, the
     estimate it derives from one state of the statistics.

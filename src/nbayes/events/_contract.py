@@ -241,6 +241,25 @@ class EventModel(ABC, Generic[StatsT, ParamsT]):
             f"The {self.name} model has no linear view: its log-likelihood is not linear in x."
         )
 
+    def onnx_log_likelihood(self, params: ParamsT, x: Any, graph: Any) -> str:
+        """:meth:`log_likelihood` written as ONNX ops (see :mod:`nbayes.export`):
+        ``x`` names the graph tensor of the model's input as :meth:`log_likelihood`
+        reads it (floats with NaN for missing values, or int64 codes with -1 for
+        missing values; a list of (n, 1) column tensors for a model that reads values);
+        ``graph`` is a :class:`nbayes.export.Graph`, whose methods add the ops. Returns
+        the name of the (n, n_classes) tensor of ``log P(x | y)``, terms that are the
+        same in every class (which the posterior cancels) optionally left out.
+        :class:`NotSupportedError` where the model cannot be written so."""
+        raise NotSupportedError(
+            f"The {self.name} model cannot be exported to ONNX: its log-likelihood has no "
+            "form in ONNX operators."
+        )
+
+    def onnx_column_kind(self, params: ParamsT, j: int) -> str:
+        """The element type of feature ``j``'s ONNX input: "float" (numbers, NaN where
+        missing) or "string"."""
+        return "float"
+
     # ------------------------------------------------------------ generation, explanation
     @abstractmethod
     def sample(

@@ -160,6 +160,27 @@ class Bernoulli(EventModel[BernoulliStats, BernoulliParams]):
         ll += dot_with_infinities(absent, params.absent_log_prob)
         return ll
 
+    def onnx_log_likelihood(self, params: BernoulliParams, x: str, graph) -> str:
+        """One product ``x @ (log p - log(1-p)).T + sum_j log(1 - p_cj)`` for smoothed
+        estimates and no missing value; else ``x @ log p + (1 - x) @ log(1 - p)`` over
+        the observed features, ``0 * inf = 0``."""
+        finite = np.isfinite(params.feature_log_prob).all() and np.isfinite(
+            params.absent_log_prob
+        ).all()
+        if finite and not self.skip_missing:
+            coef, intercept = self.linear_terms(params)
+            return graph.dot(x, coef, intercept)
+        if self.skip_missing:
+            observed, present = graph.observed(x)
+        else:
+            observed, present = graph.const(1.0), x
+        absent = graph.op("Sub", observed, present)
+        return graph.op(
+            "Add",
+            graph.dot(present, params.feature_log_prob),
+            graph.dot(absent, params.absent_log_prob),
+        )
+
     def log_likelihood_terms(self, params: BernoulliParams, X) -> NDArray[np.float64]:
         """``x_j log p_cj + (1 - x_j) log(1 - p_cj)`` per feature, with ``0 * inf = 0``
         and 0 where x_j is missing: shape (n_samples, n_classes, n_features)."""

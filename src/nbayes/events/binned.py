@@ -224,6 +224,12 @@ class Binned(EventModel[GridStats, BinnedParams]):
         (n_samples, n_classes)."""
         return _INTERVALS.log_likelihood(params.categorical, codes(params.cuts, X))
 
+    def onnx_log_likelihood(self, params: BinnedParams, x: str, graph) -> str:
+        """Each value's interval (a comparison with the cut points), then the
+        interval model's gather (NaN: an unknown interval, left out)."""
+        codes = graph.interval_codes(x, params.cuts)
+        return _INTERVALS.onnx_log_likelihood(params.categorical, codes, graph)
+
     def log_likelihood_terms(self, params: BinnedParams, X) -> NDArray[np.float64]:
         return _INTERVALS.log_likelihood_terms(params.categorical, codes(params.cuts, X))
 

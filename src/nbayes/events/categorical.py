@@ -382,6 +382,15 @@ class Categorical(EventModel[CategoricalStats, CategoricalParams]):
     def log_likelihood(self, params: CategoricalParams, X) -> NDArray[np.float64]:
         return _log_likelihood(params, *self._known(params, X))
 
+    def onnx_log_likelihood(self, params: CategoricalParams, x: str, graph) -> str:
+        """A gather of each code's log-probabilities from the flat table, summed over
+        features; a missing code adds nothing, an unseen one the extra category under
+        ``"smooth"`` and nothing otherwise (a graph cannot raise: ``"error"`` reads as
+        ``"ignore"``)."""
+        if self.handle_unknown == "smooth":
+            x = graph.op("Min", x, graph.const((params.n_categories - 1)[None, :]))
+        return graph.lookup_sum(x, params.per_feature())
+
     def log_likelihood_terms(self, params: CategoricalParams, X) -> NDArray[np.float64]:
         return _log_likelihood_terms(params, *self._known(params, np.asarray(X)))
 

@@ -127,6 +127,32 @@ class Exponential(EventModel[SumStats, ExponentialParams]):
             out[np.isneginf(term).any(axis=1), c] = -np.inf  # impossible beats a point mass
         return out
 
+    def onnx_log_likelihood(self, params: ExponentialParams, x: str, graph) -> str:
+        """``observed @ log(lambda).T - x @ lambda.T`` for finite rates; otherwise the
+        terms one by one as :func:`_terms_of_class` writes them, an impossible term
+        (``-inf``) winning over a point mass (``+inf``)."""
+        observed, filled = graph.observed(x)
+        rate, log_rate = params.rate, params.log_rate
+        if np.all(np.isfinite(log_rate)):
+            return graph.op("Sub", graph.matmul(observed, log_rate), graph.matmul(filled, rate))
+        shared = _shared_point_masses(rate)
+        values = graph.per_class(filled)  # (n, 1, F)
+        positive = graph.op("Greater", values, graph.const(0.0))
+        finite_rate = np.where(np.isfinite(rate), rate, 0.0)
+        term = graph.op("Sub", graph.const(log_rate),
+                        graph.op("Mul", values, graph.const(finite_rate)))  # fmt: skip
+        impossible = graph.op("And", positive, graph.const(np.isposinf(rate)[None]))
+        term = graph.where(impossible, graph.const(-np.inf), term)
+        cancels = graph.op("And", graph.op("Not", positive), graph.const(shared[None, None, :]))
+        missing = graph.per_class(graph.is_missing(x))
+        term = graph.zero_where(graph.op("Or", cancels, missing), term)
+        total = graph.sum_terms(term)
+        any_impossible = graph.reduce(
+            "ReduceMax", graph.op("Cast", graph.op("IsInf", term, detect_positive=0),
+                                  to=graph.float_type), axis=2)  # fmt: skip
+        return graph.where(graph.op("Greater", any_impossible, graph.const(0.0)),
+                           graph.const(-np.inf), total)  # fmt: skip
+
     def log_likelihood_terms(self, params: ExponentialParams, X) -> NDArray[np.float64]:
         """``log lambda_cj - lambda_cj x_j`` per feature, 0 where missing:
         (n_samples, n_classes, n_features)."""

@@ -466,6 +466,32 @@ class Gaussian(EventModel[GaussianStats, GaussianParams]):
         out[partial] = _observed_log_likelihood(params, X[partial])
         return out
 
+    def onnx_log_likelihood(self, params: GaussianParams, x: str, graph) -> str:
+        """``-1/2 sum_j [log(2 pi var_cj) + (x_j - theta_cj)^2 / var_cj]`` computed
+        directly over (n, n_classes, n_features), missing values and features never
+        seen left out; scaled parameters read ``x / 2**p`` (see the module doc)."""
+        with np.errstate(divide="ignore"):
+            log_norm = np.log(2.0 * np.pi * params.var)
+            precision = 1.0 / params.var
+        if params.exponent is not None:
+            scale = np.ldexp(1.0, -params.exponent)[None, :]
+            x = graph.op("Clip", graph.op("Mul", x, graph.const(scale)),
+                         graph.const(-_SCALED_INPUT_LIMIT), graph.const(_SCALED_INPUT_LIMIT))
+            log_norm = log_norm + 2.0 * _LOG_2 * params.exponent
+        deviation = graph.op("Sub", graph.per_class(x), graph.const(params.theta))
+        squared = graph.op("Mul", graph.op("Mul", deviation, deviation), graph.const(precision))
+        terms = graph.op("Mul", graph.op("Add", squared, graph.const(log_norm)),
+                         graph.const(-0.5))  # fmt: skip
+        if self.skip_missing:
+            unknown = graph.per_class(graph.is_missing(x))
+            if params.seen is not None and not params.seen.all():
+                unknown = graph.op("Or", unknown, graph.const(~params.seen[None, None, :]))
+            terms = graph.zero_where(unknown, terms)
+        return graph.sum_terms(terms)
+
+    def onnx_column_kind(self, params: GaussianParams, j: int) -> str:
+        return "float"
+
     def log_likelihood_terms(self, params: GaussianParams, X) -> NDArray[np.float64]:
         X = np.asarray(X, dtype=np.float64)
         terms = _log_likelihood_terms(params, X)

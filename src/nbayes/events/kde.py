@@ -363,6 +363,38 @@ def _log_likelihood_terms(params: KDEParams, X: NDArray[np.float64]) -> NDArray[
     return out
 
 
+def _onnx_log_density(graph, x: str, points: NDArray, log_weights: NDArray, h: float) -> str:
+    """:func:`log_density` of the column ``x`` (n, 1) as ONNX ops: (n, 1)."""
+    z = graph.op("Div", graph.op("Sub", x, graph.const(points[None, :])), graph.const(h))
+    half = graph.op("Mul", graph.op("Mul", graph.const(0.5), z), z)
+    exponents = graph.op("Sub", graph.const(log_weights[None, :]), half)
+    return graph.reduce("ReduceLogSumExp", exponents, axis=1, keepdims=True)
+
+
+def _onnx_spline(graph, x: str, curve, outside: str) -> str:
+    """The cubic spline ``curve`` at the column ``x`` (n, 1) where x lies within its
+    knots, ``outside`` elsewhere: the piece is found as ``searchsorted`` does (the
+    knots at or below x), evaluated in Horner's form as scipy's ``PPoly``."""
+    knots = curve.x
+    inner = knots[1:-1]
+    piece = graph.reduce("ReduceSum", graph.op(
+        "Cast", graph.op("GreaterOrEqual", x, graph.const(inner[None, :])),
+        to=graph.int64_type), axis=1)  # fmt: skip
+    coefficients = np.ascontiguousarray(curve.c.T)  # (pieces, 4), highest power first
+    base = graph.op("Gather", graph.const(knots[:-1]), piece, axis=0)
+    offset = graph.op("Sub", graph.op("Squeeze", x, graph.const([1])), base)
+    rows = graph.op("Gather", graph.const(coefficients), piece, axis=0)  # (n, 4)
+    value = None
+    for k in range(4):
+        c = graph.op("Squeeze", graph.op("Slice", rows, graph.const([k]), graph.const([k + 1]),
+                                         graph.const([1])), graph.const([1]))  # fmt: skip
+        value = c if value is None else graph.op("Add", graph.op("Mul", value, offset), c)
+    value = graph.op("Unsqueeze", value, graph.const([1]))
+    inside = graph.op("And", graph.op("GreaterOrEqual", x, graph.const(float(knots[0]))),
+                      graph.op("LessOrEqual", x, graph.const(float(knots[-1]))))  # fmt: skip
+    return graph.where(inside, value, outside)
+
+
 def _sample(
     params: KDEParams, class_index: NDArray[np.intp], rng: np.random.Generator
 ) -> NDArray[np.float64]:
@@ -444,6 +476,40 @@ class KernelDensity(EventModel[KDEStats, KDEParams]):
 
     def log_likelihood_terms(self, params: KDEParams, X) -> NDArray[np.float64]:
         return _log_likelihood_terms(params, np.asarray(X, dtype=np.float64))
+
+    def onnx_log_likelihood(self, params: KDEParams, x: str, graph) -> str:
+        """Each feature's and class's ``log sum_i w_i exp(-(x - p_i)^2 / 2h^2)`` over
+        its kernel centres (a ReduceLogSumExp), or, for a binned model's tabulated
+        density, its cubic spline inside the table (outside, the exact sum), as
+        :func:`_log_likelihood_terms` computes them; missing values and classes
+        without data left out."""
+        n_classes = params.bandwidth.shape[0]
+        total = None
+        for j, per_class in enumerate(params.centres):
+            column = graph.op("Slice", x, graph.const([j]), graph.const([j + 1]),
+                              graph.const([1]))  # fmt: skip
+            scale = 1.0 if params.exponent is None else float(np.ldexp(1.0, -params.exponent[j]))
+            if scale != 1.0:
+                column = graph.op("Clip", graph.op("Mul", column, graph.const(scale)),
+                                  graph.const(-_SCALED_INPUT_LIMIT),
+                                  graph.const(_SCALED_INPUT_LIMIT))  # fmt: skip
+            missing = graph.is_missing(column)
+            column = graph.zero_where(missing, column)
+            terms = []
+            for c in range(n_classes):
+                points, log_weights = per_class[c]
+                if points.shape[0] == 0:
+                    terms.append(graph.op("Mul", column, graph.const(0.0)))
+                    continue
+                curve = params.curves[j][c] if params.curves is not None else None
+                density = _onnx_log_density(graph, column, points, log_weights,
+                                            params.bandwidth[c, j])  # fmt: skip
+                if curve is not None:
+                    density = _onnx_spline(graph, column, curve, density)
+                terms.append(graph.op("Add", density, graph.const(params.log_norm[c, j])))
+            term = graph.zero_where(missing, graph.op("Concat", *terms, axis=1))
+            total = term if total is None else graph.op("Add", total, term)
+        return total
 
     def sample(self, params, stats, class_index, rng) -> NDArray[np.float64]:
         return _sample(params, class_index, rng)

@@ -127,6 +127,12 @@ class Multinomial(EventModel[CountStats, MultinomialParams]):
         """``sum_j x_j log theta_cj`` for X (n_samples, n_features) → (n_samples, n_classes)."""
         return params.scorer(without_missing(X) if self.skip_missing else X)
 
+    def onnx_log_likelihood(self, params: MultinomialParams, x: str, graph) -> str:
+        """``x @ log(theta).T`` (missing counts read as 0), ``0 * -inf = 0``."""
+        if self.skip_missing:
+            x = graph.filled(x)[1]
+        return graph.dot(x, params.feature_log_prob)
+
     def log_likelihood_terms(self, params: MultinomialParams, X) -> NDArray[np.float64]:
         """``x_j log theta_cj`` per feature: shape (n_samples, n_classes, n_features)."""
         return weighted_terms(without_missing(X), params.feature_log_prob)

@@ -361,6 +361,43 @@ class AODEParams:
         return codes
 
 
+    def onnx_codes(self, x: list, graph) -> tuple[str, str]:
+        """``(present, flat)`` for the string columns ``x`` (each (n, 1)) as ONNX ops:
+        where each value is known (seen in training, not "" = missing), and its flat
+        index (0 where not present, so it can be gathered): both (n, n_features)."""
+        codes = []
+        for j, column in enumerate(x):
+            keys, values = [], []
+            for code, value in enumerate(self.vocabularies[j]):
+                if str(value) not in keys:
+                    keys.append(str(value))
+                    values.append(code)
+            if "" not in keys:
+                keys.append("")
+                values.append(-1)
+            codes.append(graph.label_encoder(column, keys, values, default=-1))
+        codes = codes[0] if len(codes) == 1 else graph.op("Concat", *codes, axis=1)
+        present = graph.op("GreaterOrEqual", codes, graph.const(np.zeros(1, dtype=np.int64)))
+        offsets = offsets_of(self.pairs.n_categories).astype(np.int64)
+        flat = graph.op("Add", codes, graph.const(offsets[None, :]))
+        return present, graph.where(present, flat, graph.const(np.zeros(1, dtype=np.int64)))
+
+
+def _onnx_pair_index(graph, parent: str, child: str, width: int) -> str:
+    """The row of ``log_child`` laid out as (V * V, n_classes) for flat indices
+    ``parent`` and ``child``: ``parent * V + child``."""
+    return graph.op("Add", graph.op("Mul", parent, graph.const(np.array(width, dtype=np.int64))),
+                    child)  # fmt: skip
+
+
+def _onnx_tables(pairs: PairParams) -> tuple[NDArray, NDArray, NDArray]:
+    """``log_joint_parent``, ``log_child`` and ``log_single`` with the classes last,
+    for gathers: (V, k), (V * V, k), (V, k)."""
+    n_classes, width = pairs.log_joint_parent.shape
+    child = np.moveaxis(pairs.log_child, 0, -1).reshape(width * width, n_classes)
+    return pairs.log_joint_parent.T, child, pairs.log_single.T
+
+
 @dataclass(frozen=True)
 class TreeParams(AODEParams):
     """TAN's parameters: also each feature's tree parent (-1 for the root)."""
@@ -444,6 +481,45 @@ class OneDependence(_Pairwise):
         joint = aode_log_joint(params.pairs, codes, self.min_parent_count, params.log_prior)
         return joint - params.log_prior
 
+    def onnx_log_likelihood(self, params: AODEParams, x: list, graph) -> str:
+        """:func:`aode_log_joint` minus ``log P(y)`` as ONNX ops: every (parent, child)
+        pair's ``log P(x_j | y, x_i)`` gathered at once (n, d, d, k), summed over the
+        observed children, plus ``log P(y, x_i)``; log-sum-exp over the parents seen
+        at least ``min_parent_count`` times, less ``log |P|``; naive Bayes for rows
+        without a parent."""
+        pairs = params.pairs
+        joint_parent, child, single = _onnx_tables(pairs)
+        present, flat = params.onnx_codes(x, graph)
+        n_features = len(x)
+        width = joint_parent.shape[0]
+        parents = graph.op("Unsqueeze", flat, graph.const([2]))  # (n, d, 1)
+        children = graph.op("Unsqueeze", flat, graph.const([1]))  # (n, 1, d)
+        gathered = graph.op("Gather", graph.const(child),
+                            _onnx_pair_index(graph, parents, children, width), axis=0)
+        not_self = ~np.eye(n_features, dtype=bool)
+        counted = graph.op("And", graph.op("Unsqueeze", present, graph.const([1])),
+                           graph.const(not_self[None]))  # (n, d, d)
+        counted = graph.op("Unsqueeze", counted, graph.const([3]))
+        spode = graph.reduce("ReduceSum", graph.zero_where(graph.op("Not", counted), gathered),
+                             axis=2)  # (n, d, k)
+        spode = graph.op("Add", spode, graph.op("Gather", graph.const(joint_parent), flat, axis=0))
+        frequent = graph.op("GreaterOrEqual",
+                            graph.op("Gather", graph.const(pairs.parent_count), flat, axis=0),
+                            graph.const(float(self.min_parent_count)))
+        is_parent = graph.op("And", present, frequent)  # (n, d)
+        spode = graph.where(graph.op("Unsqueeze", is_parent, graph.const([2])), spode,
+                            graph.const(-np.inf))
+        n_parents = graph.reduce("ReduceSum", graph.op("Cast", is_parent, to=graph.float_type),
+                                 axis=1, keepdims=True)  # (n, 1)
+        averaged = graph.op("Sub", graph.reduce("ReduceLogSumExp", spode, axis=1),
+                            graph.op("Log", n_parents))
+        averaged = graph.op("Sub", averaged, graph.const(params.log_prior[None, :]))
+        naive = graph.reduce("ReduceSum", graph.zero_where(
+            graph.op("Not", graph.op("Unsqueeze", present, graph.const([2]))),
+            graph.op("Gather", graph.const(single), flat, axis=0)), axis=1)
+        none = graph.op("Equal", n_parents, graph.const(0.0))
+        return graph.where(none, naive, averaged)  # fmt: skip
+
     def sample(self, params, stats, class_index, rng) -> NDArray:
         """Rows given the classes: the super-parent i with weight ``sum_v P(y, x_i = v)``,
         ``x_i ~ P(x_i | y)``, then each other ``x_j ~ P(x_j | y, x_i)``."""
@@ -526,6 +602,39 @@ class TreeAugmented(_Pairwise):
                 term = np.where(present[:, j], term, 0.0)
             terms[:, :, j] = term.T
         return terms
+
+    def onnx_log_likelihood(self, params: TreeParams, x: list, graph) -> str:
+        """:meth:`log_likelihood_terms` summed, as ONNX gathers: the root's
+        ``log P(y, x_r) - log P(y)``, each other feature's ``log P(x_j | y, x_p)``
+        (``log P(x_j | y)`` where the parent is not present), 0 where x_j is not."""
+        pairs, parents = params.pairs, params.tree_parent
+        joint_parent, child, single = _onnx_tables(pairs)
+        present, flat = params.onnx_codes(x, graph)
+        width = joint_parent.shape[0]
+        root = int(np.flatnonzero(parents < 0)[0]) if parents.size else 0
+
+        def column(tensor: str, j: int) -> str:
+            return graph.op("Slice", tensor, graph.const([j]), graph.const([j + 1]),
+                            graph.const([1]))
+
+        total = None
+        for j in range(len(x)):
+            here, index = column(present, j), column(flat, j)
+            if j == root:
+                term = graph.op("Sub", graph.op("Gather", graph.const(joint_parent), index, axis=0),
+                                graph.const(params.log_prior[None, None, :]))
+            else:
+                parent, parent_index = column(present, parents[j]), column(flat, parents[j])
+                with_parent = graph.op("Gather", graph.const(child),
+                                       _onnx_pair_index(graph, parent_index, index, width), axis=0)
+                alone = graph.op("Gather", graph.const(single), index, axis=0)
+                term = graph.where(graph.op("Unsqueeze", parent, graph.const([2])), with_parent,
+                                   alone)
+            term = graph.zero_where(graph.op("Not", graph.op("Unsqueeze", here, graph.const([2]))),
+                                    term)  # (n, 1, k)
+            term = graph.op("Squeeze", term, graph.const([1]))
+            total = term if total is None else graph.op("Add", total, term)
+        return total  # fmt: skip
 
     def log_likelihood(self, params: TreeParams, X) -> NDArray[np.float64]:
         terms = self.log_likelihood_terms(params, X)

@@ -116,6 +116,14 @@ class Poisson(EventModel[SumStats, PoissonParams]):
         ll -= gammaln(filled + 1.0).sum(axis=1, keepdims=True)
         return ll
 
+    def onnx_log_likelihood(self, params: PoissonParams, x: str, graph) -> str:
+        """``x @ log(lambda).T - observed @ lambda.T``; ``log x!``, the same in every
+        class, is left out (the posterior cancels it)."""
+        observed, filled = graph.observed(x)
+        return graph.op(
+            "Sub", graph.dot(filled, params.log_rate), graph.matmul(observed, params.rate)
+        )
+
     def log_likelihood_terms(self, params: PoissonParams, X) -> NDArray[np.float64]:
         """``x_j log lambda_cj - lambda_cj - log x_j!`` per feature, 0 where missing:
         (n_samples, n_classes, n_features)."""

@@ -312,6 +312,17 @@ class NaiveBayes(BaseNB):
             raise ValueError("the column blocks do not match the columns' kinds.")
         super()._check_restored()
 
+    def onnx_input(self, graph) -> list[str]:
+        """One ONNX input per column, named as the column: float (NaN where missing)
+        for a column of numbers, string for a column of values or text."""
+        check_is_fitted(self)
+        fitted = self._fitted
+        inputs = []
+        for j, column in enumerate(self._resolved):
+            kind = fitted.event.onnx_column_kind(fitted.params, j)
+            inputs.append(graph.input(str(column.key), kind, (None, 1)))
+        return inputs
+
     @property
     def columns_(self) -> dict[Hashable, str]:
         """Column key → kind."""

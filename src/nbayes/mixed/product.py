@@ -193,6 +193,22 @@ class ColumnModel(EventModel[MixedStats, tuple]):
             terms[:, :, list(block.positions)] = part
         return terms
 
+    def onnx_log_likelihood(self, params: tuple, x: list, graph) -> str:
+        """The sum of the blocks' log-likelihoods in ONNX ops; ``x`` holds one (n, 1)
+        tensor per column of the table, in order. A block that reads values takes its
+        columns as they are, any other one float block of them."""
+        total = None
+        for block, event, block_params in self._blocks(params):
+            columns = [x[p] for p in block.positions]
+            data = columns if event.reads == "values" else graph.op("Concat", *columns, axis=1)
+            ll = event.onnx_log_likelihood(block_params, data, graph)
+            total = ll if total is None else graph.op("Add", total, ll)
+        return total
+
+    def onnx_column_kind(self, params: tuple, j: int) -> str:
+        b, local = self._locate(j)
+        return self.events[b].onnx_column_kind(params[b], local)
+
     def feature_log_likelihood(self, params, j, values, n_features) -> NDArray[np.float64]:
         b, local = self._locate(j)
         block, event = self.layout[b], self.events[b]

@@ -186,6 +186,30 @@ class Vocabulary(EventModel[VocabularyStats, VocabularyParams]):
     def log_likelihood_terms(self, params: VocabularyParams, X) -> NDArray[np.float64]:
         return self.inner.log_likelihood_terms(params.params, self._coded(params, X))
 
+    def onnx_column_kind(self, params: VocabularyParams, j: int) -> str:
+        """Values are read as strings (``str`` of each value: ``"3"``, ``"True"``)."""
+        return "string"
+
+    def onnx_log_likelihood(self, params: VocabularyParams, x: list, graph) -> str:
+        """Each string column looked up in its vocabulary (a LabelEncoder): the code of
+        a known value, ``K_j`` for one never seen, -1 for the empty string (a missing
+        value, unless "" is itself a value seen in training); then the inner model."""
+        columns = []
+        for j, column in enumerate(x):
+            index = params.codes[j]
+            keys, codes = [], []
+            for value, code in index.items():
+                text = str(value)
+                if text not in keys:  # two values alike as strings: the first wins
+                    keys.append(text)
+                    codes.append(code)
+            if "" not in keys:  # the empty string: a missing value
+                keys.append("")
+                codes.append(-1)
+            columns.append(graph.label_encoder(column, keys, codes, default=len(index)))
+        codes = columns[0] if len(columns) == 1 else graph.op("Concat", *columns, axis=1)
+        return self.inner.onnx_log_likelihood(params.params, codes, graph)
+
     def feature_log_likelihood(self, params, j, values, n_features) -> NDArray[np.float64]:
         X = self.missing(len(values), n_features)
         X[j] = (list(values), np.arange(len(values), dtype=np.intp))

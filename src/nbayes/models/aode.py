@@ -31,6 +31,16 @@ class _PairwiseNB(BaseNB):
     def _validation_options(self):
         return {"dtype": None, "ensure_all_finite": False}
 
+    def onnx_input(self, graph) -> list[str]:
+        """One string input ``X`` (n, n_features_in_): each value as ``str`` of it
+        ("" where missing), read column by column."""
+        x = graph.input("X", "string", (None, int(self.n_features_in_)))
+        n = int(self.n_features_in_)
+        if n == 1:
+            return [x]
+        return [graph.op("Slice", x, graph.const([j]), graph.const([j + 1]), graph.const([1]))
+                for j in range(n)]  # fmt: skip
+
     def _log_prior(self, stats):
         return self._event._log_prior(stats)
 

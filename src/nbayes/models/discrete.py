@@ -266,6 +266,14 @@ class BernoulliNB(_DiscreteNB):
             X = binarize(X, threshold=self.binarize)
         return X
 
+    def onnx_input(self, graph) -> str:
+        """``X``, binarized in the graph as in :meth:`_prepare_X` (``x > binarize``)."""
+        x = super().onnx_input(graph)
+        if self.binarize is None:
+            return x
+        above = graph.op("Greater", x, graph.const(float(self.binarize)))
+        return graph.op("Cast", above, to=graph.float_type)
+
     def _domain_message(self, error: DomainError) -> str:
         return BaseNB._domain_message(self, error)
 

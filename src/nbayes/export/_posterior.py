@@ -1,0 +1,77 @@
+"""The posterior as ONNX ops, written once for every exported model: the twin of
+:mod:`nbayes.core.posterior`.
+
+``jll = log P(x | y) + prior`` (n, K); rows whose maximum is finite are normalised
+as ``exp(jll - max) / sum exp(jll - max)``; a degenerate row (see
+:mod:`nbayes.core.posterior`) takes the class prior when every class is ``-inf``, or
+splits its mass evenly between its ``+inf`` classes. The label is the ``argmax`` of
+the same (repaired) row, the first class on ties, as ``numpy.argmax``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.special import logsumexp
+
+from nbayes.export._graph import Graph
+
+
+def write_posterior(
+    g: Graph,
+    log_likelihood: str,
+    jll_prior: NDArray[np.float64],
+    log_prior: NDArray[np.float64],
+    classes: NDArray,
+) -> None:
+    """Outputs ``label`` (n,) and ``probabilities`` (n, K) of ``log_likelihood`` (n, K).
+
+    ``jll_prior`` is the prior term added to the log-likelihood (``log P(y)``, or 0
+    for a model that leaves it out); ``log_prior`` the prior degenerate rows get;
+    ``classes`` the labels in column order (numbers as int64, anything else as
+    strings).
+    """
+    jll_prior = np.asarray(jll_prior, dtype=np.float64)
+    jll = log_likelihood
+    if np.any(jll_prior != 0):
+        jll = g.op("Add", jll, g.const(jll_prior[None, :]))
+    impossible = np.isneginf(np.asarray(log_prior, dtype=np.float64))
+    if impossible.any():  # P(y) = 0: P(x, y) = 0 whatever P(x | y)
+        jll = g.where(g.const(impossible[None, :]), g.const(-np.inf), jll)
+    proba = normalised(g, jll, log_prior)
+    repaired, probabilities = proba
+    index = g.op("ArgMax", repaired, axis=1, keepdims=0)
+    label_values = _label_values(classes)
+    label = g.op("Gather", g.const(label_values), index, axis=0)
+    kind = "string" if label_values.dtype == object else "int64"
+    g.output("label", label, kind, [None])
+    g.output("probabilities", probabilities, "float", [None, len(classes)])
+
+
+def normalised(g: Graph, jll: str, log_prior: NDArray[np.float64]) -> tuple[str, str]:
+    """``(repaired jll, P(y | x))``: degenerate rows replaced (see the module doc),
+    then the shifted softmax, both (n, K)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        prior = np.asarray(log_prior, dtype=np.float64)
+        prior = prior - logsumexp(prior)
+    row_max = g.reduce("ReduceMax", jll, axis=1, keepdims=True)
+    all_impossible = g.op("IsInf", row_max, detect_positive=0)
+    some_infinite = g.op("IsInf", row_max, detect_negative=0)
+    split = g.where(g.op("IsInf", jll, detect_negative=0), g.const(0.0), g.const(-np.inf))
+    repaired = g.where(all_impossible, g.const(prior[None, :]),
+                       g.where(some_infinite, split, jll))  # fmt: skip
+    shift = g.reduce("ReduceMax", repaired, axis=1, keepdims=True)
+    exponentials = g.op("Exp", g.op("Sub", repaired, shift))
+    total = g.reduce("ReduceSum", exponentials, axis=1, keepdims=True)
+    return repaired, g.op("Div", exponentials, total)
+
+
+def _label_values(classes: NDArray) -> NDArray:
+    """The labels as a graph constant: integers (and booleans) as int64, anything
+    else as strings."""
+    classes = np.asarray(classes)
+    if classes.dtype.kind in "iub":
+        return classes.astype(np.int64)
+    if classes.dtype.kind == "f" and np.all(classes == np.round(classes)):
+        return classes.astype(np.int64)
+    return np.array([str(c) for c in classes], dtype=object)

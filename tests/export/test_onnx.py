@@ -1,0 +1,187 @@
+"""ONNX export (:mod:`nbayes.export`): onnxruntime scores as nbayes does on the cases
+where the maths has edges (infinite weights, point masses, rows impossible under
+every class, classes of prior 0), in float64 and float32, at the oldest opset, and in
+a fresh process that imports only onnxruntime and numpy. The contract matrix
+(tests/contract/test_every_model.py) runs the export on every registered model."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+
+import nbayes
+from nbayes.export import onnx_feeds, to_onnx
+
+
+def _score(model, X, dtype=np.float64, opset=None):
+    graph = to_onnx(model, dtype=dtype, opset=opset)
+    onnx.checker.check_model(graph, full_check=True)
+    session = ort.InferenceSession(graph.SerializeToString(), providers=["CPUExecutionProvider"])
+    return session.run(None, onnx_feeds(graph, X))
+
+
+def _assert_scores_alike(model, X, dtype=np.float64, opset=None):
+    label, proba = _score(model, X, dtype, opset)
+    tolerance = 1e-9 if dtype == np.float64 else 1e-5
+    assert_allclose(proba, model.predict_proba(X), rtol=0, atol=tolerance)
+    assert_array_equal(label, model.predict(X).astype(label.dtype))
+    return label, proba
+
+
+@pytest.fixture(scope="module")
+def counts():
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 3, 150)
+    X = np.minimum(rng.poisson(0.5 + y[:, None], size=(150, 6)), 4).astype(float)
+    X[y == 0, 5] = 0.0  # a feature class 0 never shows: -inf weights when unsmoothed
+    return X, y
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        nbayes.MultinomialNB(alpha=0.0, force_alpha=True),
+        nbayes.BernoulliNB(alpha=0.0, force_alpha=True),
+        nbayes.CategoricalNB(alpha=0.0, force_alpha=True),
+        nbayes.ComplementNB(norm=True),
+        nbayes.BernoulliNB(binarize=1.5),
+        nbayes.CategoricalNB(handle_unknown="smooth", min_categories=6),
+    ],
+    ids=lambda m: repr(m),
+)
+def test_unsmoothed_and_variant_discrete_models(model, counts):
+    """Infinite weights count only where their event occurs (0 * inf = 0); rows
+    impossible under every class take the prior, as nbayes's posterior does."""
+    X, y = counts
+    model.fit(X, y)
+    _, proba = _assert_scores_alike(model, X)
+    _assert_scores_alike(model, X, np.float32)
+    if model.get_params().get("alpha") == 0.0:
+        assert np.any(proba == 0.0)  # the edge was reached
+
+
+def test_exponential_point_masses_and_zero_rates():
+    """A column of zeros in one class is a point mass there (+inf at 0, impossible
+    above); a column of zeros everywhere cancels."""
+    rng = np.random.default_rng(4)
+    y = np.repeat([0, 1], 30)
+    X = rng.exponential(1.0 + y[:, None], size=(60, 3))
+    X[y == 0, 1] = 0.0
+    X[:, 2] = 0.0
+    model = nbayes.ExponentialNB().fit(X, y)
+    test = np.vstack([X[:5], X[-5:], [[0.5, 0.0, 0.0], [0.5, 2.0, 0.0], [0.5, 0.0, 1.0]]])
+    test[3, 0] = np.nan
+    _assert_scores_alike(model, test)
+
+
+def test_degenerate_rows_and_classes_of_prior_zero():
+    """A row far from every Gaussian (every class -inf) gets the prior; a class whose
+    prior is 0 never wins."""
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 3, 90)
+    X = rng.normal(y[:, None], 1.0, size=(90, 2))
+    model = nbayes.GaussianNB(var_smoothing=0.0, priors=[0.5, 0.5, 0.0]).fit(X, y)
+    test = np.vstack([X[:10], [[1e200, -1e200], [3.0, 3.0]]])
+    label, proba = _assert_scores_alike(model, test)
+    assert np.all(proba[:, 2] == 0.0) and np.all(label != 2)
+
+
+def test_string_labels_float32_and_the_oldest_opset():
+    rng = np.random.default_rng(6)
+    y = np.array(["ham", "spam", "eggs"])[rng.integers(0, 3, 80)]
+    X = rng.poisson(2.0, size=(80, 4)).astype(float)
+    model = nbayes.PoissonNB().fit(X, y)
+    label, _ = _assert_scores_alike(model, X, opset=13)
+    assert label.dtype == object and set(label) <= set(y)
+    _assert_scores_alike(model, X, np.float32, opset=13)
+
+
+def test_a_mixed_table_with_strings_missing_values_and_unseen_categories():
+    rng = np.random.default_rng(7)
+    n = 240
+    y = rng.integers(0, 2, n)
+    table = pd.DataFrame(
+        {
+            "age": rng.normal(40 + 5 * y, 8),
+            "visits": rng.poisson(1 + y).astype(float),
+            "city": np.array(["Oslo", "Lima", "Pune"])[rng.integers(0, 3, n)],
+            "plan": np.where(rng.random(n) < 0.3 + 0.4 * y, "gold", "basic"),
+        }
+    )
+    model = nbayes.NaiveBayes(columns={"visits": "poisson"}, handle_unknown="smooth")
+    model.fit(table[:200], y[:200])
+    test = table[200:].copy()
+    test.loc[test.index[:5], "age"] = np.nan
+    test.loc[test.index[5:10], "city"] = None
+    test.loc[test.index[10:15], "city"] = "Quito"  # never seen
+    test.loc[test.index[15], ["age", "visits", "city", "plan"]] = [np.nan, np.nan, None, None]
+    graph = to_onnx(model)
+    assert [(i.name, i.type.tensor_type.elem_type) for i in graph.graph.input] == [
+        ("age", onnx.TensorProto.DOUBLE),
+        ("visits", onnx.TensorProto.DOUBLE),
+        ("city", onnx.TensorProto.STRING),
+        ("plan", onnx.TensorProto.STRING),
+    ]
+    _, proba = _assert_scores_alike(model, test)
+    assert_allclose(proba[15], np.exp(model.class_log_prior_))  # nothing known: the prior
+    _assert_scores_alike(model, test, np.float32)
+
+
+def test_refusals_name_the_problem():
+    with pytest.raises(nbayes.NotSupportedError, match="cannot be exported"):
+        to_onnx(object())
+    model = nbayes.GaussianNB().fit([[0.0], [1.0]], [0, 1])
+    with pytest.raises(ValueError, match="dtype"):
+        to_onnx(model, dtype=np.int32)
+    with pytest.raises(ValueError, match="opset"):
+        to_onnx(model, opset=9)
+
+
+def test_a_fresh_process_scores_with_onnxruntime_and_numpy_only(tmp_path):
+    """The served graph needs no nbayes: a process that imports only onnxruntime and
+    numpy gives nbayes's probabilities and labels."""
+    rng = np.random.default_rng(8)
+    y = rng.integers(0, 3, 120)
+    table = pd.DataFrame(
+        {"height": rng.normal(170 + 5 * y, 6), "colour": np.array(["red", "blue"])[y % 2]}
+    )
+    table.loc[3, "height"] = np.nan
+    model = nbayes.NaiveBayes().fit(table, y)
+    graph = to_onnx(model)
+    (tmp_path / "model.onnx").write_bytes(graph.SerializeToString())
+    feeds = onnx_feeds(graph, table)
+    np.savez(tmp_path / "feeds.npz", **{k: v.astype(str) if v.dtype == object else v
+                                        for k, v in feeds.items()})  # fmt: skip
+    script = textwrap.dedent(
+        """
+        import json, sys
+        import numpy as np
+        import onnxruntime as ort
+        folder = sys.argv[1]
+        data = np.load(folder + "/feeds.npz")
+        feeds = {k: data[k].astype(object) if data[k].dtype.kind == "U" else data[k]
+                 for k in data.files}
+        session = ort.InferenceSession(folder + "/model.onnx",
+                                       providers=["CPUExecutionProvider"])
+        label, proba = session.run(None, feeds)
+        print(json.dumps({"label": label.tolist(), "proba": proba.tolist(),
+                          "nbayes": any(m.startswith("nbayes") for m in sys.modules)}))
+        """
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    result = json.loads(run.stdout)
+    assert result["nbayes"] is False
+    assert_allclose(result["proba"], model.predict_proba(table), rtol=0, atol=1e-9)
+    assert_array_equal(result["label"], model.predict(table))
