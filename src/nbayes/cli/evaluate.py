@@ -15,10 +15,12 @@ from sklearn.base import clone
 
 from nbayes.cli._options import read_spec
 from nbayes.cli._tables import CLIError, Source
+from nbayes.cli.paths import guard_outputs
 from nbayes.cli.train import prepare, table_options
 from nbayes.inspection.evaluation import cross_validate, top_features_by_class
 
 
+@guard_outputs(outputs=["report"], inputs=["data"])
 @click.command()
 @click.argument("data")
 @table_options

@@ -11,6 +11,7 @@ from nbayes.cli._options import read_options, read_spec
 from nbayes.cli._output import PredictionWriter, output_stream
 from nbayes.cli._progress import on_terminal
 from nbayes.cli._tables import CLIError, Source
+from nbayes.cli.paths import guard_outputs
 
 OUTPUT_FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 
@@ -29,6 +30,7 @@ def output_format(output: str | None, given: str | None) -> str:
     raise CLIError(f"{output}: cannot tell the output format from the suffix; use --to")
 
 
+@guard_outputs(outputs=["output"], inputs=["model_file", "data"])
 @click.command()
 @click.argument("model_file", metavar="MODEL")
 @click.argument("data")

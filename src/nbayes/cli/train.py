@@ -35,6 +35,7 @@ from nbayes.cli._encoding import (
 from nbayes.cli._options import read_options, read_spec
 from nbayes.cli._progress import on_terminal
 from nbayes.cli._tables import CLIError, Source, release_unused
+from nbayes.cli.paths import guard_outputs
 from nbayes.events import event_model
 from nbayes.mixed.blocks import column_kinds
 from nbayes.mixed.columns import infer_kind
@@ -331,6 +332,7 @@ def save_model(estimator, output: str, metadata: dict) -> int:
     return target.stat().st_size
 
 
+@guard_outputs(outputs=["output"], inputs=["data"])
 @click.command()
 @click.argument("data")
 @table_options

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from nbayes.cli.paths import guard_outputs
 from nbayes.cli.spam.classify import _header_name
 from nbayes.cli.spam.options import (
     db_option,
@@ -39,6 +40,7 @@ def _mode(_ctx, _param, value: str | None) -> int | None:
     return mode
 
 
+@guard_outputs(outputs=["sockets"], inputs=["db"])
 @click.command()
 @db_option
 @lock_timeout_option

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from nbayes.cli.paths import guard_outputs
 from nbayes.cli.spam.options import (
     MAIL_SOURCE,
     certainty_option,
@@ -51,6 +52,7 @@ def _with_sources(command):
     return command
 
 
+@guard_outputs(outputs=["db"], inputs=["spam_sources", "ham_sources"])
 @click.command()
 @db_option
 @lock_timeout_option
@@ -121,6 +123,7 @@ def train(
     )
 
 
+@guard_outputs(outputs=["db"], inputs=["spam_sources", "ham_sources"])
 @click.command()
 @db_option
 @lock_timeout_option
