@@ -201,6 +201,8 @@ def test_readers_read_a_database_they_may_not_write(trained):
     folder the user may not write; the readers still read (as an immutable file)."""
     before = digest(trained)
     folder = trained.parent
+    message = folder / "message.eml"  # a mail source other than the database itself
+    message.write_bytes(MESSAGE)
     trained.chmod(0o444)
     folder.chmod(0o555)
     try:
@@ -218,12 +220,12 @@ def test_readers_read_a_database_they_may_not_write(trained):
         assert classify.stdout.endswith(MESSAGE.partition(b"\n\n")[2])
         stats = run([*drop, *common, "stats", "--db", str(trained)])
         assert stats.returncode == 0 and b"spam messages\t60" in stats.stdout, stats.stderr
-        train = run([*drop, *common, "train", "--db", str(trained), "--spam", str(trained)])
+        train = run([*drop, *common, "train", "--db", str(trained), "--spam", str(message)])
         assert train.returncode == 3 and b"read-only" in train.stderr  # writing: refused
     finally:
         folder.chmod(0o755)
         trained.chmod(0o644)
-    assert digest(trained) == before and sorted(folder.iterdir()) == [trained]
+    assert digest(trained) == before and sorted(folder.iterdir()) == sorted([trained, message])
 
 
 # ------------------------------------------------------------ only training writes
