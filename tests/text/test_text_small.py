@@ -128,6 +128,31 @@ def test_given_vocabulary(docs, unseen, data):
     assert small == compiled
 
 
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"vocabulary": {"\ud800 ": 0, "ab": 1, "\udfff\ud800x": 2}},
+        {"vocabulary": ["ab", "ab \udc80", "\ud83d"], "ngram_range": (1, 2)},
+        {"stop_words": ["\ud800", "ab"]},
+    ],
+)
+def test_lone_surrogates_in_terms(options):
+    """Terms and stop words holding lone surrogates (which no UTF-8 can hold) are
+    read by the compiled path as by the Python path and scikit-learn (the compiled
+    one raised UnicodeEncodeError)."""
+    from sklearn.feature_extraction.text import CountVectorizer as SkCountVectorizer
+
+    docs = ["\ud800 ab", "ab \udfff\ud800x cd", "x\ud83d ab ab"]
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        small, compiled = both(monkeypatch, lambda: fit_and_transform(options, docs, docs))
+    assert small == compiled
+    reference = SkCountVectorizer(**options)
+    expected = reference.fit_transform(docs)
+    assert compiled[1][1] == reference.get_feature_names_out().tolist()
+    ours = CountVectorizer(**options).fit_transform(docs)
+    assert (ours != expected).nnz == 0
+
+
 def test_small_fit_then_large_transform_builds_the_compiled_tables(monkeypatch):
     """A vectorizer fitted on the Python path counts a large input compiled (its
     tables made from the terms), as one fitted compiled does; and a model file of it."""

@@ -52,8 +52,10 @@ class Rules:
 
 def _utf8_strings(strings: Iterable[str]) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
     """The UTF-8 of ``strings`` joined, writable (as the kernels' own scratch keys, so
-    they compile once), and their offsets."""
-    encoded = [s.encode("utf-8") for s in strings]
+    they compile once), and their offsets. Lone surrogates (which a Python string may
+    hold, and a term of scikit-learn's may be) are written as their three bytes, as the
+    documents are (:func:`nbayes.text._encode._utf8`), and read back by :meth:`names`."""
+    encoded = [s.encode("utf-8", "surrogatepass") for s in strings]
     offsets = np.zeros(len(encoded) + 1, np.int64)
     np.cumsum([len(b) for b in encoded], out=offsets[1:])
     return np.frombuffer(bytearray(b"".join(encoded)), dtype=np.uint8), offsets
@@ -273,7 +275,7 @@ class Vocabulary:
         out, _ = self.name_bytes()
         if out.size == 0:
             return []
-        return out[:-1].tobytes().decode("utf-8").split("\n")
+        return out[:-1].tobytes().decode("utf-8", "surrogatepass").split("\n")
 
     def count(
         self,
