@@ -260,3 +260,20 @@ def test_inspect_headings_of_long_class_names_stay_apart(tmp_path):
         if line.strip().startswith("value")
     )
     assert heading.split()[1:] == ["alt.atheism", "comp.graph…", "comp.os.ms…"]
+
+
+def test_explain_names_unseen_categories_of_every_model(tmp_path, weather):
+    """A value training never saw is named whatever model holds the column: the
+    categorical model's codes or a mixed table's vocabulary (which left it out)."""
+    for model_kind in ("categorical", "mixed"):
+        model = tmp_path / f"{model_kind}.nbm"
+        run("train", weather, "-t", "Play", "-m", model_kind, "-o", model)
+        data = json.loads(
+            run("explain", model, "--row", "Weather=Snowy", "--format", "json").output
+        )
+        assert data["unseen"] == {"Weather": "Snowy"}, model_kind
+        assert data["features"][0]["log_factor"] == [0.0, 0.0]
+        text = run("explain", model, "--row", "Weather=Snowy").output
+        assert "never seen in training (a factor of 1 in every class): Weather='Snowy'" in text
+        seen = run("explain", model, "--row", "Weather=Rainy", "--format", "json").output
+        assert json.loads(seen)["unseen"] == {}

@@ -344,3 +344,66 @@ def test_a_text_factor_is_shown_word_by_word_and_the_words_add_up():
     assert [p["part"] for p in as_json["parts"]["text"]] == [p.part for p in parts]
     text = result.to_text()
     assert "    free ×2" in text and "    lunch" in text
+
+
+# ---------------------------------------------------------------- partial rows, unseen values
+@pytest.fixture
+def people():
+    rng = np.random.default_rng(5)
+    n = 120
+    y = rng.integers(0, 2, n)
+    frame = pd.DataFrame(
+        {
+            "age": rng.normal(np.where(y == 1, 45.0, 30.0), 8.0).round(),
+            "workclass": rng.choice(["Private", "Gov", "Self"], n),
+            "hours": rng.normal(40.0, 5.0, n),
+        }
+    )
+    return frame, np.where(y == 1, ">50K", "<=50K")
+
+
+def test_a_partial_row_is_marginalised_and_the_explanation_says_which(people):
+    """A model that leaves missing values out explains a row lacking columns as it
+    predicts one holding missing values there (as ``nbayes explain --row`` does); the
+    explanation names the columns left out, not given or given as missing."""
+    frame, y = people
+    model = nbayes.NaiveBayes().fit(frame, y)
+    result = model.explain({"age": 30, "workclass": "Private"})
+    full = pd.DataFrame({"age": [30.0], "workclass": ["Private"], "hours": [np.nan]})
+    np.testing.assert_allclose(result.posterior, model.predict_proba(full)[0], rtol=1e-12)
+    assert result.left_out == ["hours"] and result.not_given == ["hours"]
+    j = result.features.index("hours")
+    assert np.all(result.log_factors[:, j] == 0)  # a factor of 1 in every class
+    assert "left out (not given; marginalised" in result.to_text()
+    assert result.to_dict()["left_out"] == ["hours"]
+    given_missing = model.explain({"age": None, "workclass": "Gov", "hours": 41.0})
+    assert given_missing.left_out == ["age"] and given_missing.not_given == []
+    assert "left out (missing; marginalised" in given_missing.to_text()
+    complete = model.explain({"age": 30, "workclass": "Private", "hours": 40.0})
+    assert complete.left_out == [] and "left out" not in complete.to_text()
+
+
+def test_a_partial_row_is_refused_where_the_model_needs_every_feature(people):
+    frame, y = people
+    model = nbayes.GaussianNB().fit(frame[["age", "hours"]], y)
+    with pytest.raises(ValueError, match=r"no value for feature\(s\) \['hours'\]"):
+        model.explain({"age": 30})
+
+
+def test_values_never_seen_in_training_are_named_for_every_model(people):
+    """An unseen category is named (its factor is then 1 in every class) whatever
+    holds the column: a table's vocabulary or CategoricalNB's codes."""
+    frame, y = people
+    mixed = nbayes.NaiveBayes().fit(frame, y)
+    result = mixed.explain({"age": 30, "workclass": "Snowy", "hours": 40.0})
+    assert result.unseen == {"workclass": "Snowy"}
+    assert np.all(result.log_factors[:, result.features.index("workclass")] == 0)
+    assert "never seen in training (a factor of 1 in every class): workclass='Snowy'" in str(
+        result
+    )
+    assert result.to_dict()["unseen"] == {"workclass": "Snowy"}
+    assert mixed.explain({"age": 30, "workclass": "Gov", "hours": 40.0}).unseen == {}
+    codes = nbayes.CategoricalNB(handle_unknown="ignore").fit([[0, 1], [1, 0], [2, 1]], [0, 1, 1])
+    assert explain(codes, [3, 1]).unseen == {"x0": 3}
+    assert explain(codes, [2, 1]).unseen == {}
+    assert explain(nbayes.GaussianNB().fit(frame[["age"]], y), [1e6]).unseen == {}

@@ -109,34 +109,21 @@ def explain(model_file, data, row_text, index, out_fmt, **reading) -> None:
             "values out)"
         )
     X = encoder.transform(table, source, offset, absent_ok=True)
-    row = list(X.iloc[0]) if hasattr(X, "iloc") else X[0]
+    values = list(X.iloc[0]) if hasattr(X, "iloc") else X[0]
+    # columns the row does not name are left out of it (the explanation says so)
+    row = {
+        name: value
+        for name, value in zip(encoder.features, values, strict=True)
+        if name not in absent
+    }
     shown = [
         "(missing)" if name in left_out else table.column(name)[0].as_py()
         for name in encoder.features
     ]
+    # the explanation lists what it left out, and the values training never gave the
+    # model (a typo, another spelling or spaces)
     result = explain_row(model, row, feature_names=encoder.features, display_values=shown)
-    # category values the model never saw in training (a typo, other spelling or spaces)
-    unseen = {
-        name: value
-        for name, value in zip(encoder.features, shown, strict=True)
-        if name in encoder.categories and name not in left_out
-        and str(value) not in encoder.categories[name]
-    }  # fmt: skip
     if out_fmt == "json":
-        info = result.to_dict()
-        info["left_out"] = left_out
-        info["unseen"] = unseen
-        click.echo(json.dumps(info, indent=2, allow_nan=False))
+        click.echo(json.dumps(result.to_dict(), indent=2, allow_nan=False))
     else:
         click.echo(result.to_text())
-        if left_out:
-            kind = "not given" if set(left_out) <= set(absent) else "missing"
-            click.echo(
-                f"\nleft out ({kind}; marginalised, a factor of 1 in every class): "
-                + ", ".join(left_out)
-            )
-        if unseen:
-            click.echo(
-                "\nnever seen in training (a factor of 1 in every class): "
-                + ", ".join(f"{name}={value!r}" for name, value in unseen.items())
-            )

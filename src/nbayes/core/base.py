@@ -497,6 +497,13 @@ class BaseNB(ModelFileMethods, ClassifierMixin, BaseEstimator):
         fitted = self._fitted
         return fitted.event.factor_parts(fitted.params, j, value, self.n_features_in_)
 
+    def _unseen(self, j: int, value) -> bool:
+        """Whether ``value`` (model input, not missing) of feature ``j`` is one training
+        never gave the model (see the contract's ``unseen``)."""
+        fitted = self._fitted
+        values = self._prepare_X(np.asarray([value], dtype=object)[:, None])[:, 0]
+        return bool(fitted.event.unseen(fitted.params, j, values)[0])
+
     def _factor_kinds(self) -> list[str]:
         """What each feature's factor ``P(x_j | y)`` is (see the contract)."""
         return self._event.factor_kinds(self.n_features_in_)

@@ -229,6 +229,14 @@ class EventModel(ABC, Generic[StatsT, ParamsT]):
         (the default)."""
         return None
 
+    def unseen(self, params: ParamsT, j: int, values: NDArray) -> NDArray[np.bool_]:
+        """Whether each of ``values`` (model input, none missing) of feature ``j`` is a
+        value training never gave the model (an unknown category): its factor is then
+        the model's rule for the unknown (``handle_unknown``), and an explanation names
+        it. (n_values,) bools. Default: none is (a number is never unknown to a
+        continuous or count model)."""
+        return np.zeros(len(values), dtype=bool)
+
     def factor_kinds(self, n_features: int) -> list[str]:
         """What each feature's factor is (:attr:`factor_kind`, for every feature)."""
         return [self.factor_kind] * n_features

@@ -399,6 +399,10 @@ class Categorical(EventModel[CategoricalStats, CategoricalParams]):
         under ``"smooth"`` the extra category (an unseen value) is ``K_j``."""
         return _sample(params, class_index, rng)
 
+    def unseen(self, params: CategoricalParams, j: int, values: NDArray) -> NDArray[np.bool_]:
+        """Codes at or past feature ``j``'s ``K_j`` (its categories seen in training)."""
+        return np.asarray(values, dtype=float) >= params.n_categories[j]
+
     def value_grid(self, params, stats, j, class_prior) -> list:
         """Every category code of feature ``j``."""
         return list(range(int(stats.n_categories[j])))

@@ -443,6 +443,12 @@ class _Pairwise(EventModel[PairStats, AODEParams]):
         """Every value of feature ``j`` seen in training."""
         return list(stats.vocabularies[j])
 
+    def unseen(self, params: AODEParams, j: int, values) -> NDArray[np.bool_]:
+        """Values outside feature ``j``'s vocabulary."""
+        X = self.missing(len(values), len(params.vocabularies))
+        X[:, j] = values
+        return params.codes(X)[:, j] >= len(params.vocabularies[j])
+
     def log_likelihood_terms(self, params: AODEParams, X) -> NDArray[np.float64]:
         """The chain rule ``log P(x_j | y, x_1 .. x_{j-1})`` under the model, each from
         the model's likelihood of the row's first features with the rest left out

@@ -84,6 +84,14 @@ class Explanation:
     #: The parts of the factors that are sums, by feature name (a text column's tokens),
     #: the most telling first.
     parts: dict[str, list[Part]] = field(default_factory=dict)
+    #: Features the row has no value for (missing, or not given), in feature order:
+    #: marginalised, a factor of 1 in every class.
+    left_out: list[str] = field(default_factory=list)
+    #: Those of ``left_out`` the row did not name at all (a mapping without them).
+    not_given: list[str] = field(default_factory=list)
+    #: Feature -> value, for values training never gave the model (an unknown
+    #: category): their factor is the model's rule for the unknown.
+    unseen: dict[str, Any] = field(default_factory=dict)
 
     @property
     def prior(self) -> NDArray[np.float64]:
@@ -163,6 +171,8 @@ class Explanation:
                 ]
                 for name, parts in self.parts.items()
             },
+            "left_out": list(self.left_out),
+            "unseen": {name: _plain(value) for name, value in self.unseen.items()},
         }
 
     def to_text(self) -> str:
@@ -185,12 +195,23 @@ def explain(
     """Explain the posterior of one row ``x`` (n_features,) under a fitted nbayes model.
 
     ``x`` is a sequence in feature order, or a mapping from feature name to value.
-    ``feature_names`` and ``display_values`` (what to show for each value, e.g. the
-    category names behind codes) only change how the row is labelled.
+    A model that leaves missing values out (``NaiveBayes``, AODE, ...) takes a row
+    with missing values (None, NaN) or, as a mapping, without some features: those
+    are marginalised (a factor of 1 in every class), as ``predict_proba`` does, and
+    listed in ``left_out``. Values training never gave the model (unknown
+    categories) are listed in ``unseen``. ``feature_names`` and ``display_values``
+    (what to show for each value, e.g. the category names behind codes) only change
+    how the row is labelled.
+
+    >>> import nbayes, pandas as pd
+    >>> table = pd.DataFrame({"age": [25, 61, 33, 52], "job": ["a", "b", "a", "b"]})
+    >>> model = nbayes.NaiveBayes().fit(table, ["no", "yes", "no", "yes"])
+    >>> model.explain({"job": "c"}).left_out, model.explain({"job": "c"}).unseen
+    (['age'], {'job': 'c'})
     """
     check_is_fitted(model)
     names = _names(model, feature_names)
-    row = _as_row(model, x, names)
+    row, not_given = _as_row(model, x, names)
     X = model._check_X(row)
     fitted = model._fitted
     log_factors = model._log_likelihood_terms(X)[0]
@@ -218,8 +239,14 @@ def explain(
             ),
             key=lambda c: -abs(c.log_ratio) if not math.isnan(c.log_ratio) else math.inf,
         )
-    parts = {}
+    parts, left_out, unseen = {}, [], {}
+    raw = row.to_numpy()[0] if hasattr(row, "to_numpy") else row[0]
     for j, (name, value) in enumerate(zip(names, _row_values(row), strict=True)):
+        if _is_missing(raw[j]):
+            left_out.append(name)
+            continue
+        if model._unseen(j, value):
+            unseen[name] = values[j]
         found = model._factor_parts(j, value)
         if found:
             parts[name] = _ranked_parts(found, None if contrast is None else (a, b))
@@ -239,6 +266,9 @@ def explain(
         contributions=contributions,
         factor_kind=factor_kind(model),
         parts=parts,
+        left_out=left_out,
+        not_given=[name for name in names if name in not_given],
+        unseen=unseen,
     )
 
 
@@ -320,14 +350,20 @@ def _names(model, names: Sequence[str] | None) -> list[str]:
 
 def _as_row(model, x, names: list[str]):
     """``x`` as a one-row input for the model: a DataFrame if it was fitted on one
-    (each value keeps its own type), else a (1, n_features) array."""
+    (each value keeps its own type), else a (1, n_features) array; and the features
+    a mapping ``x`` does not name (missing values, where the model takes them)."""
     if hasattr(x, "iloc") and getattr(x, "ndim", 1) == 2:  # a one-row DataFrame
         x = x.iloc[0]
+    not_given: list[str] = []
     if isinstance(x, Mapping):
-        missing = [name for name in names if name not in x]
-        if missing:
-            raise ValueError(f"The row has no value for feature(s) {missing}.")
-        x = [x[name] for name in names]
+        not_given = [name for name in names if name not in x]
+        if not_given and not model.__sklearn_tags__().input_tags.allow_nan:
+            raise ValueError(
+                f"The row has no value for feature(s) {not_given}; a "
+                f"{type(model).__name__} needs every feature (NaiveBayes leaves missing "
+                "values out)."
+            )
+        x = [x.get(name) for name in names]
     if hasattr(x, "to_numpy"):  # a Series
         x = list(x.to_numpy(dtype=object))
     values = list(np.asarray(x, dtype=object).reshape(-1)) if np.ndim(x) > 1 else list(x)
@@ -336,12 +372,16 @@ def _as_row(model, x, names: list[str]):
     if hasattr(model, "feature_names_in_"):
         import pandas as pd
 
-        return pd.DataFrame([values], columns=model.feature_names_in_)
-    return (
-        np.asarray([values])
-        if not any(isinstance(v, str) for v in values)
-        else (np.asarray([values], dtype=object))
-    )
+        return pd.DataFrame([values], columns=model.feature_names_in_), not_given
+    if any(isinstance(v, str) or v is None for v in values):
+        return np.asarray([values], dtype=object), not_given
+    return np.asarray([values]), not_given
+
+
+def _is_missing(value: Any) -> bool:
+    """A missing value: None or NaN (what models that leave missing values out read
+    as missing)."""
+    return value is None or (isinstance(value, float | np.floating) and math.isnan(value))
 
 
 def _row_values(row) -> list:

@@ -102,7 +102,24 @@ def format_explanation(e: Explanation) -> str:
             if len(parts) > _PARTS_SHOWN:
                 lines.append(f"    (and {len(parts) - _PARTS_SHOWN} more)")
         lines.append(f"  {'log-odds':<40}{_signed(e.log_odds)}")
+    if e.left_out:
+        kind = {len(e.left_out): "not given", 0: "missing"}.get(
+            len(e.not_given), "missing or not given"
+        )
+        lines += ["", f"left out ({kind}; marginalised, a factor of 1 in every class): "
+                  + ", ".join(e.left_out)]  # fmt: skip
+    if e.unseen:
+        lines += ["", "never seen in training" + _unseen_factor(e) + ": "
+                  + ", ".join(f"{name}={value!r}" for name, value in e.unseen.items())]  # fmt: skip
     return "\n".join(lines)
+
+
+def _unseen_factor(e: Explanation) -> str:
+    """What the factor of the unseen values is: 1 where the model leaves them out."""
+    columns = [e.features.index(name) for name in e.unseen]
+    if np.all(e.log_factors[:, columns] == 0):
+        return " (a factor of 1 in every class)"
+    return " (the model's factor for an unknown value)"
 
 
 def _signed(value: float | None) -> str:

@@ -219,6 +219,10 @@ class ColumnModel(EventModel[MixedStats, tuple]):
         block, event = self.layout[b], self.events[b]
         return event.factor_parts(params[b], local, value, len(block.keys))
 
+    def unseen(self, params, j, values):
+        b, local = self._locate(j)
+        return self.events[b].unseen(params[b], local, values)
+
     def factor_kinds(self, n_features: int) -> list[str]:
         """What each column's factor ``P(x_j | y)`` is, in table order."""
         kinds = [""] * self.n_features

@@ -225,6 +225,11 @@ class Vocabulary(EventModel[VocabularyStats, VocabularyParams]):
             out[:, j] = values[np.minimum(codes[:, j], len(vocabulary))]
         return out
 
+    def unseen(self, params: VocabularyParams, j: int, values) -> NDArray[np.bool_]:
+        """Values outside column ``j``'s vocabulary."""
+        index = params.codes[j]
+        return np.array([_plain(value) not in index for value in values], dtype=bool)
+
     def value_grid(self, params, stats, j, class_prior) -> list:
         """Every value of column ``j`` seen in training."""
         return list(stats.vocabulary[j])
