@@ -62,7 +62,9 @@ def _input_error(ctx: click.Context, exc: Exception) -> Exception:
     cls=_Group,
     lazy_commands={
         name: f"nbayes.cli.{name}:{name}"
-        for name in ("demo", "train", "predict", "explain", "inspect", "spam", "evaluate")
+        for name in (
+            "demo", "train", "predict", "explain", "inspect", "spam", "evaluate", "export"
+        )
     },
 )
 @click.version_option(package_name="nbayes")

@@ -105,6 +105,12 @@ class ReadSpec:
             **{k: v for k, v in vars(other).items() if getattr(self, k) is None and k != "fmt"},
         )
 
+    def missing_markers(self) -> tuple[str, ...]:
+        """The values read as missing: empty, the usual markers unless
+        ``--no-default-na``, and ``--na-values``."""
+        defaults = ("",) if self.default_na is False else NULL_VALUES
+        return (*defaults, *(self.na_values or ()))
+
     def to_json(self, fmt: str | None = None) -> dict[str, Any]:
         """The options given, and ``fmt``, the format the data was read in."""
         out = {k: v for k, v in vars(self).items() if v is not None}
@@ -371,10 +377,7 @@ class Source:
         return _mark_missing(table, self.spec.na_values) if self.spec.na_values else table
 
     def _missing_markers(self) -> tuple[str, ...]:
-        """The values read as missing: empty, the usual markers unless
-        ``--no-default-na``, and ``--na-values``."""
-        defaults = ("",) if self.spec.default_na is False else NULL_VALUES
-        return (*defaults, *(self.spec.na_values or ()))
+        return self.spec.missing_markers()
 
     def _errors(self, read, offset: int = 0):
         """``read()``, with pyarrow's errors as one line naming the file and line."""

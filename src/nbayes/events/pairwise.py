@@ -365,17 +365,10 @@ class AODEParams:
         """``(present, flat)`` for the string columns ``x`` (each (n, 1)) as ONNX ops:
         where each value is known (seen in training, not "" = missing), and its flat
         index (0 where not present, so it can be gathered): both (n, n_features)."""
-        codes = []
-        for j, column in enumerate(x):
-            keys, values = [], []
-            for code, value in enumerate(self.vocabularies[j]):
-                if str(value) not in keys:
-                    keys.append(str(value))
-                    values.append(code)
-            if "" not in keys:
-                keys.append("")
-                values.append(-1)
-            codes.append(graph.label_encoder(column, keys, values, default=-1))
+        codes = [
+            graph.value_codes(column, self.vocabularies[j], unseen=-1)
+            for j, column in enumerate(x)
+        ]
         codes = codes[0] if len(codes) == 1 else graph.op("Concat", *codes, axis=1)
         present = graph.op("GreaterOrEqual", codes, graph.const(np.zeros(1, dtype=np.int64)))
         offsets = offsets_of(self.pairs.n_categories).astype(np.int64)

@@ -21,6 +21,7 @@ Example
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -32,7 +33,13 @@ from nbayes.export._graph import DEFAULT_OPSET, MIN_OPSET, Graph
 __all__ = ["DEFAULT_OPSET", "Graph", "NotSupportedError", "onnx_feeds", "to_onnx"]
 
 
-def to_onnx(model: Any, *, dtype: Any = np.float64, opset: int | None = None) -> Any:
+def to_onnx(
+    model: Any,
+    *,
+    dtype: Any = np.float64,
+    opset: int | None = None,
+    missing_strings: Sequence[str] = ("",),
+) -> Any:
     """The fitted ``model`` as an :class:`onnx.ModelProto`.
 
     Parameters
@@ -42,6 +49,9 @@ def to_onnx(model: Any, *, dtype: Any = np.float64, opset: int | None = None) ->
         The type of the float inputs, parameters and probabilities.
     opset : int, default 18
         The ``ai.onnx`` opset to write (13 or later).
+    missing_strings : sequence of str, default ("",)
+        The strings a string input holds for a missing value (a value seen in
+        training stays that value).
 
     Raises
     ------
@@ -65,7 +75,7 @@ def to_onnx(model: Any, *, dtype: Any = np.float64, opset: int | None = None) ->
         raise ValueError(f"opset must be {MIN_OPSET} or later, got {opset}.")
     from nbayes.export._models import write_model
 
-    graph = Graph(dtype, opset)
+    graph = Graph(dtype, opset, missing_strings)
     write_model(graph, model)
     return graph.model()
 

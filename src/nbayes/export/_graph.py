@@ -34,12 +34,15 @@ class Graph:
     """Nodes, constants and inputs of one ONNX graph, of floating dtype ``dtype``.
 
     ``dtype``: ``np.float64`` or ``np.float32``, the type of every float input,
-    constant and intermediate; ``opset``: the ``ai.onnx`` opset written for.
+    constant and intermediate; ``opset``: the ``ai.onnx`` opset written for;
+    ``missing_strings``: the strings a string input holds for a missing value.
     """
 
-    def __init__(self, dtype: Any = np.float64, opset: int = DEFAULT_OPSET) -> None:
+    def __init__(self, dtype: Any = np.float64, opset: int = DEFAULT_OPSET,
+                 missing_strings: Sequence[str] = ("",)) -> None:  # fmt: skip
         self.dtype = np.dtype(dtype)
         self.opset = int(opset)
+        self.missing_strings = tuple(missing_strings)
         self.nodes: list[Any] = []
         self.initializers: list[Any] = []
         self.inputs: list[Any] = []
@@ -239,6 +242,24 @@ class Graph:
             codes = self.reduce("ReduceSum", self.op("Cast", above, to=self.int64_type), 2)
         sizes = np.array([c.size + 1 for c in cuts], dtype=np.int64)
         return self.where(self.is_missing(x), self.const(sizes[None, :]), codes)
+
+    def value_codes(self, x: str, values: Sequence[Any], unseen: int) -> str:
+        """String tensor ``x`` coded against ``values`` (code = position; a value
+        compared as ``str`` of it, the first of values alike as strings winning):
+        ``unseen`` for any other string, -1 for the graph's missing strings (unless one
+        is itself a value). One ai.onnx.ml LabelEncoder."""
+        keys: list[str] = []
+        codes: list[int] = []
+        for code, value in enumerate(values):
+            text = str(value)
+            if text not in keys:
+                keys.append(text)
+                codes.append(code)
+        for marker in self.missing_strings:
+            if marker not in keys:
+                keys.append(marker)
+                codes.append(-1)
+        return self.label_encoder(x, keys, codes, unseen)
 
     def label_encoder(self, x: str, keys: Sequence[str], codes: Sequence[int],
                       default: int) -> str:  # fmt: skip

@@ -191,22 +191,13 @@ class Vocabulary(EventModel[VocabularyStats, VocabularyParams]):
         return "string"
 
     def onnx_log_likelihood(self, params: VocabularyParams, x: list, graph) -> str:
-        """Each string column looked up in its vocabulary (a LabelEncoder): the code of
-        a known value, ``K_j`` for one never seen, -1 for the empty string (a missing
-        value, unless "" is itself a value seen in training); then the inner model."""
+        """Each string column looked up in its vocabulary: the code of a known value,
+        ``K_j`` for one never seen, -1 for a missing value (the empty string, or the
+        graph's missing strings); then the inner model."""
         columns = []
         for j, column in enumerate(x):
-            index = params.codes[j]
-            keys, codes = [], []
-            for value, code in index.items():
-                text = str(value)
-                if text not in keys:  # two values alike as strings: the first wins
-                    keys.append(text)
-                    codes.append(code)
-            if "" not in keys:  # the empty string: a missing value
-                keys.append("")
-                codes.append(-1)
-            columns.append(graph.label_encoder(column, keys, codes, default=len(index)))
+            index = params.codes[j]  # value -> code, codes in order
+            columns.append(graph.value_codes(column, list(index), unseen=len(index)))
         codes = columns[0] if len(columns) == 1 else graph.op("Concat", *columns, axis=1)
         return self.inner.onnx_log_likelihood(params.params, codes, graph)
 
