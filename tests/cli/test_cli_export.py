@@ -125,7 +125,7 @@ def test_export_refuses_to_write_over_the_model_and_writes_atomically(tmp_path):
     nbayes("train", train, "-t", "play", "-m", "mixed", "-o", model)
     before = model.read_bytes()
     done = nbayes("export", model, "-o", model, check=False)
-    assert done.returncode == 2 and "model file" in done.stderr
+    assert done.returncode == 2 and "model.nbm" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert model.read_bytes() == before
     done = nbayes("export", tmp_path / "absent.nbm", "-o", tmp_path / "x.onnx", check=False)

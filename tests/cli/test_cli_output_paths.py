@@ -112,11 +112,18 @@ def _spam_serve(tmp: Path, alias, model: Path):
     return ["spam", "serve", "--db", database, "--socket", alias(database)], database, "--socket"
 
 
+def _export_over_model(tmp: Path, alias, model: Path):
+    copy = tmp / "model.nbm"
+    copy.write_bytes(model.read_bytes())
+    return ["export", copy, "-o", alias(copy)], copy, "--output"
+
+
 #: Every command that writes a file, by its command line, and its cases.
 WRITERS: dict[str, list[Callable]] = {
     "train": [_train],
     "predict": [_predict_over_data, _predict_over_model],
     "evaluate": [_evaluate_report],
+    "export": [_export_over_model],
     "spam train": [_spam_train],
     "spam unlearn": [_spam_unlearn],
     "spam serve": [_spam_serve],

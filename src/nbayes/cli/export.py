@@ -6,9 +6,10 @@ import json
 
 import click
 
-from nbayes.cli._tables import CLIError
+from nbayes.cli.paths import guard_outputs
 
 
+@guard_outputs(outputs=["output"], inputs=["model_file"])
 @click.command()
 @click.argument("model_file", metavar="MODEL")
 @click.option("--output", "-o", required=True, help="The ONNX file to write.")
@@ -30,7 +31,6 @@ def export(model_file, output, float32, opset) -> None:
     from nbayes.export import to_onnx
     from nbayes.files.atomic import atomic_file
 
-    _refuse_overwriting(output, model_file)
     model, encoder, target, spec = load_cli_model(model_file)
     graph = to_onnx(
         model,
@@ -51,12 +51,3 @@ def export(model_file, output, float32, opset) -> None:
         err=True,
     )
 
-
-def _refuse_overwriting(output: str, model_file: str) -> None:
-    """An output that is the model file itself is refused before anything is written."""
-    import os
-
-    if os.path.exists(output) and os.path.exists(model_file) and os.path.samefile(
-        output, model_file
-    ):
-        raise CLIError(f"{output} is the model file MODEL itself: choose another --output")
