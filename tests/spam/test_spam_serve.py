@@ -4,19 +4,15 @@ concurrent clients, bad clients, and a clean stop."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 from hostile_mail import deep_mime
 from spam_mail import corpus
+from spamd_clients import NBAYES, Server, spamc_binary
 
 from nbayes.spam.mark import mark
 from nbayes.spam.score import ScoreSettings
@@ -24,57 +20,7 @@ from nbayes.spam.single import score_message
 from nbayes.spam.store import TokenStore
 from nbayes.spam.tokens import tokenize
 
-NBAYES = str(Path(sys.executable).with_name("nbayes"))
 SPAM, HAM = corpus(41, 0)[0][-1], corpus(0, 41)[0][-1]
-
-
-def spamc_binary() -> str:
-    found = shutil.which("spamc")
-    if found is None:
-        message = "spamc is not installed (apt-get install spamc)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return found
-
-
-class Server:
-    """A ``nbayes spam serve`` process; its TCP port and Unix socket once listening."""
-
-    def __init__(self, db: Path, sock: Path, *args: str) -> None:
-        self.db, self.sock = db, sock
-        command = [NBAYES, "spam", "serve", "--db", str(db), "--listen", "127.0.0.1:0"]
-        self.process = subprocess.Popen(
-            [*command, "--socket", str(sock), *args],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
-        self.log: list[str] = []
-        self.reader = threading.Thread(target=self._read_log, daemon=True)
-        self.reader.start()
-        deadline = time.monotonic() + 60
-        while sum("listening on" in line for line in self.log) < 2:
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"serve did not start: {self.log}")
-            time.sleep(0.02)
-        line = next(line for line in self.log if "listening on 127.0.0.1:" in line)
-        self.port = int(line.rsplit(":", 1)[1])
-
-    def _read_log(self) -> None:
-        for line in self.process.stderr:
-            self.log.append(line.rstrip("\n"))
-
-    def spamc(self, *args: str, message: bytes = b"", unix: bool = False):
-        where = ["-U", str(self.sock)] if unix else ["-d", "127.0.0.1", "-p", str(self.port)]
-        return subprocess.run(
-            [spamc_binary(), *where, *args], input=message, capture_output=True, timeout=60,
-            check=False,
-        )  # fmt: skip
-
-    def stop(self) -> int:
-        self.process.send_signal(signal.SIGTERM)
-        code = self.process.wait(60)
-        self.reader.join(10)
-        return code
 
 
 @pytest.fixture

@@ -110,11 +110,12 @@ def test_tell_learns_moves_and_forgets_exactly(store):
 
 
 def test_tell_needs_allow_tell_and_sane_headers(store):
-    status, _, _ = ask(filter_of(store, tell=False), request("TELL", NEW, Set="local"))
-    assert status == f"SPAMD/1.5 {EX_UNAVAILABLE} EX_UNAVAILABLE"
+    with pytest.raises(ProtocolError, match=r"TELL refused: not enabled \(--allow-tell\)") as info:
+        ask(filter_of(store, tell=False), request("TELL", NEW, Message_class="spam", Set="local"))
+    assert info.value.code == status_of(info.value) == EX_UNAVAILABLE
     for headers in ({"Set": "local"}, {"Message_class": "eggs", "Set": "local"},
                     {"Message_class": "spam", "Set": "local", "Remove": "local"}):  # fmt: skip
-        with pytest.raises(ProtocolError) as info:
+        with pytest.raises(ProtocolError, match="TELL refused: ") as info:
             ask(filter_of(store), request("TELL", NEW, **headers))
         assert info.value.code == EX_PROTOCOL
 
@@ -134,6 +135,12 @@ def test_compressed_and_length_less_requests(store):
         (b"CHECK HTTP/1.1\r\n\r\n", EX_PROTOCOL),
         (b"CHECK SPAMC/1.5\r\nno colon\r\n\r\n", EX_PROTOCOL),
         (b"CHECK SPAMC/1.5\r\nContent-length: x\r\n\r\n", EX_PROTOCOL),
+        ("CHECK SPAMC/1.5\r\nContent-length: \u00b2\r\n\r\nab".encode("latin-1"), EX_PROTOCOL),
+        (b"CHECK SPAMC/1.5\r\nContent-length: \xb2\r\n\r\nab", EX_PROTOCOL),  # the same
+        (b"CHECK SPAMC/1.5\r\nContent-length: -1\r\n\r\n", EX_PROTOCOL),
+        (b"CHECK SPAMC/1.5\r\nContent-length: " + b"9" * 5000 + b"\r\n\r\n", EX_DATAERR),
+        (b"CHECK SPAMC/1.5\r\nContent-length: 3\r\n", EX_PROTOCOL),  # no empty line
+        (b"CHECK SPAMC/1.5\r\nX: " + b"y" * 9000 + b"\r\n\r\n", EX_PROTOCOL),
         (b"CHECK SPAMC/1.5\r\nContent-length: 99\r\n\r\nshort", EX_PROTOCOL),
         (b"CHECK SPAMC/1.5\r\nContent-length: 2000\r\n\r\n" + b"x" * 2000, EX_DATAERR),
         (b"CHECK SPAMC/1.5\r\nCompress: zlib\r\nContent-length: 3\r\n\r\nabc", EX_DATAERR),

@@ -134,8 +134,12 @@ class Database:
         except sqlite3.Error as error:
             code = getattr(error, "sqlite_errorcode", None)
             if code is None:
-                return "readonly" in str(error).lower()
-            return code & 0xFF == _READONLY
+                code = next((c for text, c in _BY_TEXT if text in str(error).lower()), None)
+            if code is not None and code & 0xFF in (_BUSY, _LOCKED):
+                # it has waited its timeout already: the next statement would wait again
+                self.connection.close()
+                raise StoreError(describe(error, self.path, self.timeout)) from None
+            return code is not None and code & 0xFF == _READONLY
         return False
 
     def execute(self, sql: str, parameters: Sequence | dict = ()) -> Rows:

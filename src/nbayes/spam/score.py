@@ -33,6 +33,8 @@ A score ``>= spam_cutoff`` is Spam, ``<= ham_cutoff`` Ham, anything between Unsu
 from __future__ import annotations
 
 import math
+import numbers
+import sys
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -46,6 +48,13 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 METHODS = ("fisher", "graham", "naive-bayes")
+#: The largest Laplace ``alpha``: ``alpha * V`` stays finite for any vocabulary size ``V``
+#: an int64 counts (up to 2**63), and so does every pseudocount sum of naive Bayes.
+MAX_ALPHA = sys.float_info.max / 2.0**64
+
+
+_FLOAT_FIELDS = ("strength", "background", "min_dev", "ham_cutoff", "spam_cutoff", "alpha",
+                 "maturity")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -78,12 +87,25 @@ class ScoreSettings:
     maturity: float = 50.0
 
     def __post_init__(self) -> None:
+        for name in _FLOAT_FIELDS:  # an int (10**30) as the float it stands for
+            value = getattr(self, name)
+            try:
+                object.__setattr__(self, name, float(value))
+            except (TypeError, ValueError, OverflowError):
+                raise ValueError(f"{name} must be a number, got {value!r}") from None
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
-        if not self.strength > 0:
-            raise ValueError(f"strength must be > 0, got {self.strength}")
+        if not 0 < self.strength < math.inf:
+            raise ValueError(f"strength must be a finite number > 0, got {self.strength}")
         if not 0 < self.background < 1:
             raise ValueError(f"background must be in (0, 1), got {self.background}")
+        smallest = sys.float_info.min  # below, s·x or s·(1 - x) loses its precision
+        if min(self.strength * self.background, self.strength * (1 - self.background)) < smallest:
+            raise ValueError(
+                f"strength x background and strength x (1 - background) must be at least "
+                f"{smallest:.4g} (else f(w) of a rare token rounds to 0 or 1 and scores are "
+                f"NaN), got strength {self.strength}, background {self.background}"
+            )
         if not 0 <= self.min_dev < 0.5:
             raise ValueError(f"min_dev must be in [0, 0.5), got {self.min_dev}")
         if not 0 <= self.ham_cutoff <= self.spam_cutoff <= 1:
@@ -93,8 +115,13 @@ class ScoreSettings:
             )
         if not 0 <= self.maturity < math.inf:
             raise ValueError(f"maturity must be a finite number >= 0, got {self.maturity}")
-        if self.top < 1 or self.alpha <= 0:
-            raise ValueError("top must be >= 1 and alpha > 0")
+        if not isinstance(self.top, numbers.Integral) or isinstance(self.top, bool) or self.top < 1:
+            raise ValueError(f"top must be an integer >= 1, got {self.top!r}")
+        if not 0 < self.alpha <= MAX_ALPHA:
+            raise ValueError(
+                f"alpha must be in (0, {MAX_ALPHA:.3g}] (alpha times any vocabulary size "
+                f"stays finite), got {self.alpha}"
+            )
 
     def verdict(self, score: float) -> str:
         """``Spam``, ``Ham`` or ``Unsure``."""
@@ -157,6 +184,28 @@ def robinson_f(counts: NDArray, totals: Totals, settings: ScoreSettings) -> NDAr
     return (s * x + n * p) / (s + n)
 
 
+def robinson_log_f(
+    counts: NDArray, totals: Totals, settings: ScoreSettings
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``(ln f(w), ln(1 - f(w)))`` for counts of shape (n_tokens, 2) → two (n_tokens,).
+
+    ``1 - f = (s (1 - x) + n (1 - p)) / (s + n)`` with ``1 - p = g / (b + g)``, taken from
+    its own numerator rather than as ``1 - f``: where ``s (1 - x)`` is small against ``n``
+    (a small strength, a background near 1), ``f`` rounds to 1 and ``ln(1 - f)`` to
+    ``-inf``, which made the score NaN; both numerators are at least ``s·min(x, 1 - x)``,
+    which :class:`ScoreSettings` keeps a normal float, so both logarithms are finite."""
+    n_ham, n_spam = (max(m, 1) for m in totals.messages)
+    g = counts[:, 0] / n_ham
+    b = counts[:, 1] / n_spam
+    n = counts.sum(axis=1)
+    s, x = settings.strength, settings.background
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where(n > 0, b / (b + g), x)
+        q = np.where(n > 0, g / (b + g), 1 - x)
+        ln_total = np.log(s + n)
+        return np.log(s * x + n * p) - ln_total, np.log(s * (1 - x) + n * q) - ln_total
+
+
 def score_matrix(
     X: sp.csr_matrix, counts: NDArray, totals: Totals, settings: ScoreSettings,
     *, log_odds: bool = False,
@@ -183,6 +232,7 @@ def _combine(
         raw = _combine(indices, indptr, data, counts, totals, settings, True, temper=False)
         return t * raw if log_odds else np.exp(-np.logaddexp(0.0, -t * raw))
     f = robinson_f(counts, totals, settings)
+    log_f, log_1f = robinson_log_f(counts, totals, settings)
     kept = (np.abs(f - 0.5) >= settings.min_dev)[indices]
     indices = indices[kept]
     data = None if data is None else data[kept]
@@ -190,9 +240,9 @@ def _combine(
     indptr = kept_before[indptr]
     k = np.diff(indptr)
     if settings.method == "graham":
-        return _graham(indices, indptr, f, settings.top, log_odds)
-    ln_f = _row_sums(np.log(f)[indices], data, indptr)
-    ln_1f = _row_sums(np.log1p(-f)[indices], data, indptr)
+        return _graham(indices, indptr, log_f - log_1f, settings.top, log_odds)
+    ln_f = _row_sums(log_f[indices], data, indptr)
+    ln_1f = _row_sums(log_1f[indices], data, indptr)
     if log_odds:
         return fisher_log_odds(ln_f, ln_1f, k)
     h = chi2_sf_even(-2 * ln_f, k)
@@ -225,12 +275,13 @@ def fisher_log_odds_one(counts: NDArray, totals: Totals, settings: ScoreSettings
     ``unless-sure`` rule, which scores messages one at a time (3-5x faster a message).
     Sums are taken by ``np.add.reduceat``, as there (``ndarray.sum`` rounds otherwise)."""
     f = robinson_f(counts, totals, settings)
-    f = f[np.abs(f - 0.5) >= settings.min_dev]
-    k = f.size
+    kept = np.abs(f - 0.5) >= settings.min_dev
+    k = int(kept.sum())
     if k == 0:
         return 0.0
-    ln_h, ln_ch = _chi2_log_sf_cdf_one(-2 * float(_row_sum(np.log(f))), k)
-    ln_s, ln_cs = _chi2_log_sf_cdf_one(-2 * float(_row_sum(np.log1p(-f))), k)
+    log_f, log_1f = robinson_log_f(counts, totals, settings)
+    ln_h, ln_ch = _chi2_log_sf_cdf_one(-2 * float(_row_sum(log_f[kept])), k)
+    ln_s, ln_cs = _chi2_log_sf_cdf_one(-2 * float(_row_sum(log_1f[kept])), k)
     return float(np.logaddexp(ln_h, ln_cs) - np.logaddexp(ln_s, ln_ch))
 
 
@@ -358,12 +409,11 @@ def _log_factorials(n: int) -> NDArray[np.float64]:
 
 
 def _graham(
-    indices: NDArray, indptr: NDArray, f: NDArray, top: int, log_odds: bool = False
+    indices: NDArray, indptr: NDArray, logit: NDArray, top: int, log_odds: bool = False
 ) -> NDArray[np.float64]:
     """``Π f / (Π f + Π (1 - f)) = 1 / (1 + exp(-Σ logit f))`` over each message's ``top``
-    tokens farthest from 0.5 (messages as CSR ``indices``/``indptr`` into ``f``); with
-    ``log_odds``, ``Σ logit f``."""
-    logit = np.log(f) - np.log1p(-f)
+    tokens farthest from 0.5 (messages as CSR ``indices``/``indptr`` into the tokens'
+    ``logit = ln f - ln(1 - f)``); with ``log_odds``, ``Σ logit f``."""
     out = np.full(len(indptr) - 1, 0.0 if log_odds else 0.5)
     for i in range(len(indptr) - 1):
         row = logit[indices[indptr[i] : indptr[i + 1]]]

@@ -54,13 +54,14 @@ def fisher_score(
         n = ham + spam
         if n:
             b, g = spam / n_spam, ham / n_ham
-            p = b / (b + g)
+            p, q = b / (b + g), g / (b + g)
         else:
-            p = x
+            p, q = x, 1 - x
         f = (s * x + n * p) / (s + n)
-        if abs(f - 0.5) >= min_dev:
-            sum_ln_f += math.log(f)
-            sum_ln_1f += math.log1p(-f)
+        if abs(f - 0.5) >= min_dev:  # 1 - f from its own numerator (robinson_log_f)
+            ln_total = math.log(s + n)
+            sum_ln_f += math.log(s * x + n * p) - ln_total
+            sum_ln_1f += math.log(s * (1 - x) + n * q) - ln_total
             k += 1
     if k == 0:
         return 0.5

@@ -65,10 +65,13 @@ def iter_mail(
     *,
     exclude: Iterable[str] = (),
     on_error: Callable[[str, str], None] = report_to_stderr,
+    max_size: int | None = None,
 ) -> Iterator[MailItem]:
     """Every message of every source, in order; file names matching one of the
     ``exclude`` glob patterns are skipped. A source that cannot be read (missing,
-    unreadable, an empty string) is reported to ``on_error`` and skipped."""
+    unreadable, an empty string) is reported to ``on_error`` and skipped, and so is a
+    message over ``max_size`` bytes (None: no limit), which is never read whole: a file
+    over it is read no further than ``max_size + 1`` bytes, an mbox message by message."""
     patterns = list(exclude)
     for source in sources:
         if isinstance(source, str) and not source:  # Path("") would be the current folder
@@ -81,19 +84,20 @@ def iter_mail(
             on_error(str(path), problem(error, path))
             continue
         if not is_dir:
-            yield from _file(path, on_error)
+            yield from _file(path, on_error, max_size)
         elif _is_maildir(path):
-            yield from _maildir(path, on_error)
+            yield from _maildir(path, on_error, max_size)
         else:
             for found, is_maildir in _walk(path, on_error):
                 if is_maildir:
-                    yield from _maildir(found, on_error)
+                    yield from _maildir(found, on_error, max_size)
                 elif not any(fnmatch.fnmatch(found.name, p) for p in patterns):
-                    yield from _file(found, on_error)
+                    yield from _file(found, on_error, max_size)
 
 
-def read_regular(path: Path) -> bytes:
-    """The bytes of the regular file at ``path`` (symbolic links followed).
+def read_regular(path: Path, max_size: int | None = None) -> bytes:
+    """The bytes of the regular file at ``path`` (symbolic links followed); with
+    ``max_size``, no more than ``max_size + 1`` of them (more: the file is larger).
 
     Raises :class:`UnreadableSource` for anything else (a FIFO, a device, a socket, a
     directory), which is never read, and an ``OSError`` naming the problem
@@ -108,7 +112,7 @@ def read_regular(path: Path) -> bytes:
         kind = _kind(os.fstat(fd).st_mode)
         if kind:
             raise UnreadableSource(f"not a regular file ({kind})")
-        return file.read()
+        return file.read() if max_size is None else file.read(max_size + 1)
 
 
 def _kind(mode: int) -> str:
@@ -130,16 +134,24 @@ def problem(error: OSError, path: Path) -> str:
     return words[:1].lower() + words[1:]
 
 
-def _file(path: Path, on_error: Callable[[str, str], None]) -> Iterator[MailItem]:
+def _file(
+    path: Path, on_error: Callable[[str, str], None], max_size: int | None = None
+) -> Iterator[MailItem]:
     try:
-        raw = read_regular(path)
+        raw = read_regular(path, max_size)
     except OSError as error:
         on_error(str(path), f"skipped: {problem(error, path)}")
         return
     if raw.startswith(b"From ") and is_mbox(raw):
-        yield from _mbox(path, on_error)
+        yield from _mbox(path, on_error, max_size)
+    elif max_size is not None and len(raw) > max_size:
+        on_error(str(path), _over(max_size))
     else:
         yield MailItem(str(path), raw)
+
+
+def _over(max_size: int) -> str:
+    return f"skipped: over {max_size} bytes (--max-size)"
 
 
 def is_mbox(raw: bytes) -> bool:
@@ -198,11 +210,21 @@ def _walk(root: Path, on_error: Callable[[str, str], None]) -> Iterator[tuple[Pa
 _MAILDIR_PARTS = ("cur", "new", "tmp")
 
 
-def _mbox(path: Path, on_error: Callable[[str, str], None]) -> Iterator[MailItem]:
+def _mbox(
+    path: Path, on_error: Callable[[str, str], None], max_size: int | None = None
+) -> Iterator[MailItem]:
     try:
         box = mailbox.mbox(path, create=False)
         for key in box.iterkeys():
-            yield MailItem(f"{path}:{key}", box.get_bytes(key))
+            if max_size is None:
+                yield MailItem(f"{path}:{key}", box.get_bytes(key))
+                continue
+            with box.get_file(key, from_=False) as message:
+                raw = message.read(max_size + 1)
+            if len(raw) > max_size:
+                on_error(f"{path}:{key}", _over(max_size))
+            else:
+                yield MailItem(f"{path}:{key}", raw)
     except (OSError, mailbox.Error) as error:
         on_error(str(path), f"cannot read mbox: {error}")
 
@@ -211,7 +233,9 @@ def _is_maildir(path: Path) -> bool:
     return all(os.path.isdir(path / sub) for sub in ("cur", "new"))
 
 
-def _maildir(path: Path, on_error: Callable[[str, str], None]) -> Iterator[MailItem]:
+def _maildir(
+    path: Path, on_error: Callable[[str, str], None], max_size: int | None = None
+) -> Iterator[MailItem]:
     """The messages of a maildir's ``new`` and ``cur``, in key order: the key is a
     file's name up to ``:`` (its flags), as :class:`mailbox.Maildir` has it (a key in
     both keeps its ``cur`` file); names starting with ``.`` and directories are left
@@ -235,8 +259,11 @@ def _maildir(path: Path, on_error: Callable[[str, str], None]) -> Iterator[MailI
             files[entry.name.split(mailbox.Maildir.colon)[0]] = Path(entry.path)
     for key in sorted(files):
         try:
-            raw = read_regular(files[key])
+            raw = read_regular(files[key], max_size)
         except OSError as error:
             on_error(str(files[key]), f"skipped: {problem(error, files[key])}")
+            continue
+        if max_size is not None and len(raw) > max_size:
+            on_error(str(files[key]), _over(max_size))
             continue
         yield MailItem(f"{path}:{key}", raw)

@@ -83,49 +83,107 @@ class Request:
     body: bytes = b""
 
 
-def read_request(stream: BinaryIO, max_size: int) -> Request | None:
-    """The next request on ``stream`` (a socket's file); None if the client sent nothing.
-    :class:`ProtocolError` for a malformed request or a message over ``max_size`` bytes."""
-    line = stream.readline(MAX_LINE + 1)
-    if not line:
-        return None
-    method, _, version = line.rstrip(b"\r\n").decode("latin-1").partition(" ")
-    if method not in METHODS or not version.startswith("SPAMC/"):
+#: The most bytes a request's head (request line, headers, the empty line) may take.
+MAX_HEAD = MAX_LINE * 4
+#: The most digits a ``Content-length`` may have (2**64 has 20).
+_MAX_LENGTH_DIGITS = 20
+
+
+def parse_head(head: bytes) -> Request:
+    """The request whose head (request line and header lines, each ending in CRLF or LF,
+    without the empty line) is ``head``; :class:`ProtocolError` naming what is wrong."""
+    line, *lines = head.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()  # after the last line ending
+    method, _, version = line.rstrip(b"\r").decode("latin-1").partition(" ")
+    if method not in METHODS or not version.startswith("SPAMC/") or len(line) > MAX_LINE:
         raise ProtocolError(f"bad request line: {line[:80]!r}")
     headers: dict[str, str] = {}
-    while (line := stream.readline(MAX_LINE + 1)) not in (b"\r\n", b"\n"):
-        name, colon, value = line.decode("latin-1").partition(":")
+    for line in lines:
+        name, colon, value = line.rstrip(b"\r").decode("latin-1").partition(":")
         if not colon or len(headers) >= MAX_HEADERS or len(line) > MAX_LINE:
             raise ProtocolError(f"bad header line: {line[:80]!r}")
         headers[name.strip().lower()] = value.strip()
-    request = Request(method, version, headers)
-    if method in ("PING", "SKIP"):
-        return request
-    request.body = _read_body(stream, headers, max_size)
-    return request
+    return Request(method, version, headers)
 
 
-def _read_body(stream: BinaryIO, headers: dict[str, str], max_size: int) -> bytes:
-    length = headers.get("content-length")
-    if length is None:  # protocol 1.2 and older: the message runs to the end
-        body = stream.read(max_size + 1)
-    else:
-        if not length.isdigit():
-            raise ProtocolError(f"bad Content-length: {length!r}")
-        if int(length) > max_size:
-            raise ProtocolError(f"message of {length} bytes, over {max_size}", EX_DATAERR)
-        body = stream.read(int(length))
-        if len(body) != int(length):
-            raise ProtocolError(f"message cut short: {len(body)} of {length} bytes")
-    if headers.get("compress", "").lower() == "zlib":
+def head_end(buffer: bytes | bytearray, start: int = 0) -> tuple[int, int] | tuple[None, int]:
+    """Where the head in ``buffer`` ends: ``(end, body_start)`` once it holds the empty
+    line (``end``: the head's length with its last line ending), else ``(None, resume)``:
+    scan again from ``resume`` once more bytes came. :class:`ProtocolError` once the head
+    is over :data:`MAX_HEAD` bytes."""
+    position = start
+    while (newline := buffer.find(b"\n", position)) >= 0:
+        line = buffer[position:newline]
+        if position > 0 and line in (b"", b"\r"):  # the empty line ends the head
+            return position, newline + 1
+        position = newline + 1
+    if len(buffer) > MAX_HEAD:
+        raise ProtocolError(f"request head over {MAX_HEAD} bytes")
+    return None, position
+
+
+def content_length(request: Request, max_size: int) -> int | None:
+    """The body's length from ``Content-length`` (None: none given, so the body runs to
+    the end of the input, as protocol 1.2 and older send it; 0 for PING and SKIP);
+    :class:`ProtocolError`: not a number (ASCII digits only: ``²`` is a digit to
+    Python's ``str.isdigit`` and not to ``int``), or over ``max_size`` (EX_DATAERR)."""
+    if request.method in ("PING", "SKIP"):
+        return 0
+    length = request.headers.get("content-length")
+    if length is None:
+        return None
+    if not (length.isascii() and length.isdigit()):
+        raise ProtocolError(f"bad Content-length: {length[:40]!r}")
+    length = length.lstrip("0") or "0"
+    if len(length) > _MAX_LENGTH_DIGITS or int(length) > max_size:
+        raise ProtocolError(
+            f"message of {length[:40]} bytes, over the {max_size} allowed (--max-size)",
+            EX_DATAERR,
+        )
+    return int(length)
+
+
+def unpack_body(request: Request, max_size: int) -> bytes:
+    """The message of ``request`` as sent, inflated where ``Compress: zlib`` (at most
+    ``max_size`` bytes; beyond, :class:`ProtocolError` EX_DATAERR)."""
+    body = request.body
+    if request.headers.get("compress", "").lower() == "zlib":
         inflate = zlib.decompressobj()
         try:
             body = inflate.decompress(body, max_size + 1)
         except zlib.error as error:
             raise ProtocolError(f"bad zlib data: {error}", EX_DATAERR) from None
     if len(body) > max_size:
-        raise ProtocolError(f"message over {max_size} bytes", EX_DATAERR)
+        raise ProtocolError(f"message over {max_size} bytes (--max-size)", EX_DATAERR)
     return body
+
+
+def read_request(stream: BinaryIO, max_size: int) -> Request | None:
+    """The next request on ``stream`` (a blocking file); None if the client sent nothing.
+    :class:`ProtocolError` for a malformed request or a message over ``max_size`` bytes.
+    (The server reads requests without blocking, from the same parts: :func:`head_end`,
+    :func:`parse_head`, :func:`content_length`, :func:`unpack_body`.)"""
+    head = bytearray()
+    end, resume = None, 0
+    while end is None:
+        line = stream.readline(MAX_LINE + 1)
+        if not line:
+            if not head:
+                return None
+            raise ProtocolError(f"request cut short: {bytes(head[:80])!r}")
+        head += line
+        end, resume = head_end(head, resume)
+    request = parse_head(bytes(head[:end]))
+    length = content_length(request, max_size)
+    if length is None:
+        request.body = stream.read(max_size + 1)
+    else:
+        request.body = stream.read(length)
+        if len(request.body) != length:
+            raise ProtocolError(f"message cut short: {len(request.body)} of {length} bytes")
+    request.body = unpack_body(request, max_size)
+    return request
 
 
 def response(code: int, headers: list[tuple[str, str]] = (), body: bytes | None = None) -> bytes:
@@ -251,14 +309,14 @@ class Filter:
 
     def _tell(self, request: Request, tokens, options: TokenOptions) -> bytes:
         if self.writer is None:
-            return response(EX_UNAVAILABLE, [], b"TELL commands are not enabled (--allow-tell)")
+            raise ProtocolError("TELL refused: not enabled (--allow-tell)", EX_UNAVAILABLE)
         label = request.headers.get("message-class", "").lower() or None
         if label not in (None, "spam", "ham"):
-            raise ProtocolError(f"bad Message-class: {label!r}")
+            raise ProtocolError(f"TELL refused: bad Message-class: {label[:40]!r}")
         wanted_set = "local" in request.headers.get("set", "").lower()
         wanted_remove = "local" in request.headers.get("remove", "").lower()
         if wanted_set and (wanted_remove or label is None):
-            raise ProtocolError("TELL: Set needs a Message-class, and not with Remove")
+            raise ProtocolError("TELL refused: Set needs a Message-class, and not with Remove")
         headers = []
         with self.writer() as store:
             if wanted_set and tell(store, tokens, request.body, label, True, options):

@@ -19,6 +19,7 @@ from nbayes.cli.spam.options import (
     db_option,
     lock_timeout_option,
     max_mime_depth_option,
+    max_size_option,
     scoring_options,
     subject_tag_checked,
 )
@@ -110,15 +111,26 @@ def _header_name(_ctx, _param, value: str) -> str:
     "(points: 10 x score), for mail rules written for it (with --passthrough).",
 )
 @max_mime_depth_option
+@max_size_option
 @scoring_options
 def classify(
     db, lock_timeout, passthrough, exit_zero, update, header, subject_tag, spamassassin_headers,
-    max_mime_depth, settings,
+    max_mime_depth, max_size, settings,
 ) -> None:  # fmt: skip
     """Classify one message from stdin: exit 0 spam, 1 ham, 2 unsure, 3 error (the
     message passed on unscanned: a database that cannot be read, mail nested deeper
-    than --max-mime-depth)."""
-    raw = sys.stdin.buffer.read()
+    than --max-mime-depth, a message over --max-size, which is streamed through and
+    never held whole)."""
+    from nbayes.spam.limits import copy_rest, read_at_most
+
+    raw, whole = read_at_most(sys.stdin.buffer, max_size)
+    if not whole:  # spamc's way: too large to scan, passed on as it is
+        click.echo(f"nbayes: message over {max_size} bytes (--max-size): not scanned", err=True)
+        if passthrough:
+            sys.stdout.buffer.write(raw)
+            copy_rest(sys.stdin.buffer, sys.stdout.buffer)
+            sys.stdout.flush()
+        sys.exit(EXIT_ERROR)
     try:
         verdict, value = _classify(raw, db, lock_timeout, settings, update, max_mime_depth)
         if passthrough:

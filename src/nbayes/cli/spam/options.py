@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from nbayes.spam.limits import DEFAULT_MAX_SIZE
 from nbayes.spam.parse import MAX_MIME_DEPTH
 from nbayes.spam.score import METHODS, ScoreSettings
 from nbayes.spam.store import DEFAULT_TIMEOUT, TokenStore
@@ -37,6 +38,31 @@ db_option = click.option(
     default=lambda: str(default_db()),
     show_default="$XDG_DATA_HOME/nbayes/spam.db",
     help="Token database (SQLite), a file path; also $NBAYES_SPAM_DB.",
+)
+
+
+class FiniteFloat(click.FloatRange):
+    """A float range that also refuses NaN and the infinities (click's ``FloatRange``
+    lets NaN through: every comparison with it is false)."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"must be a finite number, got {number}", param, ctx)
+        return number
+
+
+#: Seconds, a finite number of at least 0.1.
+FINITE_SECONDS = FiniteFloat(min=0.1)
+
+max_size_option = click.option(
+    "--max-size",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_SIZE,
+    show_default=True,
+    metavar="BYTES",
+    help="Largest message scored, in bytes (spamc's default, as its -s); a larger one is "
+    "never read whole, and not scored.",
 )
 
 
@@ -72,7 +98,7 @@ jobs_option = click.option(
 
 thick_option = click.option(
     "--thick",
-    type=click.FloatRange(0, 1, max_open=True),
+    type=FiniteFloat(0, 1, max_open=True),
     default=None,
     help="Thick threshold of train-on-or-near-error: also learn spam scoring below "
     "spam-cutoff + THICK and ham above ham-cutoff - THICK [default: 0; 0.05 for until-mature].",

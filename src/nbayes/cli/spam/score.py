@@ -10,6 +10,7 @@ from nbayes.cli.spam.options import (
     exclude_option,
     jobs_option,
     lock_timeout_option,
+    max_size_option,
     open_store,
     progress_bar,
     report,
@@ -36,10 +37,12 @@ from nbayes.spam.train import batched
     help="Messages scored together.",
 )
 @jobs_option
+@max_size_option
 @scoring_options
 @click.argument("sources", nargs=-1, required=True, type=MAIL_SOURCE)
-def score(db, lock_timeout, exclude, batch_size, jobs, settings, sources) -> None:
-    """Print path<TAB>score<TAB>Spam|Ham|Unsure for every message in SOURCES.
+def score(db, lock_timeout, exclude, batch_size, jobs, max_size, settings, sources) -> None:
+    """Print path<TAB>score<TAB>Spam|Ham|Unsure for every message in SOURCES (a message
+    over --max-size is skipped, named on stderr, and read no further than that).
 
     Backslashes, tabs and line breaks in a path are written \\\\, \\t, \\n, \\r.
     """
@@ -47,7 +50,7 @@ def score(db, lock_timeout, exclude, batch_size, jobs, settings, sources) -> Non
         open_store(db, lock_timeout, readonly=True) as store,
         progress_bar("scoring", prints_lines=True) as bar,
     ):
-        mail = iter_mail(sources, exclude=exclude, on_error=report)
+        mail = iter_mail(sources, exclude=exclude, on_error=report, max_size=max_size)
         parsed = _tokenized(mail, jobs, store_options(store))
         for batch in batched(parsed, batch_size):
             scores = score_tokens(store, [tokens for _, tokens, _ in batch], settings)

@@ -9,6 +9,7 @@ import click
 from nbayes.cli.paths import guard_outputs
 from nbayes.cli.spam.classify import _header_name
 from nbayes.cli.spam.options import (
+    FINITE_SECONDS,
     db_option,
     lock_timeout_option,
     max_mime_depth_option,
@@ -16,6 +17,7 @@ from nbayes.cli.spam.options import (
     scoring_options,
     subject_tag_checked,
 )
+from nbayes.spam.limits import DEFAULT_MAX_SIZE
 from nbayes.spam.mark import DEFAULT_HEADER
 
 
@@ -67,27 +69,44 @@ def _mode(_ctx, _param, value: str | None) -> int | None:
     "created if missing.",
 )
 @click.option(
-    "--max-connections",
-    type=click.IntRange(min=1),
-    default=16,
-    show_default=True,
-    help="Requests answered at once (the others wait).",
-)
-@click.option(
     "--timeout",
-    type=click.FloatRange(min=0.1),
+    type=FINITE_SECONDS,
     default=30.0,
     show_default=True,
     metavar="SECONDS",
-    help="Give up on a client that sends or reads nothing for this long.",
+    help="A whole request (head and message) must arrive within this of its connection, "
+    "and its answer be taken within this; else the connection is closed.",
 )
 @click.option(
     "--max-size",
     type=click.IntRange(min=1),
-    default=64 * 2**20,
+    default=DEFAULT_MAX_SIZE,
     show_default=True,
     metavar="BYTES",
-    help="Largest message accepted.",
+    help="Largest message scored (spamc's own default, -s); a larger one is answered "
+    "EX_DATAERR unread, and spamc passes it on unchanged.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    help="Threads scoring requests (the others wait in a queue, served in turn by client).",
+)
+@click.option(
+    "--max-connections",
+    type=click.IntRange(min=1),
+    default=512,
+    show_default=True,
+    help="Connections open at once (also the listen backlog); one over it closes the "
+    "idlest connection still sending its request, or is answered EX_TEMPFAIL.",
+)
+@click.option(
+    "--max-per-client",
+    type=click.IntRange(min=1),
+    default=256,
+    show_default=True,
+    help="Connections open at once from one client (a TCP address, a Unix socket user).",
 )
 @click.option(
     "--header",
@@ -113,8 +132,9 @@ def _mode(_ctx, _param, value: str | None) -> int | None:
 @click.option("--verbose", "-v", is_flag=True, help="Log a line per request on stderr.")
 @scoring_options
 def serve(
-    db, lock_timeout, listen, sockets, socket_mode, allow_tell, max_connections, timeout,
-    max_size, header, subject_tag, spamassassin_headers, max_mime_depth, verbose, settings,
+    db, lock_timeout, listen, sockets, socket_mode, allow_tell, timeout, max_size, workers,
+    max_connections, max_per_client, header, subject_tag, spamassassin_headers, max_mime_depth,
+    verbose, settings,
 ) -> None:  # fmt: skip
     """Answer spamd's protocol (SPAMC/1.5: CHECK, SYMBOLS, REPORT, PROCESS, HEADERS,
     PING, TELL) from the token database, for spamc and mail servers built for spamd.
@@ -138,7 +158,11 @@ def serve(
     try:
         serve(
             answering, listen=listen, sockets=list(sockets), socket_mode=socket_mode,
-            limits=Limits(max_connections, timeout, max_size), verbose=verbose,
+            limits=Limits(
+                timeout=timeout, max_size=max_size, workers=workers,
+                max_connections=max_connections, max_per_client=max_per_client,
+            ),
+            verbose=verbose,
             on_hangup=pool.reset,
         )  # fmt: skip
     except OSError as error:
