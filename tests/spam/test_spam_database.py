@@ -106,3 +106,24 @@ class OldError(sqlite3.OperationalError):
 def test_errors_are_described_without_error_codes_too(text, words):
     described = describe(OldError(text), Path("x.db"), 2.5)
     assert described.startswith("x.db: ") and words in described
+
+
+@pytest.mark.parametrize("readonly", [True, False])
+def test_the_lock_timeout_is_waited_once(tmp_path, readonly):
+    """Against an EXCLUSIVE lock on a rollback-journal store, ``--lock-timeout 3`` waited
+    6 s: the read-only open's probe waited its timeout, then the schema read again."""
+    import time
+
+    path = tmp_path / "t.db"
+    TokenStore(path).close()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("PRAGMA journal_mode=DELETE")
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        started = time.monotonic()
+        with pytest.raises(StoreError, match=r"locked by another process \(waited 1 s\)"):
+            TokenStore(path, timeout=1, readonly=readonly)
+        assert time.monotonic() - started < 1.9  # one wait of 1 s, not two
+    finally:
+        holder.rollback()
+        holder.close()
