@@ -58,12 +58,12 @@ def merge(*models: BaseNB) -> BaseNB:
                 "from each part's values can differ: declare the kinds with columns=...)."
             )
     classes = np.unique(np.concatenate([model.classes_ for model in models]))
-    state = first._fitted_state()
-    stats = first._event.zero(len(classes), first.n_features_in_)
+    state = first.fitted_state()
+    stats = first.event.zero(len(classes), first.n_features_in_)
     for model in models:
         index = np.searchsorted(classes, model.classes_)
-        stats = stats + model._stats.take_classes(index, len(classes))
-    return clone(first)._restore({**state, "classes_": classes, "statistics": stats})
+        stats = stats + model.statistics.take_classes(index, len(classes))
+    return clone(first).restore_state({**state, "classes_": classes, "statistics": stats})
 
 
 def _same_params(a: dict, b: dict) -> bool:

@@ -36,7 +36,7 @@ def test_one_summary_per_feature_with_a_value_per_class(name):
         model = nbayes.NaiveBayes(columns={"c": "poisson"}).fit(_table(counts), y)
     else:
         model = resolve(ESTIMATORS, name)().fit(counts, y)
-    summaries = model._describe()
+    summaries = model.describe_features()
     assert len(summaries) == model.n_features_in_
     for summary in summaries:
         assert summary, name
@@ -52,12 +52,12 @@ def test_one_summary_per_feature_with_a_value_per_class(name):
 def test_summaries_are_the_fitted_parameters():
     counts, y = _data()
     X = _table(counts)
-    numbers, rates, text = nbayes.NaiveBayes(columns={"c": "poisson"}).fit(X, y)._describe()
+    numbers, rates, text = nbayes.NaiveBayes(columns={"c": "poisson"}).fit(X, y).describe_features()
     means = X.groupby(y)["n"].mean()
     np.testing.assert_allclose(numbers["mean"], [means["a"], means["b"]], rtol=1e-12)
     assert set(numbers) == {"mean", "sd"}
     poisson = nbayes.PoissonNB().fit(X[["c"]].to_numpy(), y)
-    np.testing.assert_allclose(rates["rate"], poisson._describe()[0]["rate"], rtol=1e-12)
+    np.testing.assert_allclose(rates["rate"], poisson.describe_features()[0]["rate"], rtol=1e-12)
     lo = (X["s"] == "lo").groupby(y).sum()  # Laplace: (N_lo + 1) / (N_c + 2)
     n = pd.Series(y).value_counts()
     got = dict(zip(text["values"], np.transpose(text["probability"]), strict=True))
@@ -71,9 +71,9 @@ def test_gaussian_summaries_are_in_the_units_of_x_at_the_float64_limits(scale):
     X = np.array([[1.0], [2.0], [5.0], [6.0]]) * scale
     y = np.array(["x", "x", "y", "y"])
     model = nbayes.GaussianNB().fit(X, y)
-    (summary,) = model._describe()
+    (summary,) = model.describe_features()
     np.testing.assert_allclose(summary["mean"], [1.5 * scale, 5.5 * scale], rtol=1e-12)
     np.testing.assert_allclose(summary["sd"], [0.5 * scale, 0.5 * scale], rtol=1e-6)
     with np.errstate(over="raise"):
-        grid = model._value_grid(0)
+        grid = model.value_grid(0)
     assert np.all(np.isfinite(grid))

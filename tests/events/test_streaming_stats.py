@@ -73,16 +73,16 @@ def test_partial_fit_never_changes_statistics_read_earlier(model):
 
 @pytest.mark.parametrize("model", IN_PLACE)
 def test_statistics_assigned_from_outside_are_never_changed(model):
-    """EM's M-step: ``model._stats = labelled_stats`` then ``_learn_weighted``."""
+    """EM's M-step: ``model._stats = labelled_stats`` then ``learn_weighted``."""
     data = batches(model)
     estimator = getattr(nbayes, model)().fit(*data[0])
     labelled = estimator._stats
     before = snapshot(labelled)
-    X = estimator._check_X(data[1][0])
+    X = estimator.check_X(data[1][0])
     for _ in range(2):
         estimator._stats = labelled
         W = _validate.soft_class_weights(np.full((X.shape[0], 3), 1 / 3))
-        estimator._learn_weighted(X, W)
+        estimator.learn_weighted(X, W)
     assert_unchanged(labelled, before)
 
 

@@ -50,7 +50,7 @@ def test_terms_sum_to_the_log_likelihood(model, X_fit, X):
     n_fit = X_fit.shape[0]
     y = np.resize([0, 1, 2], n_fit)
     model.fit(X_fit, y)
-    prepared = model._check_X(X)
+    prepared = model.check_X(X)
     fitted = model._fitted
     terms = fitted.event.log_likelihood_terms(fitted.params, prepared)
     assert terms.shape == (X.shape[0], 3, X_fit.shape[1])

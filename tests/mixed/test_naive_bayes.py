@@ -399,16 +399,16 @@ def test_python_lists_keep_numbers_and_strings_apart():
 
 
 def test_soft_class_weights_equal_hard_labels():
-    """EM's path: dense responsibilities W through _learn_weighted."""
+    """EM's path: dense responsibilities W through learn_weighted."""
     from nbayes.core.validation import soft_class_weights
 
     frame, y = make_table(150)
     holey = with_missing(frame)
     hard = NaiveBayes(columns=SPEC).fit(holey, y)
     soft = NaiveBayes(columns=SPEC).fit(holey, y)
-    soft._replace_statistics(soft._event.zero(len(soft.classes_), soft.n_features_in_))
+    soft.replace_statistics(soft.event.zero(len(soft.classes_), soft.n_features_in_))
     one_hot = (y[:, None] == soft.classes_).astype(float)
-    soft._learn_weighted(soft._check_X(holey), soft_class_weights(one_hot))
+    soft.learn_weighted(soft.check_X(holey), soft_class_weights(one_hot))
     np.testing.assert_allclose(soft.predict_log_proba(holey), hard.predict_log_proba(holey),
                                atol=1e-10)  # fmt: skip
 
@@ -419,7 +419,7 @@ def test_per_column_terms_sum_to_the_log_likelihood(handle_unknown):
     holey = with_missing(frame)
     probe = holey.assign(colour=holey["colour"].replace("red", "pink"))
     model = NaiveBayes(columns=SPEC, handle_unknown=handle_unknown).fit(holey.head(200), y[:200])
-    X = model._check_X(probe)
+    X = model.check_X(probe)
     fitted = model._fitted
     terms = fitted.event.log_likelihood_terms(fitted.params, X)
     np.testing.assert_allclose(terms.sum(axis=2), fitted.event.log_likelihood(fitted.params, X),

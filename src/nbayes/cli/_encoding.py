@@ -34,21 +34,16 @@ from nbayes.core.registry import ESTIMATORS, resolve
 from nbayes.errors import DomainError
 
 MIXED, AUTO = "mixed", "auto"
-#: The registry name of the mixed model.
-MIXED_ESTIMATOR = "NaiveBayes"
 #: How each event model's ``reads`` is parsed from a file.
 READ_OF = {"numbers": "number", "codes": "text", "values": "text"}
 
 
 @cache
 def estimators() -> dict[str, type]:
-    """``--model`` name -> estimator class: each registry estimator by its event
-    model's name, and ``mixed``."""
-    out = {}
-    for name in ESTIMATORS:
-        cls = resolve(ESTIMATORS, name)
-        out[MIXED if name == MIXED_ESTIMATOR else cls._event_type.name] = cls
-    return out
+    """``--model`` name -> estimator class: each registry estimator by its ``kind``
+    (its event model's name; ``mixed`` for a table of mixed columns)."""
+    classes = (resolve(ESTIMATORS, name) for name in ESTIMATORS)
+    return {cls.kind: cls for cls in classes}
 
 
 def model_names() -> tuple[str, ...]:
@@ -56,8 +51,8 @@ def model_names() -> tuple[str, ...]:
 
 
 def mode_of(cls: type) -> str:
-    """How the CLI hands a table to an estimator of class ``cls``."""
-    return "table" if cls is estimators()[MIXED] else cls._event_type.reads
+    """How the CLI hands a table to an estimator of class ``cls`` (its ``reads``)."""
+    return cls.reads
 
 
 @dataclass
@@ -194,23 +189,25 @@ class TableEncoder:
 
     @classmethod
     def for_model(cls, model) -> TableEncoder:
-        """The columns of a model saved from Python: its feature names (``x0, x1, ...``
-        without), read as its event model reads; a mixed model's columns by kind."""
-        names = getattr(model, "feature_names_in_", None)
-        names = [str(n) for n in names] if names is not None else None
+        """The columns of a model saved from Python: its feature names (without: ``x0,
+        x1, ...``, or a mixed table's column numbers), each of its kind, read as the
+        model reads a table (integer codes as numbers) or, a table, as each kind
+        reads."""
         mode = mode_of(type(model))
+        if mode == "codes":  # integer codes from Python: read them as numbers
+            mode = "numbers"
+        names = getattr(model, "feature_names_in_", None)
+        if names is None:
+            positions = range(model.n_features_in_)
+            names = positions if mode == "table" else [f"x{j}" for j in positions]
+        kinds = dict(zip(map(str, names), model.feature_kinds(), strict=True))
         if mode == "table":
             from nbayes.events import event_model
 
-            kinds = {str(k): v for k, v in model.columns_.items()}
             read = {name: READ_OF[event_model(kind).reads] for name, kind in kinds.items()}
-            return cls(list(kinds), read, mode, {}, kinds)
-        if names is None:
-            names = [f"x{j}" for j in range(model.n_features_in_)]
-        if mode == "codes":  # integer codes from Python: read them as numbers
-            mode = "numbers"
-        read = {name: READ_OF[mode] for name in names}
-        return cls(names, read, mode, {}, {name: model._event.name for name in names})
+        else:
+            read = dict.fromkeys(kinds, READ_OF[mode])
+        return cls(list(kinds), read, mode, {}, kinds)
 
 
 def frame(columns: dict, n_rows: int, text: set[str] | frozenset[str] = frozenset()):

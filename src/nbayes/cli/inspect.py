@@ -10,7 +10,6 @@ import numpy as np
 from nbayes.cli._encoding import load_cli_model
 from nbayes.cli._tables import CLIError
 from nbayes.errors import NotSupportedError
-from nbayes.events.pairwise import PairStats
 from nbayes.inspection.diagnostics import report_from_stats
 from nbayes.inspection.explain import most_informative_features
 
@@ -19,14 +18,12 @@ def describe(model, encoder, target, top: int) -> dict:
     """A JSON-friendly summary: kind, classes, priors, each column's kind and fitted
     distribution per class (the event model's ``describe``), informative features."""
     classes = model.classes_.tolist()
-    prior = np.exp(model._fitted.log_prior)
-    kinds = dict(encoder.kinds)
-    if hasattr(model, "columns_"):
-        kinds = {str(k): v for k, v in model.columns_.items()}
-    summaries = model._describe()
+    prior = np.exp(model.fitted_parameters.log_prior)
+    kinds = model.feature_kinds()
+    summaries = model.describe_features()
     columns = []
     for j, name in enumerate(encoder.features):
-        column = {"name": name, "event_model": kinds.get(name, model._event.name)}
+        column = {"name": name, "event_model": kinds[j]}
         summary = dict(summaries[j])
         if "values" in summary:
             summary["values"] = [_plain(encoder.decode(name, v)) for v in summary["values"]]
@@ -162,12 +159,13 @@ def inspect(model_file, top, out_fmt, diagnostics) -> None:
 
 def _diagnostics(model, features: list[str], top: int) -> dict:
     """The independence report of a model that keeps pairwise statistics."""
-    if not isinstance(getattr(model, "_stats", None), PairStats):
+    try:
+        report = report_from_stats(model.statistics, list(features))
+    except NotSupportedError:
         raise CLIError(
             f"--diagnostics needs pair statistics, which a {type(model).__name__} does not "
             "keep; train with --model aode or --model tan"
-        )
-    report = report_from_stats(model._stats, list(features))
+        ) from None
     return {
         "verdict": report.verdict,
         "pairs": [

@@ -118,8 +118,8 @@ class Prepared:
             + ")"
         )
         kinds = dict(self.encoder.kinds)
-        if model is not None and hasattr(model, "columns_"):
-            kinds = {str(k): v for k, v in model.columns_.items()}
+        if model is not None:
+            kinds.update(zip(self.encoder.features, model.feature_kinds(), strict=True))
         for name in self.encoder.features:
             how = "given" if name in self.overrides else f"inferred, {self.encoder.read[name]}"
             detail = ""

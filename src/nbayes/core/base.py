@@ -77,13 +77,26 @@ class BaseNB(ModelFileMethods, ClassifierMixin, BaseEstimator):
         "feature_names_in_",
     )
 
+    #: The model's name: the ``--model`` of the command line, its event model's name
+    #: unless the class says otherwise (``"mixed"`` for a table of mixed columns).
+    kind: ClassVar[str]
+    #: How a table reaches it: as its event model reads a column (``"numbers"``,
+    #: ``"codes"``, ``"values"``), unless the class says otherwise (``"table"``: a
+    #: DataFrame of mixed columns, each read as its kind reads).
+    reads: ClassVar[str]
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Each parameter named like a setting of the event model is constrained as the
-        model declares it (the constraints are written once, in the event model)."""
+        model declares it (the constraints are written once, in the event model); the
+        class's ``kind`` and ``reads`` are its event model's unless it sets them."""
         super().__init_subclass__(**kwargs)
         event_type = cls.__dict__.get("_event_type")
         if event_type is None:
             return
+        if "kind" not in cls.__dict__:
+            cls.kind = event_type.name
+        if "reads" not in cls.__dict__:
+            cls.reads = event_type.reads
         own = dict(cls.__dict__.get("_parameter_constraints", {}))
         parameters = cls._get_param_names()
         declared = event_type.parameter_constraints()
@@ -105,7 +118,7 @@ class BaseNB(ModelFileMethods, ClassifierMixin, BaseEstimator):
         return self._event_type(**self._event_settings())
 
     @property
-    def _event(self) -> EventModel:
+    def event(self) -> EventModel:
         """The event model of the last training call (the one the statistics are read by)."""
         lazy = self.__dict__.get("_lazy")
         return lazy.event if lazy is not None else self._event_model()
@@ -121,6 +134,13 @@ class BaseNB(ModelFileMethods, ClassifierMixin, BaseEstimator):
         running.shared = True
         return running.stats
 
+    @property
+    def statistics(self) -> Any:
+        """The fitted additive statistics (the event model's ``Statistics``), shared:
+        training after reading them copies them first, so they never change under the
+        reader. AttributeError before training."""
+        return self._stats
+
     @_stats.setter
     def _stats(self, stats: Any) -> None:
         """Statistics given from outside (merge, EM, files): never updated in place."""
@@ -130,13 +150,13 @@ class BaseNB(ModelFileMethods, ClassifierMixin, BaseEstimator):
         """Make ``stats``, which no one else holds, the running statistics."""
         self.__dict__["_running"] = _RunningStats(stats, id(self), shared=False)
 
-    def _replace_statistics(self, stats: Any) -> None:
+    def replace_statistics(self, stats: Any) -> None:
         """Make ``stats`` (held elsewhere too) the running statistics, estimated afresh
         by the current event model: how EM resets to the labelled statistics."""
         self._stats = stats
         self._lazy = _LazyFit(self._event_model())
 
-    def _restore(self, state: dict[str, Any]) -> BaseNB:
+    def restore_state(self, state: dict[str, Any]) -> BaseNB:
         """Set the fitted state ``state`` (``_state_attributes`` and ``"statistics"``),
         e.g. from a model file or a merge; parameters are estimated lazily. ValueError
         for a state with other attributes or no statistics."""
@@ -149,10 +169,10 @@ class BaseNB(ModelFileMethods, ClassifierMixin, BaseEstimator):
             if name in state:
                 setattr(self, name, state[name])
         self._check_prior_settings()
-        self._replace_statistics(state["statistics"])
+        self.replace_statistics(state["statistics"])
         return self
 
-    def _check_restored(self) -> None:
+    def check_restored(self) -> None:
         """Raise (StatisticsError or ValueError) unless the restored state is one a fit
         could have made: parameters within their declared constraints, ``classes_`` a
         sorted 1-D array of distinct labels, a positive ``n_features_in_``, feature names
@@ -161,7 +181,7 @@ class BaseNB(ModelFileMethods, ClassifierMixin, BaseEstimator):
         can be estimated under (e.g. one ``alpha`` per feature)."""
         self._validate_params()
         self._check_restored_shape()
-        self._event.validate(self._stats, self.classes_.size, int(self.n_features_in_))
+        self.event.validate(self._stats, self.classes_.size, int(self.n_features_in_))
         self._check_estimable()
 
     def _check_restored_shape(self) -> None:
@@ -193,10 +213,10 @@ class BaseNB(ModelFileMethods, ClassifierMixin, BaseEstimator):
         try:
             self._fitted  # noqa: B018 - estimated for its checks
         except NotEstimableError:
-            self._lazy = _LazyFit(self._event)
+            self._lazy = _LazyFit(self.event)
 
-    def _fitted_state(self) -> dict[str, Any]:
-        """The fitted state :meth:`_restore` takes: what model files store."""
+    def fitted_state(self) -> dict[str, Any]:
+        """The fitted state :meth:`restore_state` takes: what model files store."""
         state = {
             name: getattr(self, name) for name in self._state_attributes if hasattr(self, name)
         }
@@ -267,9 +287,9 @@ class BaseNB(ModelFileMethods, ClassifierMixin, BaseEstimator):
         if index is None:
             index = label_index(y, self.classes_)
         W = hard_class_weights(index, len(self.classes_), sample_weight)
-        return self._learn_weighted(X, W, event)
+        return self.learn_weighted(X, W, event)
 
-    def _learn_weighted(self, X, W: ClassWeights, event: EventModel | None = None) -> BaseNB:
+    def learn_weighted(self, X, W: ClassWeights, event: EventModel | None = None) -> BaseNB:
         """Add the statistics of checked X under class weights W (n, n_classes), by
         ``event`` (default: the model under the current parameters).
 
@@ -287,12 +307,12 @@ class BaseNB(ModelFileMethods, ClassifierMixin, BaseEstimator):
         self._lazy = _LazyFit(event)
         return self
 
-    def _extend_domain(self, X) -> None:
+    def extend_domain(self, X) -> None:
         """Let validated X shape the parameter space (e.g. categories, vocabularies),
         counting nothing: the model's ``domain`` statistics of X added in."""
         event = self._event_model()
         W = soft_class_weights(np.zeros((X.shape[0], len(self.classes_))))
-        self._replace_statistics(self._stats + event.domain(X, W))
+        self.replace_statistics(self._stats + event.domain(X, W))
 
     def _validated_X_y(self, X, y, reset: bool):
         """X and y checked (``validate_data``), not yet prepared. A later batch that
@@ -304,9 +324,9 @@ class BaseNB(ModelFileMethods, ClassifierMixin, BaseEstimator):
         checked = None if reset else quick_check_X_y(self, X, y, options)
         return checked or validate_data(self, X, y, **options, reset=reset)
 
-    def _check_X(self, X):
+    def check_X(self, X):
         """X validated, prepared and checked against the fitted model's domain."""
-        return self._input_for(self._event, self._validate_X(X))
+        return self._input_for(self.event, self._validate_X(X))
 
     def _input_for(self, event: EventModel, X):
         """Validated X as ``event`` reads it: prepared (e.g. binarized), and its values
@@ -336,12 +356,12 @@ class BaseNB(ModelFileMethods, ClassifierMixin, BaseEstimator):
         return X
 
     # ------------------------------------------------------------ the prior
-    def _user_prior(self):
+    def fixed_class_prior(self):
         """The class prior the user fixed, or None."""
         return getattr(self, "class_prior", None)
 
     def _check_prior_settings(self) -> None:
-        prior = self._user_prior()
+        prior = self.fixed_class_prior()
         if prior is not None:
             check_class_prior(prior, len(self.classes_))
 
@@ -349,7 +369,7 @@ class BaseNB(ModelFileMethods, ClassifierMixin, BaseEstimator):
         """``log P(y)`` from the class counts and the prior settings."""
         return posterior.class_log_prior(
             stats.class_count,
-            class_prior=self._user_prior(),
+            class_prior=self.fixed_class_prior(),
             fit_prior=getattr(self, "fit_prior", True),
             pseudocount=self.prior_alpha,
         )
@@ -367,6 +387,13 @@ class BaseNB(ModelFileMethods, ClassifierMixin, BaseEstimator):
         return lazy.fitted
 
     @property
+    def fitted_parameters(self) -> Fitted:
+        """The estimate from the current statistics (``params``, ``log_prior``, the
+        ``event`` model that made them), computed on first use. AttributeError before
+        training."""
+        return self._fitted
+
+    @property
     def class_count_(self) -> NDArray[np.float64]:
         """Weighted number of training samples per class, shape (n_classes,)."""
         return self._stats.class_count.copy()
@@ -376,18 +403,18 @@ class BaseNB(ModelFileMethods, ClassifierMixin, BaseEstimator):
         fitted = self._fitted if fitted is None else fitted
         return posterior.joint_log_likelihood(
             fitted.event.log_likelihood(fitted.params, X),
-            self._jll_prior(fitted.log_prior),
+            self.prior_term(fitted.log_prior),
             out=True,
         )
 
-    def _jll_prior(self, log_prior: NDArray[np.float64]) -> NDArray[np.float64]:
+    def prior_term(self, log_prior: NDArray[np.float64]) -> NDArray[np.float64]:
         """The prior term added to the log-likelihood: ``log P(y)``, or 0 for models
         that leave it out (complement NB, where it only breaks a single class's tie)."""
-        if self._event.uses_prior or log_prior.shape[0] == 1:
+        if self.event.uses_prior or log_prior.shape[0] == 1:
             return log_prior
         return np.zeros_like(log_prior)
 
-    def _log_likelihood_terms(self, X) -> NDArray[np.float64]:
+    def log_likelihood_terms(self, X) -> NDArray[np.float64]:
         """``log P(x_j | y)`` per feature of checked X: (n_samples, n_classes, n_features)."""
         fitted = self._fitted
         return fitted.event.log_likelihood_terms(fitted.params, X)
@@ -471,42 +498,46 @@ class BaseNB(ModelFileMethods, ClassifierMixin, BaseEstimator):
 
         return explain(self, x, **options)
 
-    def _value_grid(self, j: int) -> list:
+    def value_grid(self, j: int) -> list:
         """The values of feature ``j`` explanations enumerate (see the contract)."""
         fitted = self._fitted
         prior = np.exp(fitted.log_prior - logsumexp(fitted.log_prior))
         return fitted.event.value_grid(fitted.params, self._stats, j, prior)
 
-    def _describe(self) -> list[dict]:
+    def describe_features(self) -> list[dict]:
         """Per-feature summaries of the fitted model, per class (see the contract's
         ``describe``)."""
         fitted = self._fitted
         prior = np.exp(fitted.log_prior - logsumexp(fitted.log_prior))
         return fitted.event.describe(fitted.params, self._stats, self.n_features_in_, prior)
 
-    def _feature_log_likelihood(self, j: int, values) -> NDArray[np.float64]:
+    def feature_log_likelihood(self, j: int, values) -> NDArray[np.float64]:
         """``log P(x_j = v | y)`` for each of ``values`` (model input values) of
         feature ``j``: (n_values, n_classes)."""
         fitted = self._fitted
         values = self._prepare_X(np.asarray(values)[:, None])[:, 0]  # e.g. binarized
         return fitted.event.feature_log_likelihood(fitted.params, j, values, self.n_features_in_)
 
-    def _factor_parts(self, j: int, value):
+    def factor_parts(self, j: int, value):
         """The parts of feature ``j``'s factor for ``value`` (see the contract's
         ``factor_parts``), or None."""
         fitted = self._fitted
         return fitted.event.factor_parts(fitted.params, j, value, self.n_features_in_)
 
-    def _unseen(self, j: int, value) -> bool:
+    def unseen(self, j: int, value) -> bool:
         """Whether ``value`` (model input, not missing) of feature ``j`` is one training
         never gave the model (see the contract's ``unseen``)."""
         fitted = self._fitted
         values = self._prepare_X(np.asarray([value], dtype=object)[:, None])[:, 0]
         return bool(fitted.event.unseen(fitted.params, j, values)[0])
 
-    def _factor_kinds(self) -> list[str]:
+    def feature_kinds(self) -> list[str]:
+        """The kind (event model name) of each feature: (n_features_in_,)."""
+        return [self.event.name] * int(self.n_features_in_)
+
+    def factor_kinds(self) -> list[str]:
         """What each feature's factor ``P(x_j | y)`` is (see the contract)."""
-        return self._event.factor_kinds(self.n_features_in_)
+        return self.event.factor_kinds(self.n_features_in_)
 
     def predict_joint_log_proba(self, X) -> NDArray[np.float64]:
         """``log P(x, y) = log P(y) + log P(x | y)``, shape (n_samples, n_classes).
@@ -543,7 +574,7 @@ class BaseNB(ModelFileMethods, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         fitted = self._fitted
         return Scoring(
-            fitted.event, fitted.params, self._jll_prior(fitted.log_prior), fitted.log_prior
+            fitted.event, fitted.params, self.prior_term(fitted.log_prior), fitted.log_prior
         )
 
     def onnx_input(self, graph) -> str:
@@ -552,7 +583,7 @@ class BaseNB(ModelFileMethods, ClassifierMixin, BaseEstimator):
         shape (n, n_features_in_), NaN where a value is missing; read as int64 codes
         (-1 for NaN) by a model that reads codes."""
         x = graph.input("X", "float", (None, int(self.n_features_in_)))
-        return graph.codes(x) if self._event.reads == "codes" else x
+        return graph.codes(x) if self.event.reads == "codes" else x
 
     # ------------------------------------------------------------ generation
     def sample(self, n_samples: int, y=None, random_state=None, **options):
@@ -590,7 +621,7 @@ class BaseNB(ModelFileMethods, ClassifierMixin, BaseEstimator):
 
     def _sample_features(self, params, class_index, rng, **options):
         """Rows drawn from ``P(x | y = classes_[class_index])``: (n, n_features)."""
-        return self._event.sample(params, self._stats, class_index, rng, **options)
+        return self.event.sample(params, self._stats, class_index, rng, **options)
 
 
 def _take_rows(X, rows: slice):

@@ -20,8 +20,8 @@ class LinearNBMixin:
 
     def _linear_terms(self):
         fitted = self._fitted
-        weights, intercept = self._event.linear_terms(fitted.params)
-        return weights, intercept + self._jll_prior(fitted.log_prior)
+        weights, intercept = self.event.linear_terms(fitted.params)
+        return weights, intercept + self.prior_term(fitted.log_prior)
 
     @property
     def coef_(self) -> NDArray[np.float64]:

@@ -54,6 +54,8 @@ ParamsT = TypeVar("ParamsT")
 
 #: What a factor ``P(x_j | y)`` of an explanation is.
 FactorKind = Literal["probability", "density", "weight", "conditional probability"]
+#: How a table column is read for an event model (see ``EventModel.reads``).
+Reads = Literal["numbers", "codes", "values"]
 
 
 def setting(default: Any, *constraints: Any, shared: str | None = None) -> Any:
@@ -89,9 +91,11 @@ class EventModel(ABC, Generic[StatsT, ParamsT]):
     factor_kind : FactorKind
         What ``exp`` of a per-feature term is: a probability, a density, a weight
         (complement NB) or a conditional probability (models that are not naive).
-    reads : {"numbers", "codes"}
-        How a table column is read for it: floats with NaN for missing values, or
-        integer category codes with -1 for missing values.
+    reads : {"numbers", "codes", "values"}
+        How a table column is read for it: floats with NaN for missing values,
+        integer category codes with -1 for missing values, or the values themselves
+        (any hashable, or text; None or NaN missing) for a model that codes or
+        tokenizes them itself (see :meth:`known_values`).
     adds_in_place : bool
         Whether :meth:`add_into` updates the statistics it is given (the caller then
         owns them; :class:`nbayes.core.base.BaseNB` copies shared statistics first).
@@ -105,7 +109,7 @@ class EventModel(ABC, Generic[StatsT, ParamsT]):
 
     name: ClassVar[str]
     factor_kind: ClassVar[FactorKind] = "probability"
-    reads: ClassVar[Literal["numbers", "codes"]] = "numbers"
+    reads: ClassVar[Reads] = "numbers"
     adds_in_place: ClassVar[bool] = False
     uses_prior: ClassVar[bool] = True
     column_kind: ClassVar[bool] = True

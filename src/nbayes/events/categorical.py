@@ -48,7 +48,7 @@ from nbayes.core.parallel import Scratch
 from nbayes.core.validation import ClassWeights
 from nbayes.errors import UnknownCategoryError
 from nbayes.events import _domain
-from nbayes.events._contract import EventModel, setting
+from nbayes.events._contract import EventModel, Reads, setting
 from nbayes.events._stats import CLASS, FEATURE, Statistics, StatisticsError, stat
 from nbayes.events.counts import dirichlet_log_density, dot_with_infinities
 
@@ -316,7 +316,7 @@ class Categorical(EventModel[CategoricalStats, CategoricalParams]):
     growing with the codes seen (at least ``min_categories``)."""
 
     name: ClassVar[str] = "categorical"
-    reads: ClassVar[str] = "codes"
+    reads: ClassVar[Reads] = "codes"
     adds_in_place: ClassVar[bool] = True
 
     alpha: float = setting(1.0, Interval(Real, 0, None, closed="left"), shared="alpha")

@@ -28,7 +28,7 @@ from nbayes.core import vocabulary as _vocabulary
 from nbayes.core.posterior import class_log_prior
 from nbayes.core.validation import ClassWeights
 from nbayes.errors import StatisticsError
-from nbayes.events._contract import EventModel, setting
+from nbayes.events._contract import EventModel, Reads, setting
 from nbayes.events._stats import CLASS, Statistics, stat
 from nbayes.events.categorical import offsets_of
 
@@ -405,7 +405,7 @@ class _Pairwise(EventModel[PairStats, AODEParams]):
 
     column_kind: ClassVar[bool] = False
     factor_kind: ClassVar[str] = "conditional probability"
-    reads: ClassVar[str] = "values"
+    reads: ClassVar[Reads] = "values"
 
     alpha: float = setting(1.0, Interval(Real, 0, None, closed="left"))
     prior_alpha: float = setting(0.0, Interval(Real, 0, None, closed="left"))
@@ -426,7 +426,9 @@ class _Pairwise(EventModel[PairStats, AODEParams]):
     def summarize(self, X, W: ClassWeights) -> PairStats:
         return self.add_into(PairStats.zero(W.n_classes, X.shape[1]), X, W)
 
-    def _log_prior(self, stats: PairStats) -> NDArray[np.float64]:
+    def log_prior(self, stats: PairStats) -> NDArray[np.float64]:
+        """``log P(y)`` (n_classes,) from the class counts, Lidstone-smoothed by
+        ``prior_alpha``."""
         return class_log_prior(stats.class_count, pseudocount=self.prior_alpha)
 
     def log_parameter_prior(self, params: AODEParams) -> float:
@@ -472,7 +474,7 @@ class OneDependence(_Pairwise):
     min_parent_count: float = setting(1, Interval(Real, 0, None, closed="left"))
 
     def estimate(self, stats: PairStats) -> AODEParams:
-        return AODEParams(_estimate(stats, self.alpha), self._log_prior(stats), stats.vocabularies)
+        return AODEParams(_estimate(stats, self.alpha), self.log_prior(stats), stats.vocabularies)
 
     def log_likelihood(self, params: AODEParams, X) -> NDArray[np.float64]:
         """``log P(x, y) - log P(y)`` under AODE (see :func:`aode_log_joint`)."""
@@ -574,7 +576,7 @@ class TreeAugmented(_Pairwise):
     def estimate(self, stats: PairStats) -> TreeParams:
         parents = spanning_tree_parents(conditional_mutual_information(stats))
         pairs = _estimate(stats, self.alpha)
-        return TreeParams(pairs, self._log_prior(stats), stats.vocabularies, parents)
+        return TreeParams(pairs, self.log_prior(stats), stats.vocabularies, parents)
 
     def log_likelihood_terms(self, params: TreeParams, X) -> NDArray[np.float64]:
         """``log P(x_j | y, x_parent(j))`` per feature (the root's ``log P(x_r | y)``),

@@ -55,7 +55,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from nbayes.core.validation import ClassWeights
 from nbayes.errors import DomainError, StatisticsError
-from nbayes.events._contract import EventModel, lidstone_alpha, setting
+from nbayes.events._contract import EventModel, Reads, lidstone_alpha, setting
 from nbayes.events._stats import CLASS, FEATURE, Statistics, stat
 from nbayes.events.counts import LinearScorer, dirichlet_log_density, dot_with_infinities
 
@@ -193,7 +193,7 @@ class Text(EventModel[TextStats, TextParams]):
     """Free text as a bag of words: a multinomial over each column's tokens."""
 
     name: ClassVar[str] = "text"
-    reads: ClassVar[str] = "values"
+    reads: ClassVar[Reads] = "values"
 
     alpha: Any = lidstone_alpha()
     kind: str = setting("rich", StrOptions({"rich", "words"}))

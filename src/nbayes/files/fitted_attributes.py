@@ -85,8 +85,8 @@ class FittedAttributes:
 
 class OwnState:
     """How a model file stores an nbayes object: through the object's own
-    ``_fitted_state()`` (raising AttributeError when not fitted), ``_restore(state)``
-    and ``_check_restored()`` (raising ValueError or TypeError for a state no fit could
+    ``fitted_state()`` (raising AttributeError when not fitted), ``restore_state(state)``
+    and ``check_restored()`` (raising ValueError or TypeError for a state no fit could
     have made). Its parameters need no check beyond what storing them allows."""
 
     def check_params(self, obj: Any) -> None:
@@ -94,36 +94,36 @@ class OwnState:
 
     def fitted_state(self, obj: Any) -> dict[str, Any] | None:
         try:
-            return obj._fitted_state()
+            return obj.fitted_state()
         except AttributeError:
             return None
 
     def restore(self, obj: Any, state: Any) -> None:
         if not isinstance(state, dict):
             raise TypeError("the fitted state must be a dict of attributes.")
-        obj._restore(state)
-        obj._check_restored()
+        obj.restore_state(state)
+        obj.check_restored()
 
 
 class StoresFittedAttributes:
     """Mixin giving :class:`OwnState`'s methods from a class's ``_fitted_attributes``;
-    ``_check_restored`` checks what depends on several attributes or the parameters."""
+    ``check_restored`` checks what depends on several attributes or the parameters."""
 
     _fitted_attributes: ClassVar[FittedAttributes]
 
-    def _fitted_state(self) -> dict[str, Any]:
-        """The fitted state :meth:`_restore` takes: what model files store."""
+    def fitted_state(self) -> dict[str, Any]:
+        """The fitted state :meth:`restore_state` takes: what model files store."""
         state = self._fitted_attributes.collect(self)
         if state is None:
             raise AttributeError(f"This {type(self).__name__} is not fitted yet.")
         return state
 
-    def _restore(self, state: dict[str, Any]) -> Any:
+    def restore_state(self, state: dict[str, Any]) -> Any:
         """Set the fitted state ``state``, each attribute checked."""
         self._fitted_attributes.restore(self, state)
         return self
 
-    def _check_restored(self) -> None:
+    def check_restored(self) -> None:
         """Raise ValueError unless the restored attributes agree with each other."""
 
 

@@ -32,7 +32,7 @@ CalibratedNB, the text vectorizers and transformers), a few scikit-learn classes
 ``registry.SKLEARN``) and the dataclasses (statistics, column layouts, ``Tokenizer``).
 
 Every object is stored the same way, through one interface: its parameters, then its
-fitted state as ``_fitted_state()`` gives it (nbayes classes), or as its codec in
+fitted state as ``fitted_state()`` gives it (nbayes classes), or as its codec in
 :mod:`nbayes.files.sklearn_codecs` lists it (scikit-learn classes); objects inside the
 parameters or the state (a Pipeline's steps, a wrapped model) are nodes of their own.
 Loading builds each object from its parameters (checked: scikit-learn's parameter

@@ -1,8 +1,8 @@
 """How model files store the scikit-learn classes they may hold: one codec per class.
 
 A model file stores an object as its parameters (``get_params(deep=False)``) and its
-fitted state. nbayes classes give their fitted state themselves (``_fitted_state`` /
-``_restore`` / ``_check_restored``); for the scikit-learn classes allow-listed in
+fitted state. nbayes classes give their fitted state themselves (``fitted_state`` /
+``restore_state`` / ``check_restored``); for the scikit-learn classes allow-listed in
 :data:`nbayes.core.registry.SKLEARN` the same three steps are written here, as a
 :class:`Codec`: the fitted attributes to store, each with the check a restored value
 must pass (:mod:`nbayes.files.fitted_attributes`), the parameter values that cannot be

@@ -25,6 +25,7 @@ from scipy.stats import chi2
 
 from nbayes.core import vocabulary as _vocabulary
 from nbayes.core.validation import hard_class_weights
+from nbayes.errors import NotSupportedError
 from nbayes.events import pairwise
 
 # Verdict thresholds on the largest normalised strength (documented in the verdict).
@@ -145,7 +146,13 @@ def independence_report(
 
 
 def report_from_stats(stats: pairwise.PairStats, feature_names: list[str]) -> IndependenceReport:
-    """The report from pairwise statistics (e.g. a fitted AODE's ``_stats``)."""
+    """The report from pairwise statistics (a fitted AODE's or TAN's ``statistics``);
+    NotSupportedError for statistics that keep no pairs."""
+    if not isinstance(stats, pairwise.PairStats):
+        raise NotSupportedError(
+            f"independence diagnostics need pair statistics, which {type(stats).__name__} "
+            "does not keep (AODE and TAN keep them)."
+        )
     cmi = pairwise.conditional_mutual_information(stats)
     entropy = pairwise.conditional_entropy(stats)
     smaller = np.minimum.outer(entropy, entropy)

@@ -212,10 +212,10 @@ def explain(
     check_is_fitted(model)
     names = _names(model, feature_names)
     row, not_given = _as_row(model, x, names)
-    X = model._check_X(row)
-    fitted = model._fitted
-    log_factors = model._log_likelihood_terms(X)[0]
-    log_prior = model._jll_prior(fitted.log_prior)
+    X = model.check_X(row)
+    fitted = model.fitted_parameters
+    log_factors = model.log_likelihood_terms(X)[0]
+    log_prior = model.prior_term(fitted.log_prior)
     log_joint = model.predict_joint_log_proba(row)[0]
     posterior = model.predict_proba(row)[0]
     classes = model.classes_.tolist()
@@ -245,9 +245,9 @@ def explain(
         if _is_missing(raw[j]):
             left_out.append(name)
             continue
-        if model._unseen(j, value):
+        if model.unseen(j, value):
             unseen[name] = values[j]
-        found = model._factor_parts(j, value)
+        found = model.factor_parts(j, value)
         if found:
             parts[name] = _ranked_parts(found, None if contrast is None else (a, b))
     return Explanation(

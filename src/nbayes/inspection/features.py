@@ -28,18 +28,18 @@ def feature_names(model, names: Sequence[str] | None = None) -> list[str]:
 def value_grids(model) -> list[list]:
     """Each feature's values worth showing (model input values), from its event model:
     every category of a discrete feature, representative values of a continuous one."""
-    return [model._value_grid(j) for j in range(model.n_features_in_)]
+    return [model.value_grid(j) for j in range(model.n_features_in_)]
 
 
 def value_log_likelihoods(model, grids: list[list]) -> list[NDArray[np.float64]]:
     """``log P(x_j = v | y)`` for each feature's values: (n_values_j, n_classes) each."""
-    return [model._feature_log_likelihood(j, values) for j, values in enumerate(grids)]
+    return [model.feature_log_likelihood(j, values) for j, values in enumerate(grids)]
 
 
 def factor_kind(model) -> str:
     """What the factors ``P(x_j | y)`` of ``model`` are: one kind, or, for a table whose
     columns hold probabilities and densities, "probability or density"."""
-    kinds = set(model._factor_kinds())
+    kinds = set(model.factor_kinds())
     if len(kinds) == 1:
         return kinds.pop()
     if kinds <= {"probability", DENSITY}:

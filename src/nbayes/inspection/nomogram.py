@@ -93,7 +93,7 @@ def nomogram_data(
     maps a feature name to how to print them (e.g. the category names behind codes).
     """
     check_is_fitted(model)
-    kinds = model._factor_kinds()
+    kinds = model.factor_kinds()
     if not set(kinds) <= _ADDITIVE:
         raise NotSupportedError(
             f"A nomogram needs per-feature class-conditional probabilities; "
@@ -116,11 +116,11 @@ def nomogram_data(
     unknown = sorted((set(values) | set(labels)) - set(names))
     if unknown:
         raise ValueError(f"No feature(s) {unknown}; the features are {names}.")
-    grid = [list(values[n]) if n in values else model._value_grid(j) for j, n in enumerate(names)]
+    grid = [list(values[n]) if n in values else model.value_grid(j) for j, n in enumerate(names)]
     if any(len(g) == 0 for g in grid):
         raise ValueError("Every feature needs at least one value to show.")
     log_p = value_log_likelihoods(model, grid)  # per feature: (n_values, n_classes)
-    log_prior = np.asarray(model._jll_prior(model._fitted.log_prior), dtype=float)
+    log_prior = np.asarray(model.prior_term(model.fitted_parameters.log_prior), dtype=float)
     others = [k for k in range(len(classes)) if k != c]
     rest_log_prior = logsumexp(log_prior[others])
     rows = []

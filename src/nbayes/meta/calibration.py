@@ -252,14 +252,14 @@ class CalibratedNB(
         if hasattr(model, "feature_names_in_"):
             self.feature_names_in_ = model.feature_names_in_
 
-    def _restore(self, state: dict) -> CalibratedNB:
+    def restore_state(self, state: dict) -> CalibratedNB:
         """Set the fitted state read from a model file (see ``_fitted_attributes``)."""
-        super()._restore(state)
+        super().restore_state(state)
         self._wrap(self.estimator_)
         self.classes_ = self.estimator_.classes_
         return self
 
-    def _check_restored(self) -> None:
+    def check_restored(self) -> None:
         """ValueError unless the calibration matches ``method`` (a temperature, or one
         isotonic map per class, one for two classes) and the classes."""
         n_classes = len(self.classes_)

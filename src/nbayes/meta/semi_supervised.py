@@ -8,7 +8,7 @@ model fitted on the labelled rows, EM alternates
   responsibilities), computed by :mod:`nbayes.core.posterior` as for ``predict_proba``;
 - **M-step**: the statistics of the labelled rows (hard class weights) plus those of
   the unlabelled rows under the soft class weights ``W = lambda * w_i * P(y | x_i)``,
-  added through ``BaseNB._learn_weighted``, then the model's own estimate.
+  added through ``BaseNB.learn_weighted``, then the model's own estimate.
 
 So this module holds no modelling maths: it only decides how statistics are summed.
 
@@ -165,12 +165,12 @@ class SemiSupervisedNB(
             weights_unl=self.unlabeled_weight * weights[unlabelled],
         )
         if unlabelled.size:
-            X_unl_checked = model._check_X(problem.X_unl)
+            X_unl_checked = model.check_X(problem.X_unl)
             # Unlabelled rows enter first with weight 0: the statistics then span their
             # domain (e.g. categories unseen in labelled rows) from the start, so the
             # parameter space is the same at every iteration.
-            model._extend_domain(X_unl_checked)
-            labelled_stats = model._stats
+            model.extend_domain(X_unl_checked)
+            labelled_stats = model.statistics
         log_likelihood, log_resp = problem.evaluate(model)
         history = [(log_likelihood, log_likelihood + log_parameter_prior(model))]
         self.n_iter_, self.converged_ = 0, True
@@ -179,9 +179,9 @@ class SemiSupervisedNB(
         self.converged_ = False
         total_weight = problem.weights_lab.sum() + problem.weights_unl.sum()
         for _ in range(self.max_iter):
-            model._replace_statistics(labelled_stats)  # M-step: labelled statistics ...
+            model.replace_statistics(labelled_stats)  # M-step: labelled statistics ...
             soft = soft_class_weights(problem.weights_unl[:, None] * np.exp(log_resp))
-            model._learn_weighted(X_unl_checked, soft)  # ... plus the unlabelled ones
+            model.learn_weighted(X_unl_checked, soft)  # ... plus the unlabelled ones
             self.n_iter_ += 1
             log_likelihood, log_resp = problem.evaluate(model)  # E-step
             history.append((log_likelihood, log_likelihood + log_parameter_prior(model)))
@@ -205,13 +205,13 @@ class SemiSupervisedNB(
         if hasattr(model, "feature_names_in_"):
             self.feature_names_in_ = model.feature_names_in_
 
-    def _restore(self, state: dict) -> SemiSupervisedNB:
+    def restore_state(self, state: dict) -> SemiSupervisedNB:
         """Set the fitted state read from a model file (see ``_fitted_attributes``)."""
-        super()._restore(state)
+        super().restore_state(state)
         self._wrap(self.estimator_)
         return self
 
-    def _check_restored(self) -> None:
+    def check_restored(self) -> None:
         """ValueError unless the restored model is of the class ``estimator`` names and
         the EM record has one entry per iteration plus the start, none NaN."""
         if type(self.estimator_) is not type(self.estimator):
@@ -274,7 +274,7 @@ class _Problem:
             return value, np.empty((0, len(model.classes_)))
         jll_unl = model.predict_joint_log_proba(self.X_unl)
         value += _weighted_sum(self.weights_unl, logsumexp(jll_unl, axis=1))
-        return value, posterior.log_posterior(jll_unl, model._fitted.log_prior)
+        return value, posterior.log_posterior(jll_unl, model.fitted_parameters.log_prior)
 
 
 def _weighted_sum(weights: NDArray, values: NDArray) -> float:
@@ -288,8 +288,8 @@ def log_parameter_prior(model: BaseNB) -> float:
     """``log p(theta)`` up to a constant, for the prior whose mode is the model's
     smoothed estimate: the feature part (:func:`feature_log_prior`) plus
     ``prior_alpha * sum_c log P(c)`` when the class prior is fitted."""
-    log_prior = model._fitted.log_prior
-    fitted_prior = model._user_prior() is None and getattr(model, "fit_prior", True)
+    log_prior = model.fitted_parameters.log_prior
+    fitted_prior = model.fixed_class_prior() is None and getattr(model, "fit_prior", True)
     class_part = 0.0
     if fitted_prior and model.prior_alpha > 0:
         class_part = model.prior_alpha * float(np.sum(log_prior))
@@ -301,7 +301,7 @@ def feature_log_prior(model: BaseNB) -> float:
     model's own (:meth:`nbayes.events._contract.EventModel.log_parameter_prior`), e.g. a
     Dirichlet(``alpha + 1``) density for Lidstone estimates, 0 for maximum-likelihood
     estimates and for models whose estimate is not the mode of a fixed prior."""
-    fitted = model._fitted
+    fitted = model.fitted_parameters
     return fitted.event.log_parameter_prior(fitted.params)
 
 

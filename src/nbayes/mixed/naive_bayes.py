@@ -134,6 +134,8 @@ class NaiveBayes(BaseNB):
     """
 
     _event_type = ColumnModel
+    kind = "mixed"
+    reads = "table"
     _state_attributes = (*BaseNB._state_attributes, "_layout", "_resolved")
     _parameter_constraints: dict = {
         "columns": [None, str, dict, list, tuple],
@@ -215,7 +217,7 @@ class NaiveBayes(BaseNB):
         index = np.searchsorted(classes, self.classes_)
         stats = self._stats.take_classes(index, len(classes))
         self.classes_ = classes
-        self._replace_statistics(stats)
+        self.replace_statistics(stats)
 
     # ------------------------------------------------------------ input
     def _validated_X_y(self, X, y, reset: bool):
@@ -282,7 +284,7 @@ class NaiveBayes(BaseNB):
         return X
 
     # ------------------------------------------------------------ fitted state
-    def _check_restored(self) -> None:
+    def check_restored(self) -> None:
         """Also the column layout: one resolved column per feature, in order, of a
         known kind, named as the feature names say, and blocks exactly those
         :func:`make_layout` makes of them under ``kind_options``."""
@@ -310,7 +312,7 @@ class NaiveBayes(BaseNB):
         expected = make_layout(resolved, self.kind_options)
         if not isinstance(layout, tuple) or not _same_layout(layout, expected):
             raise ValueError("the column blocks do not match the columns' kinds.")
-        super()._check_restored()
+        super().check_restored()
 
     def onnx_input(self, graph) -> list[str]:
         """One ONNX input per column, named as the column: float (NaN where missing)
@@ -328,6 +330,11 @@ class NaiveBayes(BaseNB):
         """Column key → kind."""
         check_is_fitted(self)
         return {column.key: column.kind for column in self._resolved}
+
+    def feature_kinds(self) -> list[str]:
+        """Each column's kind, in the order of the columns: (n_features_in_,)."""
+        check_is_fitted(self)
+        return [column.kind for column in self._resolved]
 
     @property
     def class_log_prior_(self) -> NDArray[np.float64]:

@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 from nbayes.core.validation import ClassWeights
 from nbayes.errors import StatisticsError, UnknownCategoryError
-from nbayes.events._contract import EventModel
+from nbayes.events._contract import EventModel, Reads
 from nbayes.events._stats import Statistics, stat
 from nbayes.events.categorical import CategoricalStats, add_codes, offsets_of
 
@@ -89,7 +89,7 @@ class Vocabulary(EventModel[VocabularyStats, VocabularyParams]):
     """``inner`` (an event model that reads codes) over any hashable values."""
 
     name: ClassVar[str] = "vocabulary"
-    reads: ClassVar[str] = "values"
+    reads: ClassVar[Reads] = "values"
     adds_in_place: ClassVar[bool] = True
 
     inner: EventModel = None  # type: ignore[assignment]

@@ -42,7 +42,7 @@ class _PairwiseNB(BaseNB):
                 for j in range(n)]  # fmt: skip
 
     def _log_prior(self, stats):
-        return self._event._log_prior(stats)
+        return self.event.log_prior(stats)
 
     @property
     def class_log_prior_(self) -> NDArray[np.float64]:

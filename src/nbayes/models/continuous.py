@@ -35,7 +35,7 @@ class _ContinuousNB(BaseNB):
     def _validation_options(self):
         return {"dtype": np.float64, "ensure_all_finite": "allow-nan"}
 
-    def _user_prior(self):
+    def fixed_class_prior(self):
         return self.priors
 
     @property
@@ -222,7 +222,7 @@ class KernelDensityNB(_ContinuousNB):
     def fit(self, X, y, sample_weight=None):
         """Fit as :meth:`BaseNB.fit`; a constant feature raises here, not at predict."""
         super().fit(X, y, sample_weight)
-        self._event.check_bandwidths(self._stats)
+        self.event.check_bandwidths(self._stats)
         return self
 
     @property

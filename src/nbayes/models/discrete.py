@@ -275,7 +275,7 @@ class BernoulliNB(_DiscreteNB):
         return graph.op("Cast", above, to=graph.float_type)
 
     def _domain_message(self, error: DomainError) -> str:
-        return BaseNB._domain_message(self, error)
+        return super(_DiscreteNB, self)._domain_message(error)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

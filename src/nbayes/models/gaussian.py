@@ -92,13 +92,13 @@ class GaussianNB(BaseNB):
     def _prepare_X(self, X):
         return X.astype(np.float64, copy=False)
 
-    def _check_restored(self) -> None:
+    def check_restored(self) -> None:
         """Also the dtype of the training X, which the fitted attributes take."""
         if getattr(self, "_fit_dtype", None) not in (np.float32, np.float64):
             raise ValueError("the training dtype must be float32 or float64.")
-        super()._check_restored()
+        super().check_restored()
 
-    def _user_prior(self):
+    def fixed_class_prior(self):
         return self.priors
 
     def _add_into(self, event, stats, X, W):

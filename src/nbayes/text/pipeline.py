@@ -213,7 +213,7 @@ class PostVectorizer(StoresFittedAttributes, TransformerMixin, BaseEstimator):
             self.header_vectorizers_[field] = vectorizer
         return self._stack(blocks)
 
-    def _check_restored(self) -> None:
+    def check_restored(self) -> None:
         """ValueError unless the parameters are valid, the fitted vectorizers are the
         ones these parameters make, the body block is as wide as its vocabulary and
         every header block is one of ``header_fields``."""

@@ -100,7 +100,7 @@ class RennieTransformer(
             self.idf_ = np.where(df > 0, idf, 0.0)
         return self
 
-    def _check_restored(self) -> None:
+    def check_restored(self) -> None:
         """ValueError unless ``idf_`` is there exactly when ``idf``, one per feature."""
         idf = getattr(self, "idf_", None)
         if (idf is not None) != bool(self.idf):

@@ -359,16 +359,16 @@ class CountVectorizer(_Compiled, BaseEstimator):
         return _as_scipy(sp.csr_array((values, columns, indptr.astype(columns.dtype)), shape=shape))
 
     # ------------------------------------------------------------ model files
-    def _fitted_state(self) -> dict:
+    def fitted_state(self) -> dict:
         """What model files store: the terms in column order (n_features,) and whether
-        they were given. The compiled tables are rebuilt from them (:meth:`_restore`)."""
+        they were given. The compiled tables are rebuilt from them (:meth:`restore_state`)."""
         check_is_fitted(self, "fixed_vocabulary_")
         return {
             "vocabulary_": vocabulary_terms(self.vocabulary_),
             "fixed_vocabulary_": self.fixed_vocabulary_,
         }
 
-    def _restore(self, state: dict) -> CountVectorizer:
+    def restore_state(self, state: dict) -> CountVectorizer:
         """The fitted vectorizer from its terms; the compiled tables are built from
         them when first needed (:meth:`_tables`), so ``transform`` gives what the saved
         vectorizer gave."""
@@ -394,8 +394,8 @@ class CountVectorizer(_Compiled, BaseEstimator):
         self.fixed_vocabulary_ = fixed
         return self
 
-    def _check_restored(self) -> None:
-        """Nothing more: :meth:`_restore` checked the terms (distinct strings)."""
+    def check_restored(self) -> None:
+        """Nothing more: :meth:`restore_state` checked the terms (distinct strings)."""
 
     # ------------------------------------------------------------ transform
     def transform(self, raw_documents):
@@ -514,16 +514,16 @@ class HashingVectorizer(_Compiled, BaseEstimator):
         self._check_params()
         return self
 
-    def _fitted_state(self) -> dict:
+    def fitted_state(self) -> dict:
         """Nothing: a hashing vectorizer learns nothing (model files store its parameters)."""
         return {}
 
-    def _restore(self, state: dict) -> HashingVectorizer:
+    def restore_state(self, state: dict) -> HashingVectorizer:
         if state:
             raise ValueError("a HashingVectorizer has no fitted state.")
         return self
 
-    def _check_restored(self) -> None:
+    def check_restored(self) -> None:
         """ValueError unless the parameters are valid."""
         self._check_params()
 
