@@ -407,3 +407,71 @@ def test_values_never_seen_in_training_are_named_for_every_model(people):
     assert explain(codes, [3, 1]).unseen == {"x0": 3}
     assert explain(codes, [2, 1]).unseen == {}
     assert explain(nbayes.GaussianNB().fit(frame[["age"]], y), [1e6]).unseen == {}
+
+
+# ---------------------------------------------------------------- wide (text) rows
+@pytest.fixture
+def word_counts():
+    rng = np.random.default_rng(11)
+    n, d = 60, 3000
+    X = sp.random(n, d, density=0.004, random_state=rng, format="csr",
+                  data_rvs=lambda k: rng.integers(1, 4, k))  # fmt: skip
+    y = rng.integers(0, 3, n)
+    return X, y
+
+
+@pytest.mark.parametrize("estimator", ["MultinomialNB", "BernoulliNB", "ComplementNB"])
+def test_a_wide_row_lists_its_nonzero_features_and_folds_the_zeros(word_counts, estimator):
+    """A sparse row (1 x n_features) is explained; only its non-zero features are
+    listed, the zero ones are folded into one factor: with it the factors still make
+    the numerator, the contributions the log-odds. A dense row reads the same."""
+    X, y = word_counts
+    model = getattr(nbayes, estimator)().fit(X, y)
+    row = X[[0]]
+    result = explain(model, row)
+    nonzero = row.indices
+    assert result.features == [f"x{j}" for j in sorted(nonzero)]
+    assert result.values == [float(row[0, j]) for j in sorted(nonzero)]
+    assert result.folded.n_features == X.shape[1] - len(nonzero)
+    terms = model.log_likelihood_terms(model.check_X(row))[0]
+    zero = np.setdiff1d(np.arange(X.shape[1]), nonzero)
+    np.testing.assert_allclose(result.folded.log_factor, terms[:, zero].sum(axis=1), rtol=1e-12)
+    total = result.log_prior + result.log_factors.sum(axis=1) + result.folded.log_factor
+    np.testing.assert_allclose(total, result.log_joint, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(result.posterior, model.predict_proba(row)[0], rtol=1e-12)
+    assert sum(c.log_ratio for c in result.contributions) + result.prior_log_odds == (
+        pytest.approx(result.log_odds, abs=1e-9)
+    )
+    text = result.to_text()
+    assert len(text.splitlines()) < 2 * len(nonzero) + 25
+    assert f"{X.shape[1] - len(nonzero):,} others = 0" in text
+    dense = explain(model, row.toarray()[0])
+    assert dense.features == result.features
+    np.testing.assert_allclose(dense.log_factors, result.log_factors, rtol=1e-12)
+    data = json.loads(json.dumps(result.to_dict(), allow_nan=False))
+    assert data["folded"]["features"] == result.folded.n_features
+
+
+def test_a_narrow_row_lists_every_feature():
+    """The course notes' layout: a few features are all listed, zeros included."""
+    X = np.array([[1, 0, 1], [1, 1, 0], [0, 1, 1], [0, 1, 0]])
+    model = nbayes.BernoulliNB().fit(X, ["s", "s", "h", "h"])
+    result = explain(model, [1, 0, 0])
+    assert result.features == ["x0", "x1", "x2"] and result.folded is None
+
+
+def test_a_text_pipeline_explains_a_raw_document():
+    """make_text_classifier(): the document goes through the pipeline's transforms and
+    the model's explanation names its words."""
+    from nbayes.text import make_text_classifier
+
+    docs = ["Subject: cheap pills\n\nbuy cheap pills now", "Subject: lunch\n\nsee you at lunch",
+            "Subject: offer\n\ncheap offer, buy now", "Subject: notes\n\nthe lecture notes"] * 3
+    y = ["spam", "ham", "spam", "ham"] * 3
+    pipeline = make_text_classifier().fit(docs, y)
+    document = "Subject: pills\n\ncheap pills at lunch"
+    result = explain(pipeline, document)
+    np.testing.assert_allclose(result.posterior, pipeline.predict_proba([document])[0])
+    assert {"cheap", "pills", "subject:pills", "lunch"} <= set(result.features)
+    assert result.folded.n_features > 0 and len(result.to_text().splitlines()) < 60
+    assert result.predicted == pipeline.predict([document])[0]

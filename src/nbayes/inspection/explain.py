@@ -28,8 +28,10 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import NDArray
 from scipy.special import logsumexp
+from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from nbayes.inspection.features import (
@@ -46,6 +48,18 @@ class Contribution(NamedTuple):
     feature: str
     value: Any
     log_ratio: float
+
+
+class Folded(NamedTuple):
+    """The features of a wide row at 0 (absent words), folded into one factor: how
+    many, and the sum of their log factors, (n_classes,)."""
+
+    n_features: int
+    log_factor: NDArray[np.float64]
+
+    @property
+    def label(self) -> str:
+        return f"{self.n_features:,} others"
 
 
 class Part(NamedTuple):
@@ -92,6 +106,9 @@ class Explanation:
     #: Feature -> value, for values training never gave the model (an unknown
     #: category): their factor is the model's rule for the unknown.
     unseen: dict[str, Any] = field(default_factory=dict)
+    #: The features at 0 not listed (a wide row's absent words), or None: the prior,
+    #: the listed factors and this one make the numerator.
+    folded: Folded | None = None
 
     @property
     def prior(self) -> NDArray[np.float64]:
@@ -171,6 +188,13 @@ class Explanation:
                 ]
                 for name, parts in self.parts.items()
             },
+            "folded": None
+            if self.folded is None
+            else {
+                "features": self.folded.n_features,
+                "factor": _numbers(np.exp(self.folded.log_factor)),
+                "log_factor": _numbers(self.folded.log_factor),
+            },
             "left_out": list(self.left_out),
             "unseen": {name: _plain(value) for name, value in self.unseen.items()},
         }
@@ -194,14 +218,23 @@ def explain(
 ) -> Explanation:
     """Explain the posterior of one row ``x`` (n_features,) under a fitted nbayes model.
 
-    ``x`` is a sequence in feature order, or a mapping from feature name to value.
-    A model that leaves missing values out (``NaiveBayes``, AODE, ...) takes a row
-    with missing values (None, NaN) or, as a mapping, without some features: those
-    are marginalised (a factor of 1 in every class), as ``predict_proba`` does, and
-    listed in ``left_out``. Values training never gave the model (unknown
-    categories) are listed in ``unseen``. ``feature_names`` and ``display_values``
-    (what to show for each value, e.g. the category names behind codes) only change
-    how the row is labelled.
+    ``x`` is a sequence in feature order, a mapping from feature name to value, or a
+    sparse (1, n_features) matrix. A model that leaves missing values out
+    (``NaiveBayes``, AODE, ...) takes a row with missing values (None, NaN) or, as a
+    mapping, without some features: those are marginalised (a factor of 1 in every
+    class), as ``predict_proba`` does, and listed in ``left_out``. Values training
+    never gave the model (unknown categories) are listed in ``unseen``.
+    ``feature_names`` and ``display_values`` (what to show for each value, e.g. the
+    category names behind codes) only change how the row is labelled.
+
+    A sparse row, or a row of more than :data:`LISTED_FEATURES` features for a model
+    of sparse input (word counts), lists only its non-zero features: the others are
+    folded into one factor (``folded``), the product of their factors.
+
+    ``model`` may also be a fitted scikit-learn Pipeline ending in an nbayes model
+    (:func:`nbayes.text.make_text_classifier`): ``x`` is then one raw input (a
+    document), run through the pipeline's transforms, and the features are named by
+    their ``get_feature_names_out`` (words) where they have one.
 
     >>> import nbayes, pandas as pd
     >>> table = pd.DataFrame({"age": [25, 61, 33, 52], "job": ["a", "b", "a", "b"]})
@@ -209,18 +242,34 @@ def explain(
     >>> model.explain({"job": "c"}).left_out, model.explain({"job": "c"}).unseen
     (['age'], {'job': 'c'})
     """
+    if isinstance(model, Pipeline):
+        return _explain_pipeline(model, x, display_values)
     check_is_fitted(model)
     names = _names(model, feature_names)
     row, not_given = _as_row(model, x, names)
     X = model.check_X(row)
     fitted = model.fitted_parameters
-    log_factors = model.log_likelihood_terms(X)[0]
+    all_factors = model.log_likelihood_terms(X)[0]
     log_prior = model.prior_term(fitted.log_prior)
     log_joint = model.predict_joint_log_proba(row)[0]
     posterior = model.predict_proba(row)[0]
     classes = model.classes_.tolist()
     predicted_index = int(np.flatnonzero(model.classes_ == model.predict(row)[0])[0])
-    values = list(display_values) if display_values is not None else _row_values(row)
+    all_values = list(display_values) if display_values is not None else None
+    raw = _raw_values(row)
+    listed = _listed(model, row, raw)
+    folded = None
+    if listed is None:
+        listed = np.arange(len(names))
+    else:
+        rest = np.ones(len(names), dtype=bool)
+        rest[listed] = False
+        folded = Folded(int(rest.sum()), all_factors[:, rest].sum(axis=1))
+    names = [names[j] for j in listed]
+    log_factors = all_factors[:, listed]
+    raw = [raw[j] for j in listed]
+    plain = [_plain(value) for value in raw]
+    values = plain if all_values is None else [all_values[j] for j in listed]
     contrast, prior_log_odds, contributions = None, None, []
     if len(classes) >= 2:
         if len(classes) == 2:
@@ -232,22 +281,21 @@ def explain(
         prior_log_odds = float(log_prior[a] - log_prior[b])
         with np.errstate(invalid="ignore"):
             ratios = log_factors[a] - log_factors[b]
+            rows = list(zip(names, values, ratios, strict=True))
+            if folded is not None:
+                rows.append((folded.label, 0, folded.log_factor[a] - folded.log_factor[b]))
         contributions = sorted(
-            (
-                Contribution(name, value, float(r))
-                for name, value, r in zip(names, values, ratios, strict=True)
-            ),
+            (Contribution(name, value, float(r)) for name, value, r in rows),
             key=lambda c: -abs(c.log_ratio) if not math.isnan(c.log_ratio) else math.inf,
         )
     parts, left_out, unseen = {}, [], {}
-    raw = row.to_numpy()[0] if hasattr(row, "to_numpy") else row[0]
-    for j, (name, value) in enumerate(zip(names, _row_values(row), strict=True)):
-        if _is_missing(raw[j]):
+    for k, (j, name, value) in enumerate(zip(listed, names, plain, strict=True)):
+        if _is_missing(raw[k]):
             left_out.append(name)
             continue
-        if model.unseen(j, value):
-            unseen[name] = values[j]
-        found = model.factor_parts(j, value)
+        if model.unseen(int(j), value):
+            unseen[name] = values[k]
+        found = model.factor_parts(int(j), value)
         if found:
             parts[name] = _ranked_parts(found, None if contrast is None else (a, b))
     return Explanation(
@@ -269,7 +317,50 @@ def explain(
         left_out=left_out,
         not_given=[name for name in names if name in not_given],
         unseen=unseen,
+        folded=folded,
     )
+
+
+#: A row of a model of sparse input (word counts) with more features than this lists
+#: only its non-zero ones (a text model has one per word of its vocabulary).
+LISTED_FEATURES = 100
+
+
+def _listed(model, row, raw: NDArray) -> NDArray[np.intp] | None:
+    """The features an explanation lists one by one: the non-zero ones of a sparse
+    row, or of a wide row of a model of sparse input (zero is then an absent word);
+    None for all."""
+    sparse_input = model.__sklearn_tags__().input_tags.sparse
+    if not (sp.issparse(row) or (sparse_input and len(raw) > LISTED_FEATURES)):
+        return None
+    with np.errstate(invalid="ignore"):
+        return np.flatnonzero(np.asarray(raw, dtype=float) != 0)
+
+
+def _raw_values(row) -> NDArray:
+    """The values of a one-row input, (n_features,)."""
+    if sp.issparse(row):
+        return row.toarray()[0]
+    return row.to_numpy()[0] if hasattr(row, "to_numpy") else row[0]
+
+
+def _explain_pipeline(pipeline: Pipeline, x, display_values) -> Explanation:
+    """The explanation of the pipeline's model for one raw input ``x``, transformed
+    by the steps before it; features named by their ``get_feature_names_out``."""
+    check_is_fitted(pipeline)
+    transforms, model = pipeline[:-1], pipeline[-1]
+    if isinstance(x, Mapping):
+        import pandas as pd
+
+        batch = pd.DataFrame([x])
+    else:
+        batch = [x]
+    row = transforms.transform(batch)
+    try:
+        names = list(transforms.get_feature_names_out())
+    except (AttributeError, ValueError, TypeError):  # a step that cannot name its output
+        names = None
+    return explain(model, row, feature_names=names, display_values=display_values)
 
 
 def _ranked_parts(found, contrast: tuple[int, int] | None) -> list[Part]:
@@ -352,6 +443,13 @@ def _as_row(model, x, names: list[str]):
     """``x`` as a one-row input for the model: a DataFrame if it was fitted on one
     (each value keeps its own type), else a (1, n_features) array; and the features
     a mapping ``x`` does not name (missing values, where the model takes them)."""
+    if sp.issparse(x):
+        if x.shape != (1, model.n_features_in_):
+            raise ValueError(
+                f"explain() takes one row of {model.n_features_in_} values; got a sparse "
+                f"matrix of shape {x.shape}."
+            )
+        return sp.csr_matrix(x), []
     if hasattr(x, "iloc") and getattr(x, "ndim", 1) == 2:  # a one-row DataFrame
         x = x.iloc[0]
     not_given: list[str] = []
@@ -382,11 +480,6 @@ def _is_missing(value: Any) -> bool:
     """A missing value: None or NaN (what models that leave missing values out read
     as missing)."""
     return value is None or (isinstance(value, float | np.floating) and math.isnan(value))
-
-
-def _row_values(row) -> list:
-    values = row.to_numpy()[0] if hasattr(row, "to_numpy") else row[0]
-    return [_plain(value) for value in values]
 
 
 def _plain(value: Any) -> Any:

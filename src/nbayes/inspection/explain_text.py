@@ -50,7 +50,10 @@ def _plain_line(label: str, values) -> str:
 
 def _shown(value) -> str:
     """A value on one line, shortened to :data:`_VALUE_WIDTH` characters."""
-    text = " ".join(str(value).split()) if isinstance(value, str) else str(value)
+    if isinstance(value, float) and not value.is_integer():
+        text = f"{value:.6g}"  # a weight (TF-IDF), not a digit string to read in full
+    else:
+        text = " ".join(str(value).split()) if isinstance(value, str) else str(value)
     return _shortened(text, _VALUE_WIDTH)
 
 
@@ -75,6 +78,8 @@ def format_explanation(e: Explanation) -> str:
     ]
     for j, (name, value) in enumerate(zip(e.features, e.values, strict=True)):
         lines.append(_line(f"{symbol}({name}={_shown(value)} | y)", e.log_factors[:, j]))
+    if e.folded is not None:
+        lines.append(_line(f"{symbol}({e.folded.label} = 0 | y)", e.folded.log_factor))
     lines += [
         _line(f"numerator P(y)·Π {symbol}(x_j|y)", e.log_joint),
         _plain_line("log numerator", e.log_joint),
