@@ -329,9 +329,11 @@ def _save_input(path, X) -> None:
 # ---------------------------------------------------------------- ONNX export
 #: Registry models whose export is refused (NotSupportedError), with the reason; the
 #: refusal itself is tested. Every other model must export with parity.
-NOT_EXPORTED: dict[str, str] = {
-    "NaiveBayes": "the example table has a text column, whose tokenizer is not written yet",
-}
+NOT_EXPORTED: dict[str, str] = {}
+#: Settings a model exports under, where its example's defaults are refused (the
+#: refusal of the defaults is tested too): the "rich" tokens of a text column need
+#: look-ahead, which onnxruntime's RE2 tokenizer lacks.
+EXPORTED_WITH: dict[str, dict] = {"NaiveBayes": {"kind_options": {"text": {"kind": "words"}}}}
 
 
 def _with_gaps(X):
@@ -362,10 +364,12 @@ def test_onnx_export_scores_as_nbayes_does(name):
 
     model, X, y = example(name)
     model.fit(X, y)
-    if name in NOT_EXPORTED:
+    if name in NOT_EXPORTED or name in EXPORTED_WITH:
         with pytest.raises(nbayes.NotSupportedError):
             to_onnx(model)
-        return
+        if name in NOT_EXPORTED:
+            return
+        model = clone(model).set_params(**EXPORTED_WITH[name]).fit(X, y)
     held_out = _with_gaps(example(name, seed=1)[1])
     expected = model.predict_proba(held_out)
     labels = model.predict(held_out)

@@ -17,8 +17,13 @@ import onnxruntime as ort
 import pandas as pd
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.feature_extraction.text import CountVectorizer as SkCountVectorizer
+from sklearn.feature_extraction.text import TfidfTransformer
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import MinMaxScaler
 
 import nbayes
+from nbayes import text
 from nbayes.export import onnx_feeds, to_onnx
 
 
@@ -185,3 +190,90 @@ def test_a_fresh_process_scores_with_onnxruntime_and_numpy_only(tmp_path):
     assert result["nbayes"] is False
     assert_allclose(result["proba"], model.predict_proba(table), rtol=0, atol=1e-9)
     assert_array_equal(result["label"], model.predict(table))
+
+
+# ---------------------------------------------------------------- text and composites
+def _newsgroups(split: str, step: int):
+    from conftest import DATA, require_path
+
+    root = require_path(DATA / "20newsgroups_bydate" / f"20news-bydate-{split}")
+    files = sorted(root.glob("*/*"))[::step]
+    # the client decodes the bytes; the graph takes strings
+    posts = [p.read_bytes().decode("latin-1") for p in files]
+    return posts, np.array([p.parent.name for p in files])
+
+
+@pytest.fixture(scope="module")
+def newsgroups():
+    return _newsgroups("train", 16), _newsgroups("test", 16)[0]
+
+
+@pytest.mark.parametrize(
+    "pipeline",
+    [
+        lambda: make_pipeline(text.CountVectorizer(), text.RennieTransformer(),
+                              nbayes.ComplementNB(alpha=0.3)),
+        lambda: make_pipeline(text.CountVectorizer(ngram_range=(1, 2), stop_words=None),
+                              nbayes.MultinomialNB(alpha=0.01)),
+        lambda: make_pipeline(SkCountVectorizer(stop_words="english"),
+                              TfidfTransformer(sublinear_tf=True), nbayes.MultinomialNB()),
+        lambda: make_pipeline(text.CountVectorizer(
+            tokenizer=text.Tokenizer(kind="words", min_len=1, stop_words=None), binary=True),
+            nbayes.BernoulliNB()),
+    ],
+    ids=["rennie-complement", "bigrams-multinomial", "sklearn-tfidf", "tokenizer-bernoulli"],
+)
+def test_text_pipelines_give_the_same_tokens_on_real_posts(pipeline, newsgroups):
+    """The tokenizer's rule as ONNX string operators gives nbayes's tokens on 20
+    Newsgroups posts: same probabilities, same labels."""
+    (train, y), test = newsgroups
+    model = pipeline().fit(train, y)
+    _assert_scores_alike(model, np.array(test, dtype=object))
+
+
+def test_a_text_column_of_a_table_and_its_refused_default(newsgroups):
+    (train, y), test = newsgroups
+    table = pd.DataFrame({"post": train, "length": [float(len(t)) for t in train]})
+    rich = nbayes.NaiveBayes(columns={"post": "text"}).fit(table, y)
+    with pytest.raises(nbayes.NotSupportedError, match="look-ahead"):
+        to_onnx(rich)
+    words = nbayes.NaiveBayes(columns={"post": "text"},
+                              kind_options={"text": {"kind": "words"}}).fit(table, y)
+    held_out = pd.DataFrame({"post": test[:200], "length": [float(len(t)) for t in test[:200]]})
+    held_out.loc[3, "post"] = None
+    _assert_scores_alike(words, held_out)
+
+
+def test_composites_export_their_fixed_prediction(counts):
+    X, y = counts
+    calibrated = nbayes.CalibratedNB(nbayes.MultinomialNB(), cv=3).fit(X, y)
+    _assert_scores_alike(calibrated, X)
+    unlabelled = y.astype(object)
+    unlabelled[::3] = -1
+    semi = nbayes.SemiSupervisedNB(nbayes.MultinomialNB()).fit(X, unlabelled)
+    _assert_scores_alike(semi, X)
+    scaled = make_pipeline(MinMaxScaler(), nbayes.GaussianNB()).fit(X, y)
+    _assert_scores_alike(scaled, X)
+
+
+@pytest.mark.parametrize(
+    "model, reason",
+    [
+        (lambda: nbayes.CalibratedNB(nbayes.MultinomialNB(), method="isotonic", cv=3),
+         "isotonic"),
+        (lambda: make_pipeline(text.HashingVectorizer(alternate_sign=False),
+                               nbayes.MultinomialNB()), "HashingVectorizer"),
+        (lambda: text.make_text_classifier(), "PostVectorizer"),
+    ],
+    ids=["isotonic", "hashing", "posts"],
+)
+def test_what_cannot_be_expressed_is_refused_with_the_reason(model, reason, counts,
+                                                              newsgroups):  # fmt: skip
+    (train, y), _ = newsgroups
+    fitted = model()
+    if reason == "isotonic":
+        fitted.fit(*counts)
+    else:
+        fitted.fit(train, y)
+    with pytest.raises(nbayes.NotSupportedError, match=reason):
+        to_onnx(fitted)

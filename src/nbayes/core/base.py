@@ -577,12 +577,14 @@ class BaseNB(ModelFileMethods, ClassifierMixin, BaseEstimator):
             fitted.event, fitted.params, self.prior_term(fitted.log_prior), fitted.log_prior
         )
 
-    def onnx_input(self, graph) -> str:
-        """The ONNX graph's inputs for this estimator (see :mod:`nbayes.export`), and
-        the input of its event model built from them: here one float input ``X`` of
-        shape (n, n_features_in_), NaN where a value is missing; read as int64 codes
-        (-1 for NaN) by a model that reads codes."""
-        x = graph.input("X", "float", (None, int(self.n_features_in_)))
+    def onnx_input(self, graph, x: str | None = None) -> str:
+        """The input of this estimator's event model in an ONNX graph (see
+        :mod:`nbayes.export`), from ``x`` (a pipeline's previous step) or else from the
+        graph input it makes: here one float input ``X`` of shape (n, n_features_in_),
+        NaN where a value is missing; read as int64 codes (-1 for NaN) by a model that
+        reads codes."""
+        if x is None:
+            x = graph.input("X", "float", (None, int(self.n_features_in_)))
         return graph.codes(x) if self.event.reads == "codes" else x
 
     # ------------------------------------------------------------ generation

@@ -357,6 +357,29 @@ class Text(EventModel[TextStats, TextParams]):
         """``sum_t n_t log theta_ct`` over each row's documents: (n_samples, n_classes)."""
         return params.scorer(self._counts(params, X))
 
+    def onnx_column_kind(self, params: TextParams, j: int) -> str:
+        return "string"
+
+    def onnx_log_likelihood(self, params: TextParams, x: list, graph) -> str:
+        """Each column's token counts over its vocabulary (the tokenizer's rule as
+        ONNX string operators, :mod:`nbayes.export`), times ``log theta``; a missing
+        document (the empty string, or one of the graph's missing strings) counts
+        nothing. :class:`NotSupportedError` for a tokenizer ONNX cannot express (the
+        default "rich" kind: use ``kind_options={"text": {"kind": "words"}}``)."""
+        from nbayes.export.text import document_counts
+
+        total = None
+        for j, column in enumerate(x):
+            if not params.vocabulary[j]:
+                continue
+            counts = document_counts(graph, column, self.tokenizer(), params.vocabulary[j])
+            ll = graph.dot(counts, params.column(j))
+            total = ll if total is None else graph.op("Add", total, ll)
+        if total is None:  # no column has a vocabulary: nothing to score
+            codes = graph.op("Cast", graph.value_codes(x[0], [], unseen=0), to=graph.float_type)
+            total = graph.matmul(codes, np.zeros((params.log_prob.shape[0], 1)))
+        return total
+
     def log_likelihood_terms(self, params: TextParams, X) -> NDArray[np.float64]:
         """Each column's ``log P(d | c)``: (n_samples, n_classes, n_features)."""
         counts = self._counts(params, X)

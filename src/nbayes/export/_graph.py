@@ -82,6 +82,12 @@ class Graph:
     def int64_type(self) -> int:
         return self._elem("int64")
 
+    @property
+    def bool_type(self) -> int:
+        from onnx import TensorProto
+
+        return TensorProto.BOOL
+
     def _elem(self, kind: str) -> int:
         from onnx import TensorProto, helper
 

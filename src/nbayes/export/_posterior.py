@@ -23,18 +23,21 @@ def write_posterior(
     jll_prior: NDArray[np.float64],
     log_prior: NDArray[np.float64],
     classes: NDArray,
+    temperature: float = 1.0,
 ) -> None:
     """Outputs ``label`` (n,) and ``probabilities`` (n, K) of ``log_likelihood`` (n, K).
 
     ``jll_prior`` is the prior term added to the log-likelihood (``log P(y)``, or 0
     for a model that leaves it out); ``log_prior`` the prior degenerate rows get;
     ``classes`` the labels in column order (numbers as int64, anything else as
-    strings).
+    strings); ``temperature`` divides the joint log-likelihood (a calibration).
     """
     jll_prior = np.asarray(jll_prior, dtype=np.float64)
     jll = log_likelihood
     if np.any(jll_prior != 0):
         jll = g.op("Add", jll, g.const(jll_prior[None, :]))
+    if temperature != 1.0:
+        jll = g.op("Div", jll, g.const(float(temperature)))
     impossible = np.isneginf(np.asarray(log_prior, dtype=np.float64))
     if impossible.any():  # P(y) = 0: P(x, y) = 0 whatever P(x | y)
         jll = g.where(g.const(impossible[None, :]), g.const(-np.inf), jll)

@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from nbayes.core.base import BaseNB
 from nbayes.core.validation import encode_targets, label_index, row_blocks
+from nbayes.errors import NotSupportedError
 from nbayes.mixed.blocks import Block, check_kind_options, column_kinds
 from nbayes.mixed.columns import (
     ResolvedColumn,
@@ -314,10 +315,13 @@ class NaiveBayes(BaseNB):
             raise ValueError("the column blocks do not match the columns' kinds.")
         super().check_restored()
 
-    def onnx_input(self, graph) -> list[str]:
+    def onnx_input(self, graph, x: str | None = None) -> list[str]:
         """One ONNX input per column, named as the column: float (NaN where missing)
-        for a column of numbers, string for a column of values or text."""
+        for a column of numbers, string for a column of values or text. (A table
+        cannot follow another step: ``x`` must be None.)"""
         check_is_fitted(self)
+        if x is not None:
+            raise NotSupportedError("NaiveBayes reads a table: it cannot follow another step.")
         fitted = self._fitted
         inputs = []
         for j, column in enumerate(self._resolved):

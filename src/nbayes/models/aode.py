@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nbayes.core.base import BATCH_SIZE, BaseNB
+from nbayes.errors import NotSupportedError
 from nbayes.events import pairwise
 from nbayes.events.pairwise import OneDependence, TreeAugmented
 
@@ -31,9 +32,12 @@ class _PairwiseNB(BaseNB):
     def _validation_options(self):
         return {"dtype": None, "ensure_all_finite": False}
 
-    def onnx_input(self, graph) -> list[str]:
+    def onnx_input(self, graph, x: str | None = None) -> list[str]:
         """One string input ``X`` (n, n_features_in_): each value as ``str`` of it
         ("" where missing), read column by column."""
+        if x is not None:
+            raise NotSupportedError(f"{type(self).__name__} reads values: it cannot follow "
+                                    "another step in an exported pipeline.")  # fmt: skip
         x = graph.input("X", "string", (None, int(self.n_features_in_)))
         n = int(self.n_features_in_)
         if n == 1:

@@ -266,9 +266,9 @@ class BernoulliNB(_DiscreteNB):
             X = binarize(X, threshold=self.binarize)
         return X
 
-    def onnx_input(self, graph) -> str:
+    def onnx_input(self, graph, x: str | None = None) -> str:
         """``X``, binarized in the graph as in :meth:`_prepare_X` (``x > binarize``)."""
-        x = super().onnx_input(graph)
+        x = super().onnx_input(graph, x)
         if self.binarize is None:
             return x
         above = graph.op("Greater", x, graph.const(float(self.binarize)))
