@@ -152,9 +152,10 @@ class Estimator(Protocol):
         """What prediction computes with (event model, parameters, prior terms), as
         exporters read it."""
 
-    def onnx_input(self, graph: Any) -> Any:
-        """The ONNX graph's inputs for this estimator and the input of its event model
-        built from them (see :mod:`nbayes.export`)."""
+    def onnx_input(self, graph: Any, x: Any = None) -> Any:
+        """The input of this estimator's event model in an ONNX graph, from ``x`` (a
+        pipeline's previous step) or else from the graph inputs it makes (see
+        :mod:`nbayes.export`)."""
 
     # ------------------------------------------------------------ fitted state
     def fitted_state(self) -> dict[str, Any]:
