@@ -249,5 +249,9 @@ def load_cli_model(path: str):
     cli = loaded.metadata.get("cli")
     if isinstance(cli, dict) and "encoder" in cli:
         encoder = TableEncoder.from_json(cli["encoder"])
-        return loaded.model, encoder, cli.get("target"), ReadSpec.from_json(cli.get("read"))
+        try:
+            read = ReadSpec.from_json(cli.get("read"))
+        except CLIError as error:
+            raise CLIError(f"{path}: {error.message}") from None
+        return loaded.model, encoder, cli.get("target"), read
     return loaded.model, TableEncoder.for_model(loaded.model), None, ReadSpec()

@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-import codecs
-
 import click
 
-from nbayes.cli._tables import FORMATS, ReadSpec
+from nbayes.cli._tables import FORMATS, ReadSpec, is_text_encoding
 
 
 def _known_encoding(_ctx, _param, value: str | None) -> str | None:
     """``--encoding``: a name Python knows (``latin-1``, ``cp1252``, ``utf-16``), checked
     before anything is read."""
-    if value is not None:
-        try:
-            text = getattr(codecs.lookup(value), "_is_text_encoding", True)
-        except LookupError:
-            text = None
-        if not text:  # unknown, or a bytes-to-bytes codec (base64, zlib)
-            raise click.BadParameter(f"unknown text encoding {value!r}")
+    if value is not None and not is_text_encoding(value):  # unknown, or bytes to bytes
+        raise click.BadParameter(f"unknown text encoding {value!r}")
     return value
 
 

@@ -11,6 +11,7 @@ UCI files). Errors name the file and the line (the row for Parquet).
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import sys
@@ -120,23 +121,70 @@ class ReadSpec:
 
     @classmethod
     def from_json(cls, data: Any) -> ReadSpec:
+        """The reading options a model file keeps (:meth:`to_json`), each checked as its
+        command-line option is: a CLIError naming the first that is not valid (a file
+        from elsewhere, or tampered with), never a traceback when the table is read."""
         if not isinstance(data, dict):
             return cls()
-        na = data.get("na_values")
-
-        def flag(name: str) -> bool | None:
-            return data[name] if isinstance(data.get(name), bool) else None
-
+        unknown = sorted(set(data) - {*_FLAGS, "sep", "encoding", "na_values", "format"})
+        if unknown:
+            raise _bad_option(unknown[0], data[unknown[0]], "is not a reading option")
+        for name in _FLAGS:
+            if data.get(name) is not None and not isinstance(data[name], bool):
+                raise _bad_option(name, data[name], "is not true or false")
+        sep, encoding, na = data.get("sep"), data.get("encoding"), data.get("na_values")
+        if sep is not None and not (isinstance(sep, str) and len(sep.encode()) == 1):
+            raise _bad_option("sep", sep, "is not a one-character separator")
+        if encoding is not None and not is_text_encoding(encoding):
+            raise _bad_option("encoding", encoding, "is not a text encoding Python knows")
+        if na is not None and not (
+            isinstance(na, list)
+            and len(na) <= MAX_NA_VALUES
+            and all(isinstance(v, str) and len(v) <= MAX_NA_VALUE_LENGTH for v in na)
+        ):
+            raise _bad_option(
+                "na_values", na, f"is not a list of at most {MAX_NA_VALUES} short strings"
+            )
+        fmt = data.get("format")
+        if fmt is not None and fmt not in set(FORMATS.values()):
+            raise _bad_option(
+                "format", fmt, f"is not one of {', '.join(sorted(set(FORMATS.values())))}"
+            )
         return cls(
-            sep=data.get("sep"),
-            encoding=data.get("encoding"),
-            header=flag("header"),
-            na_values=tuple(str(v) for v in na) if isinstance(na, list) else None,
-            default_na=flag("default_na"),
-            strip_spaces=flag("strip_spaces"),
-            quoting=flag("quoting"),
-            trained_fmt=data["format"] if data.get("format") in set(FORMATS.values()) else None,
+            sep=sep,
+            encoding=encoding,
+            header=data.get("header"),
+            na_values=tuple(na) if na is not None else None,
+            default_na=data.get("default_na"),
+            strip_spaces=data.get("strip_spaces"),
+            quoting=data.get("quoting"),
+            trained_fmt=fmt,
         )
+
+
+#: The reading options that are switches.
+_FLAGS = ("header", "default_na", "strip_spaces", "quoting")
+#: Most missing-value markers a model file may keep, and their longest.
+MAX_NA_VALUES = 1000
+MAX_NA_VALUE_LENGTH = 1000
+
+
+def _bad_option(name: str, value: Any, problem: str) -> CLIError:
+    return CLIError(
+        f"the model file's reading option read.{name}={value!r:.40} {problem}; the file was "
+        "altered or not written by nbayes train: train the model again"
+    )
+
+
+def is_text_encoding(name: Any) -> bool:
+    """Whether ``name`` is a text encoding Python knows (``latin-1``, ``cp1252``,
+    ``utf-16``; not ``base64`` or ``zlib``, which code bytes to bytes)."""
+    if not isinstance(name, str):
+        return False
+    try:
+        return bool(getattr(codecs.lookup(name), "_is_text_encoding", True))
+    except LookupError:
+        return False
 
 
 @dataclass(frozen=True)

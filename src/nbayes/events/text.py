@@ -58,6 +58,7 @@ from nbayes.errors import DomainError, StatisticsError
 from nbayes.events._contract import EventModel, Reads, lidstone_alpha, setting
 from nbayes.events._stats import CLASS, FEATURE, Statistics, stat
 from nbayes.events.counts import LinearScorer, dirichlet_log_density, dot_with_infinities
+from nbayes.text._ngram_range import NGRAM_RANGE
 
 __all__ = ["Text", "TextParams", "TextStats"]
 
@@ -202,7 +203,7 @@ class Text(EventModel[TextStats, TextParams]):
     max_len: int | None = setting(None, Interval(Integral, 1, None, closed="left"), None)
     numbers: bool = setting(True, "boolean")
     stop_words: Any = setting("english", StrOptions({"english"}), list, tuple, None)
-    ngram_range: tuple = setting((1, 1), tuple, list)
+    ngram_range: tuple = setting((1, 1), NGRAM_RANGE)
 
     # ------------------------------------------------------------ tokens
     def tokenizer(self):

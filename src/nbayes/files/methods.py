@@ -15,8 +15,8 @@ class ModelFileMethods:
         save(self, path, metadata=metadata)
 
     @classmethod
-    def load(cls, path):
+    def load(cls, path, *, trust_patterns: bool = False):
         """Read a model of this class from ``path`` (see :func:`nbayes.files.model_file.load`)."""
         from nbayes.files.model_file import load
 
-        return load(path, expected=cls)
+        return load(path, expected=cls, trust_patterns=trust_patterns)

@@ -78,6 +78,7 @@ from nbayes.errors import ModelFileError, StatisticsError
 from nbayes.files.atomic import atomic_file
 from nbayes.files.fitted_attributes import OwnState
 from nbayes.files.npz import ArchiveError, read_npz
+from nbayes.files.settings import check_file_settings, use_linear_time_patterns
 from nbayes.files.sklearn_codecs import CODECS
 
 __all__ = ["ModelFile", "ModelFileError", "load", "load_file", "save"]
@@ -281,8 +282,9 @@ def _is_named(item: Any) -> bool:
 class _Decoder:
     """Builds Python values back from JSON trees, only from allow-listed types."""
 
-    def __init__(self, arrays: dict[str, np.ndarray]) -> None:
+    def __init__(self, arrays: dict[str, np.ndarray], *, trust_patterns: bool = False) -> None:
         self.arrays = arrays
+        self.trust_patterns = trust_patterns
 
     def __call__(self, node: Any) -> Any:
         if not isinstance(node, dict) or len(node) not in (1, 2, 3):
@@ -398,8 +400,10 @@ class _Decoder:
             raise ModelFileError(f"Malformed model file: the {name} parameters are missing.")
         codec = _codec(name)
         try:
+            check_file_settings(params)
             model = cls(**params)
             codec.check_params(model)
+            use_linear_time_patterns(model, trust_patterns=self.trust_patterns)
         except (TypeError, ValueError) as exc:
             raise ModelFileError(f"Model file's parameters do not fit {name}: {exc}") from None
         if "state" not in node:
@@ -492,27 +496,37 @@ def _nbayes_version() -> str:
 
 
 # ---------------------------------------------------------------- loading
-def load(path: str | os.PathLike, *, expected: type | None = None) -> Any:
+def load(
+    path: str | os.PathLike, *, expected: type | None = None, trust_patterns: bool = False
+) -> Any:
     """Read a model written by :func:`save`; never executes code from the file.
 
     Raises :class:`ModelFileError` for a file that is missing, truncated, corrupted,
     tampered with, of another version, not an nbayes model file, holding statistics that
-    cannot be right, or (with ``expected``) a model of another class.
+    cannot be right, settings that select behaviour rather than data
+    (:mod:`nbayes.files.settings`), or (with ``expected``) a model of another class.
+
+    A regular expression in the file (a vectorizer's ``token_pattern`` other than the
+    ones nbayes ships) runs on the linear-time engine (RE2, ``pip install
+    'nbayes[re2]'``) or is refused; ``trust_patterns=True`` runs it on Python's ``re``
+    as it was saved: only for files you trust, since a pattern can take exponential
+    time there.
     """
-    model = load_file(path).model
+    model = load_file(path, trust_patterns=trust_patterns).model
     if expected is not None and not isinstance(model, expected):
         raise ModelFileError(f"{path} holds a {type(model).__name__}, not a {expected.__name__}.")
     return model
 
 
-def load_file(path: str | os.PathLike) -> ModelFile:
-    """Read a model file: the model and the metadata stored with it."""
+def load_file(path: str | os.PathLike, *, trust_patterns: bool = False) -> ModelFile:
+    """Read a model file: the model and the metadata stored with it (``trust_patterns``
+    as in :func:`load`)."""
     meta, arrays = _read(Path(path))
     node = meta.get("model")
     if not isinstance(node, dict) or "estimator" not in node or "state" not in node:
         raise ModelFileError(f"{path}: malformed model file (no fitted model in it).")
     try:
-        model = _Decoder(arrays).estimator(node)
+        model = _Decoder(arrays, trust_patterns=trust_patterns).estimator(node)
     except ModelFileError as exc:
         raise ModelFileError(f"{path}: {exc}") from None
     except RecursionError:
@@ -547,8 +561,10 @@ def _read(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         raise ModelFileError(f"{path}: the nbayes metadata is malformed.")
     try:
         meta = json.loads(blob.tobytes().decode())
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-        raise ModelFileError(f"{path}: the nbayes metadata is not valid JSON.") from None
+    except (ValueError, RecursionError) as error:  # ValueError: a number of 4,300+ digits
+        raise ModelFileError(
+            f"{path}: the nbayes metadata is not valid JSON ({str(error)[:120]})."
+        ) from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ModelFileError(f"{path} is not an nbayes model file (format is not {FORMAT!r}).")
     version = meta.get("version")

@@ -38,8 +38,9 @@ from dataclasses import dataclass
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from nbayes.text import _engine
+from nbayes.text._ngram_range import check_ngram_range
 
-__all__ = ["ENGLISH_STOP_WORDS", "Tokenizer", "stop_word_set"]
+__all__ = ["ENGLISH_STOP_WORDS", "Tokenizer", "check_ngram_range", "stop_word_set"]
 
 
 def stop_word_set(stop_words) -> frozenset[str]:
@@ -55,19 +56,6 @@ def stop_word_set(stop_words) -> frozenset[str]:
     if bad:
         raise ValueError(f"stop words must be strings; got {bad[0]!r}")
     return words
-
-
-def check_ngram_range(ngram_range) -> tuple[int, int]:
-    """A valid (min_n, max_n) with 1 <= min_n <= max_n."""
-    try:
-        low, high = (int(n) for n in ngram_range)
-    except (TypeError, ValueError):
-        raise ValueError(f"ngram_range must be a pair of integers; got {ngram_range!r}") from None
-    if not 1 <= low <= high:
-        raise ValueError(
-            f"Invalid value for ngram_range={tuple(ngram_range)!r}: need 1 <= min_n <= max_n."
-        )
-    return low, high
 
 
 @dataclass(frozen=True)

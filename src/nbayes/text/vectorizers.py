@@ -26,7 +26,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from nbayes.files.fitted_attributes import boolean, strings, vocabulary_terms
 from nbayes.text import _engine, _small
-from nbayes.text.tokenize import Tokenizer, check_ngram_range, stop_word_set
+from nbayes.text._ngram_range import check_ngram_range
+from nbayes.text.tokenize import Tokenizer, stop_word_set
 
 __all__ = ["CountVectorizer", "HashingVectorizer"]
 
@@ -87,8 +88,13 @@ class _Compiled:
         )
 
     def _sklearn(self):
-        """scikit-learn's own vectorizer with the same parameters (the slow path)."""
-        return getattr(sk_text, type(self).__name__)(**self.get_params())
+        """scikit-learn's own vectorizer with the same parameters (the slow path), with
+        this one's tokenizer where it has one of its own (a pattern from a model file,
+        on the linear-time engine: :mod:`nbayes.text.patterns`)."""
+        vectorizer = getattr(sk_text, type(self).__name__)(**self.get_params())
+        if "build_tokenizer" in self.__dict__:
+            vectorizer.build_tokenizer = self.__dict__["build_tokenizer"]
+        return vectorizer
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
