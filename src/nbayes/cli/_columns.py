@@ -20,7 +20,7 @@ READS = ("number", "bool", "text")
 _BOOLEANS = ("true", "false")
 
 
-def infer_read(column) -> tuple[str, object]:
+def infer_read(column, name: str, source: Source) -> tuple[str, object]:
     """How to parse a column for the mixed model, and the column so parsed: ``number``
     if every value reads as a number, ``bool`` if every value is true or false, else
     ``text`` (the kind of the parsed column is then
@@ -28,11 +28,11 @@ def infer_read(column) -> tuple[str, object]:
     pa = pyarrow()
     kind = column.type
     if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind):
-        return "number", pa.compute.cast(column, pa.float64())
+        return "number", _cast(column, pa.float64(), name, source)
     if pa.types.is_boolean(kind):
         return "bool", column
     if not _is_text(kind):
-        return "text", pa.compute.cast(column, pa.string())
+        return "text", _cast(column, pa.string(), name, source)
     if column.null_count == len(column):
         return "text", column
     sample = column.drop_null().slice(0, _SAMPLE)
@@ -54,12 +54,12 @@ def convert(column, read: str, name: str, source: Source, offset: int = 0):
     pa = pyarrow()
     kind = column.type
     if read == "text":
-        return column if _is_text(kind) else _cast(column, pa.string(), name, source)
+        return column if _is_text(kind) else _cast(column, pa.string(), name, source, offset)
     parsing = _PARSINGS.get(read)
     if parsing is None:
         raise CLIError(f"column {name!r}: unknown read {read!r} in the model file")
     if not _is_text(kind):
-        parsed = _cast(column, getattr(pa, parsing.arrow_type)(), name, source)
+        parsed = _cast(column, getattr(pa, parsing.arrow_type)(), name, source, offset)
     else:
         parsed = parsing.parse(column)
         if parsed is None:
@@ -114,7 +114,9 @@ def labels(column, name: str, source: Source, offset: int = 0) -> tuple[np.ndarr
     """The target column as text labels, exactly as written (a NumPy string array),
     and its distinct labels, sorted; a missing label is an error naming its line."""
     pa = pyarrow()
-    text = column if _is_text(column.type) else _cast(column, pa.string(), name, source)
+    text = column
+    if not _is_text(column.type):
+        text = _cast(column, pa.string(), name, source, offset, target=True)
     missing = first_missing(text)
     if missing is not None:
         raise CLIError(
@@ -195,11 +197,84 @@ def _fail(column, name: str, source: Source, offset: int, what: str, ok) -> None
     raise CLIError(f"{source.name}: column {name!r} is not {what}")
 
 
-def _cast(column, kind, name: str, source: Source) -> Any:
+#: What a column of a Parquet or JSON-lines file may hold, said in errors.
+ACCEPTED = "nbayes reads numbers, true/false and text (dates, times and UTF-8 bytes as text)"
+
+
+def _cast(
+    column, kind, name: str, source: Source, offset: int = 0, target: bool = False
+) -> Any:
+    """``column`` (a typed column of Parquet or JSON lines) as ``kind``: numbers to
+    float64 as near as a float gets (an integer beyond 2**53 is rounded, as in any
+    float column), anything else as Arrow casts it. A nested column (lists, maps,
+    structs), bytes that are not UTF-8 text, or a cast Arrow lacks, is an error naming
+    the file and the column (and the row of the bytes); ``target``: the column is the
+    target (which cannot be left out)."""
     pa = pyarrow()
-    try:
-        return pa.compute.cast(column, kind)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+    what = f"the target {name!r}" if target else f"column {name!r}"
+    leave_out = "" if target else f", or leave it out (train: --column '{name}=ignore')"
+    nested = _nested_name(column.type)
+    if nested is not None:
         raise CLIError(
-            f"{source.name}: column {name!r} ({column.type}) cannot be read as {kind}"
+            f"{source.name}: {what} holds {nested} ({column.type}); {ACCEPTED}: "
+            f"flatten it into plain columns{leave_out}"
+        )
+    to_float = pa.types.is_floating(kind) and _is_numeric(column.type)
+    try:
+        return pa.compute.cast(column, kind, safe=not to_float)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        row = _first_not_utf8(column) if _is_text(kind) else None
+        if row is not None:
+            raise CLIError(
+                f"{source.where(offset + row)}: {what} holds bytes that are not UTF-8 text "
+                f"({column[row].as_py()[:40]!r}); {ACCEPTED}: store it as text{leave_out}"
+            ) from None
+        raise CLIError(
+            f"{source.name}: {what} ({column.type}) cannot be read as {kind}; "
+            f"{ACCEPTED}"
         ) from None
+
+
+def _is_numeric(kind) -> bool:
+    pa = pyarrow()
+    return pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind)
+
+
+def _nested_name(kind) -> str | None:
+    """What a nested Arrow type holds, in words (``lists``, ``maps``, ``structs``,
+    ``unions``), else None; a dictionary is judged by its values."""
+    pa = pyarrow()
+    if pa.types.is_dictionary(kind):
+        return _nested_name(kind.value_type)
+    if pa.types.is_map(kind):  # a map is a list of structs: named first
+        return "maps"
+    checks = {
+        "lists": ("is_list", "is_large_list", "is_fixed_size_list", "is_list_view",
+                  "is_large_list_view"),
+        "structs": ("is_struct",),
+        "unions": ("is_union",),
+    }  # fmt: skip
+    for words, tests in checks.items():
+        if any(getattr(pa.types, test, lambda _: False)(kind) for test in tests):
+            return words
+    return None
+
+
+def _first_not_utf8(column) -> int | None:
+    """The index of the first value of a binary column that is not UTF-8 text."""
+    pa = pyarrow()
+    kind = column.type
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+        column = pa.compute.cast(column, kind)
+    binary = (pa.types.is_binary(kind) or pa.types.is_large_binary(kind)
+              or pa.types.is_fixed_size_binary(kind))  # fmt: skip
+    if not binary:
+        return None
+    for row, value in enumerate(column.to_pylist()):
+        if value is not None:
+            try:
+                value.decode("utf-8")
+            except UnicodeDecodeError:
+                return row
+    return None
