@@ -14,6 +14,7 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+import re
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -44,6 +45,8 @@ COMPRESSION = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd", ".lz4": "lz4", ".br
 NULL_VALUES = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan",
                "1.#IND", "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan",
                "null")  # fmt: skip
+#: Bytes looked at before reading (the first record's width, a one-line file).
+_HEAD_SIZE = 1 << 16
 #: Bytes pyarrow parses at once (a streamed batch): bounds predict's memory.
 BLOCK_SIZE = 8 << 20
 
@@ -220,6 +223,7 @@ class Source:
                 raise CLIError(f"{self.path}: the file is empty")
         self.sep = spec.sep or ("\t" if self.fmt == "tsv" else ",")
         self.names: list[str] | None = None
+        self._first_record: list[str] | None = None  # as written, from the CSV options
 
     # ------------------------------------------------------------ where
     def where(self, row: int) -> str:
@@ -279,6 +283,7 @@ class Source:
             if self.fmt == "jsonl":
                 table = self._errors(lambda: pa.json.read_json(stream, **self._json_options()))
                 return self._named(table, first=True)
+            stream = self._line_ended(stream)
             table = self._errors(lambda: pa.csv.read_csv(stream, **self._csv_options(stream)))
             return self._named(table, first=True)
         finally:
@@ -300,6 +305,7 @@ class Source:
                 options = self._json_options()
                 reader = self._errors(lambda: pa.json.open_json(stream, **options))
             else:
+                stream = self._line_ended(stream)
                 options = self._csv_options(stream)
                 reader = self._errors(lambda: pa.csv.open_csv(stream, **options))
         offset, first = 0, True
@@ -352,9 +358,24 @@ class Source:
     def _head(self, stream) -> bytes:
         """The first bytes of the (decompressed) input, without consuming them."""
         if not isinstance(stream, str):
-            return stream.peek(1 << 16) if hasattr(stream, "peek") else b""
+            return stream.peek(_HEAD_SIZE) if hasattr(stream, "peek") else b""
         with pyarrow().input_stream(stream, compression="detect") as again:
-            return again.read(1 << 16)
+            return again.read(_HEAD_SIZE)
+
+    def _line_ended(self, stream):
+        """``stream``, or, for a text file of a single line without its line break
+        (``printf 'Sunny,7' > row.csv``), that line with one: pyarrow reads no row from
+        it ("Empty CSV file"), so a file to predict without a header lost its row.
+        Files only: stdin cannot be looked at whole without reading it."""
+        if not isinstance(stream, (str, _BytesReader)):
+            return stream
+        head = self._head(stream)
+        if not head or b"\n" in head or len(head) >= _HEAD_SIZE:
+            return stream
+        _close(stream)
+        encoder = codecs.getincrementalencoder(self.spec.encoding or "utf-8")()
+        encoder.encode("x")  # past a byte-order mark: the line break alone
+        return _BytesReader(head + encoder.encode("\n"))
 
     def _parquet_source(self):
         return io.BytesIO(sys.stdin.buffer.read()) if self.path == "-" else self.path
@@ -362,7 +383,9 @@ class Source:
     def _csv_options(self, stream) -> dict[str, Any]:
         """Every column as text; columns named from the first row (the header) later."""
         pa = pyarrow()
-        width = _width(self._head(stream), self.sep)
+        width, self._first_record = _first_record(
+            self._head(stream), self.sep, self.spec.encoding, self.spec.quoting
+        )
         nulls = list(self._missing_markers())
         return {
             "read_options": pa.csv.ReadOptions(
@@ -395,7 +418,10 @@ class Source:
         first batch), missing-value markers applied."""
         if self.names is None:
             if self.text and self.header:
-                header = table.slice(0, 1).to_pylist()[0].values() if table.num_rows else []
+                header = list(table.slice(0, 1).to_pylist()[0].values()) if table.num_rows else []
+                raw = self._first_record
+                if raw is not None and len(raw) == len(header):  # a column named NA, None
+                    header = [raw[j] if value is None else value for j, value in enumerate(header)]
                 if self.spec.strip_spaces:
                     header = [None if value is None else value.strip() for value in header]
                 names = [
@@ -461,6 +487,15 @@ class Source:
         if " row " in first and self.fmt == "jsonl":
             tail = first.rsplit(" row ", 1)[-1].split()[0].rstrip(".:,")
             if tail.isdigit():
+                changed = _TYPE_CHANGE.search(first)
+                if changed:  # Column(/x/p) changed from boolean to number in row 1
+                    path, before, after = changed.groups()
+                    field = ".".join(path.strip("/").split("/")).replace(".[]", "[]")
+                    first = (
+                        f"column {field!r} holds {_JSON_TYPES.get(after, after)} where earlier "
+                        f"lines hold {_JSON_TYPES.get(before, before)}; give a column one "
+                        "type on every line (quote the values to read them all as text)"
+                    )
                 return f"{self.name}, line {offset + int(tail) + 1}: {first}"
         return f"{self.name}: {first}"
 
@@ -477,6 +512,12 @@ class Source:
         except (OSError, ValueError):
             return None
         return None
+
+
+#: pyarrow's words for a JSON value that changed type part way through a file.
+_TYPE_CHANGE = re.compile(r"Column\((/[^)]*)\) changed from (\w+) to (\w+)")
+_JSON_TYPES = {"boolean": "true/false", "number": "a number", "string": "text",
+               "object": "an object", "array": "a list", "null": "null"}  # fmt: skip
 
 
 def table_format(path: str, given: str | None, trained: str | None = None) -> str:
@@ -517,12 +558,27 @@ def _mark_missing(table, na_values: tuple[str, ...], trim: bool = False):
     return pa.Table.from_arrays(columns, names=table.column_names)
 
 
-def _width(head: bytes, sep: str) -> int:
-    """An upper bound of the number of columns: the separators in the first line,
-    plus one (a quoted separator only makes it larger)."""
-    if b"\n" not in head:
-        return 1 << 12
-    return head.split(b"\n", 1)[0].count(sep.encode()) + 1
+def _first_record(
+    head: bytes, sep: str, encoding: str | None, quoting: bool | None
+) -> tuple[int, list[str] | None]:
+    """An upper bound of the number of columns, and the first record's values as
+    written (None where the head does not hold it whole). The bound: the separators
+    in the first record plus one (a quoted separator only makes it larger); the first
+    record, not the first line: a quoted value may hold a line break (``"a\nb",007``
+    read without a header had its second column typed, 007 read as 7.0). The values:
+    a header's names, which pyarrow reads as missing where they look like a marker (a
+    column named ``NA`` or ``None`` became ``Unnamed: 0``)."""
+    text = head.decode(encoding or "utf-8", "replace").removeprefix("\ufeff")
+    lines = io.StringIO(text, newline="")
+    style = csv.QUOTE_NONE if quoting is False else csv.QUOTE_MINIMAL
+    try:
+        record = next(csv.reader(lines, delimiter=sep, quoting=style))
+    except (csv.Error, StopIteration):
+        return 1 << 12, None
+    end = lines.tell()
+    if end >= len(text) and not text.endswith(("\n", "\r")):  # cut off
+        return 1 << 12, None
+    return text[:end].count(sep) + 1, record
 
 
 def _lines(stream) -> Iterator[bytes]:
@@ -548,6 +604,13 @@ def csv_line(values: list[str], sep: str) -> str:
     out = io.StringIO()
     csv.writer(out, delimiter=sep, lineterminator="\n").writerow(values)
     return out.getvalue()
+
+
+class _BytesReader(io.BytesIO):
+    """A short input held in memory, that can be looked at (``peek``) before reading."""
+
+    def peek(self, size: int = 0) -> bytes:
+        return self.getvalue()[self.tell() :]
 
 
 class _Unclosed(io.RawIOBase):
