@@ -6,7 +6,8 @@ by the floor, the cheapest computation of the same shape (one read pass, a GEMM 
 sparse product, one bincount). A, B, C and E are defined here; D (text), F (mixed
 columns), G (spam), H (start-up), I (the table path) and J (the command line) in
 ``bench/scenario_text.py``, ``scenario_mixed.py``, ``scenario_spam.py``,
-``scenario_startup.py``, ``table_path.py`` and ``cli_tool.py``, registered when this
+``scenario_startup.py``, ``table_path.py`` and ``cli_tool.py``, K (the spamd server
+under hostile load) in ``scenario_spamd.py``, registered when this
 module is imported. A scenario for a feature not built yet is registered with
 ``build=None`` and a ``missing`` reason.
 """
@@ -293,12 +294,13 @@ def streaming(quick: bool) -> Iterator[Dataset]:
         )
 
 
-# ---------------------------------------------------------------- D, F, G, H, I, J
+# ---------------------------------------------------------------- D, F, G, H, I, J, K
 # Registered by their own modules (imported last: they use ``register`` above).
 from bench import (  # noqa: E402, F401
     cli_tool,
     scenario_mixed,
     scenario_spam,
+    scenario_spamd,
     scenario_startup,
     scenario_text,
     table_path,

@@ -9,8 +9,9 @@ Built so that no client, however slow or hostile, stops it answering the others:
   ``timeout`` seconds of its connection, and its reply must be taken within ``timeout``
   seconds of being ready; past either deadline the connection is closed.
 - Requests read whole wait in a queue for a pool of ``workers`` threads that score
-  them; the queue is served in turn by client (the address of a TCP client, the user
-  of a Unix one), so a client flooding the server delays only itself. ``PING`` is
+  them; the queue is shared fairly by client (the address of a TCP client, the user
+  of a Unix one), by the bytes of mail each has had scored (:class:`_FairQueue`), so
+  a client flooding the server delays mostly itself. ``PING`` is
   answered at once, without the queue. A request not taken by a worker within
   ``timeout`` seconds is answered EX_TEMPFAIL (``spamc`` then passes the mail on).
 - At most ``max_connections`` connections are open, ``max_per_client`` from one
@@ -47,7 +48,7 @@ import struct
 import sys
 import threading
 import time
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,14 +56,11 @@ from pathlib import Path
 from nbayes.files.atomic import naming
 from nbayes.spam.limits import DEFAULT_MAX_SIZE
 from nbayes.spam.spamd import (
-    EX_DATAERR,
     EX_TEMPFAIL,
     Filter,
     ProtocolError,
     Request,
-    content_length,
-    head_end,
-    parse_head,
+    RequestReader,
     response,
     status_of,
     unpack_body,
@@ -73,6 +71,8 @@ DEFAULT_PORT = 783  # spamd's
 #: Seconds a stopping server gives requests being scored to finish and be sent.
 STOP_GRACE = 3.0
 _READ_CHUNK = 65536
+#: What a request costs in :class:`_FairQueue` over its message's bytes.
+_REQUEST_COST = 4096
 _BUSY = response(EX_TEMPFAIL)
 
 
@@ -172,11 +172,8 @@ class _Connection:
     state: str = READING
     watching: int = 0  # the selector events registered for it (0: none)
     heard: bool = False  # whether it has sent anything
-    buffer: bytearray = field(default_factory=bytearray)
-    scanned: int = 0  # head_end's resume point
+    reader: RequestReader = field(default_factory=lambda: RequestReader(DEFAULT_MAX_SIZE))
     request: Request | None = None
-    body_start: int = 0
-    length: int | None = None  # the body's, once the head is read (None: to the end)
     reply: memoryview | None = None
     sent: int = 0
     early: bool = False  # answered before its request was read whole
@@ -185,32 +182,50 @@ class _Connection:
 
 
 class _FairQueue:
-    """Requests waiting for a worker, taken in turn by client (round robin)."""
+    """Requests waiting for a worker, shared fairly by client: by the bytes of mail each
+    has had scored (start-time fair queueing), so a client sending large messages
+    back to back gets no more of the workers' time than one sending small ones.
+
+    Each client has a virtual clock, the bytes it has had served (plus
+    :data:`_REQUEST_COST` a request); the next request is the oldest of the client
+    whose clock is least, and a client that was waiting for nothing starts at the
+    clock of the last request taken, so that it gains no credit by being idle."""
 
     def __init__(self) -> None:
-        self._by_client: OrderedDict[str, deque[_Connection]] = OrderedDict()
+        self._by_client: dict[str, deque[_Connection]] = {}
+        self._served: dict[str, float] = {}
+        self._clock = 0.0
         self._ready = threading.Condition()
         self._closed = False
         self.size = 0
 
     def put(self, connection: _Connection) -> None:
         with self._ready:
-            self._by_client.setdefault(connection.client, deque()).append(connection)
+            client = connection.client
+            if client not in self._by_client:
+                self._served[client] = max(self._served.get(client, 0.0), self._clock)
+            self._by_client.setdefault(client, deque()).append(connection)
             self.size += 1
             self._ready.notify()
 
     def take(self) -> _Connection | None:
-        """The next request (the next client's oldest), or None once closed."""
+        """The next request, or None once closed."""
         with self._ready:
             while not self._by_client and not self._closed:
                 self._ready.wait()
             if self._closed:
                 return None
-            client, waiting = next(iter(self._by_client.items()))
+            client = min(self._by_client, key=self._served.__getitem__)
+            waiting = self._by_client[client]
             connection = waiting.popleft()
-            self._by_client.pop(client)
-            if waiting:  # the client's turn comes again after every other client's
-                self._by_client[client] = waiting
+            if not waiting:
+                del self._by_client[client]
+            self._clock = self._served[client]
+            self._served[client] += len(connection.request.body) + _REQUEST_COST
+            if len(self._served) > 2 * len(self._by_client) + 64:  # forget the idle
+                self._served = {
+                    c: t for c, t in self._served.items() if c in self._by_client or t > self._clock
+                }
             self.size -= 1
             connection.state = WORKING
             return connection
@@ -348,7 +363,10 @@ class _Server:
             if sock.family != socket.AF_UNIX:  # one reply, sent at once
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             now = time.monotonic()
-            connection = _Connection(sock, _client(sock, address), now, now + self.limits.timeout)
+            connection = _Connection(
+                sock, _client(sock, address), now, now + self.limits.timeout,
+                reader=RequestReader(self.limits.max_size),
+            )  # fmt: skip
             if not self._make_room(connection.client):
                 if self.verbose:
                     self.log(f"connection from {connection.client} refused: at the connection cap")
@@ -424,9 +442,10 @@ class _Server:
             return
         if not connection.heard:
             connection.heard, connection.started = True, time.perf_counter()
-        connection.buffer += chunk
         try:
-            request = self._parse(connection, ended=not chunk)
+            request = connection.reader.feed(chunk)
+            if request is not None:
+                connection.method = request.method
         except ProtocolError as error:
             self._log_error(connection.method, str(error))
             self._send(connection, response(status_of(error)))
@@ -444,37 +463,6 @@ class _Server:
             connection.deadline = time.monotonic() + self.limits.timeout
             self._watch(connection, 0)
             self.queue.put(connection)
-
-    def _parse(self, connection: _Connection, ended: bool) -> Request | None:
-        """The request once ``connection.buffer`` holds it whole, else None;
-        :class:`ProtocolError` for a malformed one (over ``max_size``: at once)."""
-        buffer = connection.buffer
-        if connection.request is None:
-            end, resume = head_end(buffer, connection.scanned)
-            connection.scanned = resume
-            if end is None:
-                if ended and buffer:
-                    raise ProtocolError(f"request cut short: {bytes(buffer[:80])!r}")
-                return None
-            request = parse_head(bytes(buffer[:end]))
-            connection.method = request.method
-            connection.length = content_length(request, self.limits.max_size)
-            connection.body_start, connection.request = resume, request
-        received = len(buffer) - connection.body_start
-        if connection.length is None:  # to the end of the input
-            if received > self.limits.max_size:
-                raise ProtocolError(f"message over {self.limits.max_size} bytes", EX_DATAERR)
-            if not ended:
-                return None
-        elif received < connection.length:
-            if ended:
-                raise ProtocolError(f"message cut short: {received} of {connection.length} bytes")
-            return None
-        request = connection.request
-        end = None if connection.length is None else connection.body_start + connection.length
-        request.body = bytes(buffer[connection.body_start : end])
-        connection.buffer = bytearray()  # the bytes are the request's now
-        return request
 
     # -- answering ---------------------------------------------------------------------
 

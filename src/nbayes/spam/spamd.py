@@ -159,31 +159,83 @@ def unpack_body(request: Request, max_size: int) -> bytes:
     return body
 
 
+class RequestReader:
+    """A request read from the bytes of a connection as they come, however they are cut
+    (the server's, which never waits on one client): :meth:`feed` each chunk, ``b""``
+    at the end of the input, until it returns the request. The same request
+    :func:`read_request` reads from a blocking stream, and the same errors; a message
+    over ``max_size`` is refused as soon as its Content-length is read.
+
+    >>> reader = RequestReader(max_size=100)
+    >>> reader.feed(b"PING SPAMC/1.5\r") is None
+    True
+    >>> reader.feed(b"\n\r\n").method
+    'PING'
+    """
+
+    def __init__(self, max_size: int) -> None:
+        self.max_size = max_size
+        self.buffer = bytearray()
+        self.request: Request | None = None  # once its head is read
+        self._scanned = 0
+        self._body_start = 0
+        self._length: int | None = None
+
+    def wanted(self) -> int:
+        """How many more bytes the message needs, once the head is read (where it runs
+        to the end of the input: as many as would take it over ``max_size``)."""
+        received = len(self.buffer) - self._body_start
+        if self._length is None:
+            return max(1, self.max_size + 1 - received)
+        return max(1, self._length - received)
+
+    def feed(self, chunk: bytes) -> Request | None:
+        """Take ``chunk`` (``b""``: the client closed its side); the request once whole,
+        else None. :class:`ProtocolError` for a malformed or oversized request, also
+        one the client cut short; None for a client that closed having sent nothing."""
+        ended = not chunk
+        self.buffer += chunk
+        buffer = self.buffer
+        if self.request is None:
+            end, self._scanned = head_end(buffer, self._scanned)
+            if end is None:
+                if ended and buffer:
+                    raise ProtocolError(f"request cut short: {bytes(buffer[:80])!r}")
+                return None
+            request = parse_head(bytes(buffer[:end]))
+            self._length = content_length(request, self.max_size)
+            self._body_start, self.request = self._scanned, request
+        received = len(buffer) - self._body_start
+        if self._length is None:  # to the end of the input
+            if received > self.max_size:
+                raise ProtocolError(f"message over {self.max_size} bytes (--max-size)", EX_DATAERR)
+            if not ended:
+                return None
+        elif received < self._length:
+            if ended:
+                raise ProtocolError(f"message cut short: {received} of {self._length} bytes")
+            return None
+        end = None if self._length is None else self._body_start + self._length
+        self.request.body = bytes(buffer[self._body_start : end])
+        self.buffer = bytearray()  # its bytes are the request's now
+        return self.request
+
+
 def read_request(stream: BinaryIO, max_size: int) -> Request | None:
     """The next request on ``stream`` (a blocking file); None if the client sent nothing.
     :class:`ProtocolError` for a malformed request or a message over ``max_size`` bytes.
-    (The server reads requests without blocking, from the same parts: :func:`head_end`,
-    :func:`parse_head`, :func:`content_length`, :func:`unpack_body`.)"""
-    head = bytearray()
-    end, resume = None, 0
-    while end is None:
-        line = stream.readline(MAX_LINE + 1)
-        if not line:
-            if not head:
-                return None
-            raise ProtocolError(f"request cut short: {bytes(head[:80])!r}")
-        head += line
-        end, resume = head_end(head, resume)
-    request = parse_head(bytes(head[:end]))
-    length = content_length(request, max_size)
-    if length is None:
-        request.body = stream.read(max_size + 1)
-    else:
-        request.body = stream.read(length)
-        if len(request.body) != length:
-            raise ProtocolError(f"message cut short: {len(request.body)} of {length} bytes")
-    request.body = unpack_body(request, max_size)
-    return request
+    Read by a :class:`RequestReader`, the head a line at a time, then the message."""
+    reader = RequestReader(max_size)
+    while True:
+        chunk = stream.readline(MAX_LINE + 1) if reader.request is None else (
+            stream.read(reader.wanted())
+        )  # fmt: skip
+        request = reader.feed(chunk)
+        if request is not None:
+            request.body = unpack_body(request, max_size)
+            return request
+        if not chunk:
+            return None
 
 
 def response(code: int, headers: list[tuple[str, str]] = (), body: bytes | None = None) -> bytes:
