@@ -56,3 +56,12 @@ HOSTILE: dict[str, Callable[[], bytes]] = {
     ),
     "folded_header": lambda: b"From: a@b.example\nSubject: x\n" + b" x\n" * 500_000 + b"\nbody\n",
 }
+
+
+#: Mail found by the fuzz tests (``tests/spam/test_spam_fuzz.py``) -> what it broke.
+FOUND: dict[bytes, str] = {
+    # lines ending in a lone CR: marking read the header block as one line, and the
+    # verdict header first in it dropped every other header (From lost in passthrough)
+    b"X-Nbayes-Spam: Spam, score=1.0000\rFrom: a@b.example\r\r\r": "headers dropped",
+    b"Subject: hi\rX-Nbayes-Spam: Ham\rTo: c@d.example\r\rbody\r": "headers dropped",
+}

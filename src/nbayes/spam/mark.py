@@ -22,7 +22,10 @@ DEFAULT_HEADER = "X-Nbayes-Spam"
 #: header, ``X-Spam-Status``): 0 to 10 points, the spam cutoff 0.9 at 9.0.
 POINTS = 10.0
 _FIELD_NAME = re.compile(rb"[!-9;-~]+")  # RFC 5322: printable ASCII but the colon
-_LINE = re.compile(rb"[^\n]*\n|[^\n]+")
+# A header line ends in LF, CRLF or a lone CR (as the email package reads old Mac mail):
+# split on LF alone, a message whose lines end in CR was one line, and a verdict header
+# first in it took every other header away with it.
+_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 
 
 def check_header_name(name: str) -> str:
@@ -67,7 +70,7 @@ def mark(
     newline = b"\r\n" if b"\r\n" in raw[:4096] else b"\n"
     names = [header, *(SPAMASSASSIN_HEADERS if spamassassin is not None else ())]
     lines = _without_fields(_LINE.findall(head), {n.encode("ascii").lower() for n in names})
-    if lines and not lines[-1].endswith(b"\n"):
+    if lines and not lines[-1].endswith((b"\n", b"\r")):
         lines[-1] += newline
     if verdict == "Spam" and subject_tag:
         lines = _tagged(lines, subject_tag.encode(), newline)
