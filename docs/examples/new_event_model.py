@@ -9,12 +9,12 @@ import numpy as np
 from sklearn.utils._param_validation import Interval
 
 import nbayes
-from nbayes.core.base import BaseNB
 from nbayes.core.registry import ESTIMATORS
 from nbayes.events import EVENT_MODELS, _domain
 from nbayes.events._contract import EventModel, setting
 from nbayes.events.sums import SumStats, observed, summarize
 from nbayes.inspection.explain import most_informative_features
+from nbayes.models.base import EstimatorNB
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ class Geometric(EventModel[SumStats, GeometricParams]):
         return [0.0, 1.0, 2.0, 5.0]
 
 
-class GeometricNB(BaseNB):
+class GeometricNB(EstimatorNB):
     """Naive Bayes with the geometric event model."""
 
     _event_type = Geometric

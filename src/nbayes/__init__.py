@@ -7,6 +7,7 @@ Naive Bayes training produces additive sufficient statistics; every model here i
 
 from typing import TYPE_CHECKING
 
+from nbayes._version import __version__ as __version__
 from nbayes.core.lazy import lazy_exports
 
 #: Public name -> the module that defines it; imported on first use (``nbayes.core.lazy``).
@@ -80,4 +81,3 @@ __all__ = [
     "save",
     "to_onnx",
 ]
-__version__ = "0.1.0"

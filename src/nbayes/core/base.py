@@ -13,7 +13,7 @@ calls cost one estimate. Prediction is log-likelihood → :mod:`nbayes.core.post
 from __future__ import annotations
 
 from numbers import Integral, Real
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -41,8 +41,9 @@ from nbayes.core.validation import (
     soft_class_weights,
 )
 from nbayes.errors import DomainError, NotEstimableError
-from nbayes.events._contract import EventModel
-from nbayes.files.methods import ModelFileMethods
+
+if TYPE_CHECKING:  # the contract is the event models' (nbayes.events), above the core
+    from nbayes.events._contract import EventModel
 
 #: Sparse prediction blocks: at most this many nonzeros (views of X, not copies;
 #: temporaries of (rows, n_classes), e.g. 40k rows x 20 classes: 6 MiB).
@@ -54,7 +55,7 @@ BATCH_SIZE = {"batch_size": [Interval(Integral, 1, None, closed="left"), None]}
 PRIOR_ALPHA = {"prior_alpha": [Interval(Real, 0, None, closed="left")]}
 
 
-class BaseNB(ModelFileMethods, ClassifierMixin, BaseEstimator):
+class BaseNB(ClassifierMixin, BaseEstimator):
     """Base class of every nbayes estimator, derived from one event model.
 
     Subclasses set ``_event_type`` (an :class:`~nbayes.events._contract.EventModel`
@@ -491,13 +492,6 @@ class BaseNB(ModelFileMethods, ClassifierMixin, BaseEstimator):
         return np.empty((0, len(self.classes_)))
 
     # ------------------------------------------------------------ explanations
-    def explain(self, x, **options):
-        """The worked computation of the posterior of one row ``x`` (n_features,);
-        see :func:`nbayes.inspection.explain.explain`."""
-        from nbayes.inspection.explain import explain
-
-        return explain(self, x, **options)
-
     def value_grid(self, j: int) -> list:
         """The values of feature ``j`` explanations enumerate (see the contract)."""
         fitted = self._fitted

@@ -1,8 +1,9 @@
 """The estimator contract: what every nbayes estimator offers the code around it.
 
 The event models have their contract (:class:`nbayes.events._contract.EventModel`);
-the estimators built on them (:class:`nbayes.core.base.BaseNB` and its subclasses)
-have this one. EM (:mod:`nbayes.meta`), explanations and diagnostics
+the estimators built on them (:class:`nbayes.models.base.EstimatorNB` over the engine
+:class:`nbayes.core.base.BaseNB`, and their subclasses) have this one. EM
+(:mod:`nbayes.meta`), explanations and diagnostics
 (:mod:`nbayes.inspection`), :func:`nbayes.merge`, model files (:mod:`nbayes.files`),
 the exporters and the command line use an estimator through these members only, never
 through its private ones (a test scans the package for that), so the base class may
@@ -29,6 +30,8 @@ An estimator is a scikit-learn classifier (``fit``, ``partial_fit``, ``predict``
   :meth:`~Estimator.unseen`, :meth:`~Estimator.factor_parts`, :meth:`~Estimator.factor_kinds`,
   :meth:`~Estimator.feature_kinds` (each feature's kind: a mixed table's column kinds),
   :meth:`~Estimator.describe_features`, :meth:`~Estimator.fixed_class_prior`;
+- **for the user**: ``explain`` and ``save`` (``load`` a class method), written above
+  the core (:class:`nbayes.models.base.EstimatorNB`);
 - **what exporters read**: :meth:`~Estimator.scoring` and :meth:`~Estimator.onnx_input`;
 - **its fitted state**, as model files and :func:`nbayes.merge` store and rebuild it:
   :meth:`~Estimator.fitted_state`, :meth:`~Estimator.restore_state`,
@@ -50,14 +53,16 @@ True
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
 
 from nbayes.core.state import Fitted, Scoring
 from nbayes.core.validation import ClassWeights
-from nbayes.events._contract import EventModel
+
+if TYPE_CHECKING:  # the event models' contract (nbayes.events), above the core
+    from nbayes.events._contract import EventModel
 
 
 @runtime_checkable
@@ -146,6 +151,14 @@ class Estimator(Protocol):
 
     def fixed_class_prior(self) -> Any:
         """The class prior the user fixed (n_classes,), or None when it is fitted."""
+
+    # ------------------------------------------------------------ for the user
+    def explain(self, x: Any, **options: Any) -> Any:
+        """The worked computation of the posterior of one row ``x``
+        (:func:`nbayes.inspection.explain.explain`)."""
+
+    def save(self, path: Any, *, metadata: dict | None = None) -> None:
+        """Write the model to ``path`` as a safe model file (:func:`nbayes.save`)."""
 
     # ------------------------------------------------------------ export
     def scoring(self) -> Scoring:

@@ -73,6 +73,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from nbayes._version import __version__
 from nbayes.core.registry import DATACLASSES, SKLEARN, resolve, savable, savable_name
 from nbayes.errors import ModelFileError, StatisticsError
 from nbayes.files.atomic import atomic_file
@@ -490,8 +491,6 @@ def save(model: Any, path: str | os.PathLike, *, metadata: dict | None = None) -
 
 
 def _nbayes_version() -> str:
-    from nbayes import __version__
-
     return __version__
 
 

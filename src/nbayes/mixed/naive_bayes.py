@@ -22,7 +22,6 @@ from numpy.typing import NDArray
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from nbayes.core.base import BaseNB
 from nbayes.core.validation import encode_targets, label_index, row_blocks
 from nbayes.errors import NotSupportedError
 from nbayes.mixed.blocks import Block, check_kind_options, column_kinds
@@ -34,6 +33,7 @@ from nbayes.mixed.columns import (
     resolve_spec,
 )
 from nbayes.mixed.product import BlockData, ColumnModel
+from nbayes.models.base import EstimatorNB
 
 #: NaiveBayes's settings that set every block's model where it has them.
 SHARED_SETTINGS = ("alpha", "var_smoothing", "ddof", "handle_unknown")
@@ -69,7 +69,7 @@ def make_layout(
     return tuple(blocks)
 
 
-class NaiveBayes(BaseNB):
+class NaiveBayes(EstimatorNB):
     """Naive Bayes for tables of mixed columns: one event model per column.
 
     ``log P(y | x) ∝ log P(y) + sum_j log P(x_j | y)`` over the observed columns j
@@ -137,7 +137,7 @@ class NaiveBayes(BaseNB):
     _event_type = ColumnModel
     kind = "mixed"
     reads = "table"
-    _state_attributes = (*BaseNB._state_attributes, "_layout", "_resolved")
+    _state_attributes = (*EstimatorNB._state_attributes, "_layout", "_resolved")
     _parameter_constraints: dict = {
         "columns": [None, str, dict, list, tuple],
         "alpha": [Interval(Real, 0, None, closed="left")],

@@ -18,13 +18,14 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes.core.base import BATCH_SIZE, BaseNB
+from nbayes.core.base import BATCH_SIZE
 from nbayes.errors import NotSupportedError
 from nbayes.events import pairwise
 from nbayes.events.pairwise import OneDependence, TreeAugmented
+from nbayes.models.base import EstimatorNB
 
 
-class _PairwiseNB(BaseNB):
+class _PairwiseNB(EstimatorNB):
     """Shared input handling: any hashable values per column, grown vocabularies."""
 
     _parameter_constraints: dict = dict(BATCH_SIZE)

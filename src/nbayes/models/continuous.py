@@ -18,16 +18,17 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes.core.base import BATCH_SIZE, PRIOR_ALPHA, BaseNB
+from nbayes.core.base import BATCH_SIZE, PRIOR_ALPHA
 from nbayes.events.binned import Binned
 from nbayes.events.exponential import Exponential
 from nbayes.events.kde import KernelDensity
 from nbayes.events.poisson import Poisson
+from nbayes.models.base import EstimatorNB
 
 _COMMON = {"priors": ["array-like", None], **PRIOR_ALPHA, **BATCH_SIZE}
 
 
-class _ContinuousNB(BaseNB):
+class _ContinuousNB(EstimatorNB):
     """Shared glue: float input with NaN as missing, ``priors``, ``class_prior_``."""
 
     _parameter_constraints: dict = _COMMON

@@ -19,17 +19,18 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.utils._param_validation import Interval
 
-from nbayes.core.base import BATCH_SIZE, PRIOR_ALPHA, BaseNB
+from nbayes.core.base import BATCH_SIZE, PRIOR_ALPHA
 from nbayes.core.linear import LinearNBMixin
 from nbayes.errors import DomainError
 from nbayes.events.bernoulli import Bernoulli
 from nbayes.events.complement import Complement
 from nbayes.events.multinomial import Multinomial
+from nbayes.models.base import EstimatorNB
 
 _ALPHA_MIN = 1e-10  # scikit-learn's floor for alpha when force_alpha=False
 
 
-class _DiscreteNB(LinearNBMixin, BaseNB):
+class _DiscreteNB(LinearNBMixin, EstimatorNB):
     """Shared settings of the discrete drop-ins: ``alpha``, ``fit_prior``,
     ``class_prior``, ``force_alpha``, ``prior_alpha``, ``batch_size``."""
 

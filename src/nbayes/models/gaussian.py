@@ -9,13 +9,14 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.utils import assert_all_finite
 
-from nbayes.core.base import BATCH_SIZE, PRIOR_ALPHA, BaseNB
+from nbayes.core.base import BATCH_SIZE, PRIOR_ALPHA
 from nbayes.events import _gaussian_fit
 from nbayes.events.gaussian import Gaussian
 from nbayes.events.moments import chan_merge
+from nbayes.models.base import EstimatorNB
 
 
-class GaussianNB(BaseNB):
+class GaussianNB(EstimatorNB):
     """Gaussian naive Bayes: each feature normal within each class.
 
     ``log P(x | c) = -1/2 sum_j [log(2 pi var_cj) + (x_j - theta_cj)^2 / var_cj]``
@@ -64,7 +65,7 @@ class GaussianNB(BaseNB):
 
     _event_type = Gaussian
     _parameter_constraints: dict = {"priors": ["array-like", None], **PRIOR_ALPHA, **BATCH_SIZE}
-    _state_attributes = (*BaseNB._state_attributes, "_fit_dtype")
+    _state_attributes = (*EstimatorNB._state_attributes, "_fit_dtype")
 
     def __init__(
         self, *, priors=None, var_smoothing=1e-9, ddof=0, prior_alpha=0.0, batch_size=None
