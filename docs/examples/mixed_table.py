@@ -23,7 +23,7 @@ frame.loc[rng.random(len(frame)) < 0.1, "sepal length (cm)"] = np.nan
 # "columns" overrides some of them.
 model = nbayes.NaiveBayes(columns={"petal width (cm)": "kde"})
 model.fit(frame, species)
-model.describe()
+print(model.describe())
 
 print("P(species | first row):", model.predict_proba(frame.head(1)).round(3))
 print(f"5-fold accuracy: {cross_val_score(model, frame, species, cv=5).mean():.3f}")

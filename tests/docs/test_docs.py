@@ -348,3 +348,43 @@ def test_readme_example_runs(tmp_path):
     assert re.match(r"0\.9\d+ \[\[", result.stdout)
     assert "posterior P(y | x)" in result.stdout
     assert (tmp_path / "iris.nbm").stat().st_size > 0
+
+
+def _extras() -> dict[str, set[str]]:
+    """Each optional extra of pyproject.toml -> the distributions it installs."""
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    return {
+        name: {re.split(r"[<>=\[ ;]", spec, maxsplit=1)[0].lower() for spec in specs}
+        for name, specs in extras.items()
+    }
+
+
+def test_a_page_s_install_line_installs_what_its_examples_need():
+    """A page that says how to install names the extras its examples import (the text
+    guide's line lacked ``bbc``, so its example failed on a fresh install)."""
+    providers: dict[str, set[str]] = {}  # distribution -> the extras installing it
+    for name, dists in _extras().items():
+        for dist in dists:
+            if name != "test":
+                providers.setdefault(dist, set()).add(name)
+    checked = 0
+    for page in DOCS.rglob("*.md"):
+        text = page.read_text(encoding="utf-8")
+        installs = re.findall(r"pip install (?:-\w+ )*(\S+)", text)
+        if not installs:
+            continue
+        named = {e.strip() for line in installs for e in re.findall(r"\[([\w,-]+)\]", line)
+                 for e in e.split(",")}  # fmt: skip
+        for example in re.findall(r'--8<-- "docs/examples/([\w.]+)"', text):
+            for module in EXPECTED.get(example, ((), ()))[0]:
+                extras = providers.get(module.lower(), set())
+                assert not extras or extras & (named | {"test"}), (
+                    f"{page.relative_to(ROOT)}: its install line names {sorted(named)}; "
+                    f"{example} imports {module} (pip install 'nbayes[{min(extras)}]')"
+                )
+            checked += 1
+    assert checked

@@ -475,3 +475,15 @@ def test_a_text_pipeline_explains_a_raw_document():
     assert {"cheap", "pills", "subject:pills", "lunch"} <= set(result.features)
     assert result.folded.n_features > 0 and len(result.to_text().splitlines()) < 60
     assert result.predicted == pipeline.predict([document])[0]
+
+
+def test_class_names_are_shown_whole_in_the_table():
+    """Long class names widen their columns; the numbers stay under them."""
+    classes = ["comp.sys.ibm.pc.hardware", "rec.sport.hockey"]
+    y = [classes[0], classes[1], classes[0]]
+    model = nbayes.MultinomialNB().fit([[3, 0], [0, 2], [2, 1]], y)
+    lines = explain(model, [1, 1]).to_text().splitlines()
+    header = next(line for line in lines if classes[0] in line and "classes:" not in line)
+    assert header.split() == classes
+    prior = next(line for line in lines if line.startswith("prior P(y)"))
+    assert len(prior) == len(header)  # each number right under its class

@@ -160,7 +160,8 @@ def test_dtype_inference_and_override(capsys):
         "age": "gaussian",  # integers are numbers, not codes
     }
     text = model.describe()
-    assert "inferred from dtype" in capsys.readouterr().out
+    assert "inferred from dtype" in text and repr(text) == text  # a REPL shows it once
+    assert capsys.readouterr().out == ""  # returned, not printed as well
     assert text.splitlines()[5].split()[:2] == ["age", "gaussian"]
     override = NaiveBayes(columns={"age": "categorical"}).describe(frame)
     assert override.splitlines()[5].split() == ["age", "categorical", "1", "given"]

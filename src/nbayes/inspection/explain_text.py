@@ -33,18 +33,23 @@ def _from_log(log_value: float) -> str:
     return f"{mantissa:.4f}e{exponent:+03d}".rjust(13)
 
 
-def _cells(log_values) -> str:
-    return "".join(_from_log(v) for v in np.asarray(log_values, dtype=float))
+#: The narrowest column of a class: a number of :data:`_NUMBER`.
+_CELL_WIDTH = 13
 
 
-def _line(label: str, log_values) -> str:
-    """A step: its label, then ``exp`` of each class's log value."""
-    return f"{_shortened(label, _LABEL_WIDTH):<{_LABEL_WIDTH}}{_cells(log_values)}"
+def _cells(log_values, width: int = _CELL_WIDTH) -> str:
+    return "".join(_from_log(v).rjust(width) for v in np.asarray(log_values, dtype=float))
 
 
-def _plain_line(label: str, values) -> str:
+def _line(label: str, log_values, width: int = _CELL_WIDTH) -> str:
+    """A step: its label, then ``exp`` of each class's log value, in columns ``width``
+    wide."""
+    return f"{_shortened(label, _LABEL_WIDTH):<{_LABEL_WIDTH}}{_cells(log_values, width)}"
+
+
+def _plain_line(label: str, values, width: int = _CELL_WIDTH) -> str:
     """A step whose values are printed as they are (log numerators, the posterior)."""
-    cells = "".join(_NUMBER.format(v) for v in np.asarray(values, dtype=float))
+    cells = "".join(_NUMBER.format(v).rjust(width) for v in np.asarray(values, dtype=float))
     return f"{label:<{_LABEL_WIDTH}}{cells}"
 
 
@@ -68,23 +73,25 @@ def format_explanation(e: Explanation) -> str:
     row = ", ".join(
         f"{name} = {_shown(value)}" for name, value in zip(e.features, e.values, strict=True)
     )
-    header = "".join(f"{str(c)[:12]:>13}" for c in e.classes)
+    # a column per class, wide enough for its whole name
+    width = max(_CELL_WIDTH, *(len(str(c)) + 2 for c in e.classes))
+    header = "".join(f"{c!s:>{width}}" for c in e.classes)
     lines = [
         f"{e.model}, classes: {', '.join(map(str, e.classes))}",
         f"x: {row}",
         "",
         f"{'':<{_LABEL_WIDTH}}{header}",
-        _line("prior P(y)", e.log_prior),
+        _line("prior P(y)", e.log_prior, width),
     ]
     for j, (name, value) in enumerate(zip(e.features, e.values, strict=True)):
-        lines.append(_line(f"{symbol}({name}={_shown(value)} | y)", e.log_factors[:, j]))
+        lines.append(_line(f"{symbol}({name}={_shown(value)} | y)", e.log_factors[:, j], width))
     if e.folded is not None:
-        lines.append(_line(f"{symbol}({e.folded.label} = 0 | y)", e.folded.log_factor))
+        lines.append(_line(f"{symbol}({e.folded.label} = 0 | y)", e.folded.log_factor, width))
     lines += [
-        _line(f"numerator P(y)·Π {symbol}(x_j|y)", e.log_joint),
-        _plain_line("log numerator", e.log_joint),
-        _line("evidence Σ numerators", [e.log_evidence]),
-        _plain_line("posterior P(y | x)", e.posterior),
+        _line(f"numerator P(y)·Π {symbol}(x_j|y)", e.log_joint, width),
+        _plain_line("log numerator", e.log_joint, width),
+        _line("evidence Σ numerators", [e.log_evidence], width),
+        _plain_line("posterior P(y | x)", e.posterior, width),
         f"predicted: {e.predicted}",
     ]
     if e.factor_kind == "weight":

@@ -345,10 +345,19 @@ class NaiveBayes(EstimatorNB):
         """``log P(y)``, shape (n_classes,)."""
         return self._fitted.log_prior
 
-    def describe(self, X=None) -> str:
-        """Print and return each column's kind and where it came from (given, or
-        inferred from its dtype and values), for the fitted model or, if given, for
-        table X."""
+    def describe(self, X=None) -> ColumnKinds:
+        """Each column's kind and where it came from (given, or inferred from its
+        dtype and values), for the fitted model or, if given, for table X: a table
+        as text (a ``str`` whose repr is itself, so a REPL shows it once, as a
+        table; ``print(model.describe())`` in a script).
+
+        >>> import pandas as pd
+        >>> model = NaiveBayes().fit(pd.DataFrame({"age": [25.0, 61.0], "job": ["a", "b"]}), [0, 1])
+        >>> model.describe()
+        column  kind          block  source
+        age     gaussian          0  inferred from dtype
+        job     categorical       1  inferred from dtype
+        """
         if X is not None:
             resolved = resolve_spec(self.columns, as_table(X), column_kinds())
         else:
@@ -365,9 +374,7 @@ class NaiveBayes(EstimatorNB):
             lines.append(
                 f"{column.key!s:<{width}}  {column.kind:<12}  {block_of[column.key]:>5}  {source}"
             )
-        text = "\n".join(lines)
-        print(text)
-        return text
+        return ColumnKinds("\n".join(lines))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -376,6 +383,13 @@ class NaiveBayes(EstimatorNB):
         tags.input_tags.string = True
         tags.input_tags.sparse = False
         return tags
+
+
+class ColumnKinds(str):
+    """The text of :meth:`NaiveBayes.describe`: a ``str`` whose repr is the text itself."""
+
+    def __repr__(self) -> str:
+        return str(self)
 
 
 def _same_layout(layout: tuple, expected: tuple[Block, ...]) -> bool:
