@@ -366,19 +366,37 @@ def test_values_holding_line_breaks_across_read_blocks(tmp_path, monkeypatch):
 
 def test_no_quoting_reads_a_tsv_that_never_quotes(tmp_path):
     """The SMS Spam Collection's TSV: a message starting with an unmatched quote took
-    the lines after it into itself (5572 rows of 5574); --no-quoting reads quotes as
-    text, and the model keeps the choice for predict."""
+    the lines after it into itself (5572 rows of 5574); a quote that goes on after its
+    closing one shows the file does not quote, so quotes are read as text, with a note
+    (or --no-quoting says so), and the model keeps the choice for predict; --quoting
+    reads them as quoting all the same."""
     data = tmp_path / "sms.tsv"
     data.write_text(
         'spam\tcall now to claim\nham\t"Keep ur problems in ur heart\nspam\tWIN a prize\n'
         'ham\tsee you at 5\nham\tok lor", she said\nspam\tfree entry\n'
     )
     model = tmp_path / "m.nbm"
-    quoted = run("train", data, "--no-header", "-t", "0", "-o", model).output
+    quoted = run("train", data, "--no-header", "-t", "0", "--quoting", "-o", model).output
     assert "read 3 rows" in quoted  # three lines swallowed by the quoted value
-    plain = run("train", data, "--no-header", "-t", "0", "--no-quoting", "-o", model).output
-    assert "read 6 rows" in plain and "ham 3, spam 3" in plain
-    assert run("predict", model, data).output.count("\n") == 7
+    for given in ([], ["--no-quoting"]):
+        plain = run("train", data, "--no-header", "-t", "0", *given, "-o", model)
+        assert "read 6 rows" in plain.stdout and "ham 3, spam 3" in plain.stdout
+        assert ("quotes are read as text" in plain.stderr) == (given == [])
+        predicted = run("predict", model, data)
+        assert predicted.stdout.count("\n") == 7 and "note" not in predicted.stderr
+
+
+def test_the_sms_collection_reads_whole_with_no_option(tmp_path):
+    """Issue 29: ``--format tsv --no-header -t 0`` read 5,572 rows of 5,574, silently."""
+    source = require_path(DATA / "sms_spam_collection" / "SMSSpamCollection")
+    result = subprocess.run(
+        [str(Path(sys.executable).with_name("nbayes")), "train", str(source), "--format", "tsv",
+         "--no-header", "-t", "0", "-o", str(tmp_path / "sms.nbm")],
+        capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "read 5574 rows" in result.stdout and "ham 4827, spam 747" in result.stdout
+    assert "line 283: a value opens with a quote" in result.stderr
 
 
 def test_the_models_format_is_read_where_the_path_tells_none(tmp_path):

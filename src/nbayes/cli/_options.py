@@ -66,9 +66,9 @@ def read_options(command=None, *, format_flag: str = "--format"):
             "--quoting/--no-quoting",
             default=None,
             help="Whether a double quote starts a quoted value in CSV/TSV input (default: "
-            "it does); --no-quoting reads quotes as text, for files that never quote, such "
-            "as the SMS Spam Collection's TSV, where a message starting with a quote "
-            "would otherwise swallow the lines after it.",
+            "it does, unless the first lines show the file never quotes: a value that goes "
+            "on after its closing quote, as in the SMS Spam Collection's TSV, where a "
+            "message starting with a quote would swallow the lines after it).",
         ),
     ]
     for option in reversed(options):

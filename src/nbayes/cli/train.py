@@ -345,8 +345,7 @@ def train(data, target, model, column_specs, param_specs, output, **reading) -> 
         raise CLIError(f"--output {output}: cannot write in {str(folder)!r}")
     if Path(output).is_dir():
         raise CLIError(f"--output {output}: a directory, not a file to write the model to")
-    spec = read_spec(**reading)
-    source = Source(data, spec)
+    source = Source(data, read_spec(**reading))
     prepared = prepare(source, target, model, column_specs, param_specs)
     release_unused()  # the text as read is gone: give its memory back before fitting
     estimator = prepared.estimator
@@ -356,7 +355,8 @@ def train(data, target, model, column_specs, param_specs, output, **reading) -> 
         "cli": {
             "target": target,
             "encoder": prepared.encoder.to_json(),
-            "read": spec.to_json(source.fmt),
+            # as read: options found in the file (quotes read as text) included
+            "read": source.spec.to_json(source.fmt),
         }
     }
     size = save_model(estimator, output, metadata)
