@@ -221,7 +221,7 @@ class Source:
                 raise CLIError(f"{self.path}: no such file")
             if file.stat().st_size == 0:
                 raise CLIError(f"{self.path}: the file is empty")
-        self.sep = spec.sep or ("\t" if self.fmt == "tsv" else ",")
+        self.sep = spec.sep or _DEFAULT_SEP.get(self.fmt, ",")
         self.names: list[str] | None = None
         self._first_record: list[str] | None = None  # as written, from the CSV options
 
@@ -384,6 +384,8 @@ class Source:
         """Every column as text; columns named from the first row (the header) later."""
         pa = pyarrow()
         head = self._head(stream)
+        if self.spec.sep is None:
+            self._check_separator(head)
         if self.spec.quoting is None:
             self._check_quoting(head)
         width, self._first_record = _first_record(
@@ -409,6 +411,32 @@ class Source:
                 null_values=nulls,
             ),
         }
+
+    def _check_separator(self, head: bytes) -> None:
+        """Where the first line holds no default separator (``,``; a tab for TSV) but
+        the first lines are fields split alike by one of ``;``, tab, ``|`` or ``,``
+        (:class:`csv.Sniffer`), read the file with that one, and say so: a ``;`` file
+        read with ``,`` was one column named by the whole header ("no target column
+        'income'")."""
+        text = head.decode(self.spec.encoding or "utf-8", "replace").removeprefix("\ufeff")
+        lines = text.splitlines()[:_SNIFFED_LINES]
+        if len(lines) > 1 and len(head) >= _HEAD_SIZE:
+            lines = lines[:-1]  # the last may be cut short
+        if not lines or self.sep in lines[0]:
+            return
+        try:
+            found = csv.Sniffer().sniff("\n".join(lines), delimiters=_SEPARATORS).delimiter
+        except csv.Error:
+            return
+        if found == self.sep or found not in lines[0]:
+            return
+        self.sep = found
+        self.spec = replace(self.spec, sep=found)
+        click.echo(
+            f"note: {self.name}: fields are separated by {_shown(found)}, not "
+            f"{_shown(_DEFAULT_SEP.get(self.fmt, ','))}; reading it so (--sep to say otherwise)",
+            err=True,
+        )
 
     def _check_quoting(self, head: bytes) -> None:
         """Where a value of the file's first lines opens with a double quote and goes on
@@ -597,6 +625,13 @@ def _quote_not_closing(text: str, sep: str) -> re.Match | None:
 
 
 _QUOTE_NOT_CLOSING: dict[str, re.Pattern] = {}
+#: The separators a file may be found to use, and the lines looked at.
+_SEPARATORS, _SNIFFED_LINES = ",;\t|", 20
+_DEFAULT_SEP = {"csv": ",", "tsv": "\t"}
+
+
+def _shown(sep: str) -> str:
+    return "tabs" if sep == "\t" else repr(sep)
 
 
 def _first_record(
