@@ -145,6 +145,7 @@ def prepare(source: Source, target, model, column_specs, param_specs) -> Prepare
             f"no target column {target!r} in {source.name}; columns are: "
             + ", ".join(table.column_names)
             + (" (--no-header: columns are numbered from 0)" if source.header is False else "")
+            + _separator_hint(table.column_names, target, source)
         )
     if table.num_rows == 0:
         raise CLIError(f"{source.name}: no rows to train on")
@@ -179,6 +180,16 @@ def prepare(source: Source, target, model, column_specs, param_specs) -> Prepare
         source, table.num_rows, table.num_columns, target, overrides, encoder, estimator, X, y,
         why,
     )  # fmt: skip
+
+
+def _separator_hint(names: list[str], target: str, source: Source) -> str:
+    """A hint at ``--sep`` where the target is found inside a column name, split by
+    another separator (the header of a ';' file read with ','), else ''."""
+    for name in names:
+        for sep in ";\t|,":
+            if sep != source.sep and target in name.split(sep):
+                return f" (is the separator {sep!r}? give --sep {sep!r})"
+    return ""
 
 
 def _choose(model: str, table, used: list[str], overrides: dict[str, str], source: Source):
