@@ -449,9 +449,10 @@ class Source:
         found = _quote_not_closing(text, self.sep)
         if found is None:
             return
+        at, value = found
         self.spec = replace(self.spec, quoting=False)
-        line = text.count("\n", 0, found.start()) + 1
-        shown = found.group(0).strip(self.sep + "\r\n")[-60:]
+        line = text.count("\n", 0, at) + 1
+        shown = value if len(value) <= 60 else value[:28] + " ... " + value[-28:]
         click.echo(
             f"note: {self.name}, line {line}: a value opens with a quote and goes on after "
             f"the closing one ({shown!r}), so quotes are read as text in this file, not as "
@@ -610,21 +611,39 @@ def _mark_missing(table, na_values: tuple[str, ...], trim: bool = False):
     return pa.Table.from_arrays(columns, names=table.column_names)
 
 
-def _quote_not_closing(text: str, sep: str) -> re.Match | None:
-    """The first value of ``text`` that opens with a double quote whose closing quote
-    (a lone ``"``, ``""`` being a quote inside) is followed by something other than the
-    separator or the line's end, else None."""
-    pattern = _QUOTE_NOT_CLOSING.get(sep)
-    if pattern is None:
-        s = re.escape(sep)
-        pattern = re.compile(
-            rf'(?:^|{s})"(?:[^"]|"")*"(?![{s}"\r\n]|\Z)[^{s}\r\n]*', re.MULTILINE
-        )
-        _QUOTE_NOT_CLOSING[sep] = pattern
-    return pattern.search(text)
+def _quote_not_closing(text: str, sep: str) -> tuple[int, str] | None:
+    """Where ``text`` (a file's first lines) shows quotes that are not field quoting:
+    the position of the first value that opens with a double quote whose closing quote
+    (a lone ``"``; ``""`` is a quote inside) is followed by something other than the
+    separator or the line's end, and that value; None where every quoted value closes
+    properly. Values are walked in order from the start, so a separator or a line
+    break inside a quoted value starts no value."""
+    at, end = 0, len(text)
+    while at < end:
+        if text[at] == '"':
+            close = at + 1
+            while True:
+                close = text.find('"', close)
+                if close < 0:
+                    return None  # still open where the text ends: undecided
+                if text.startswith('""', close):
+                    close += 2
+                    continue
+                break
+            after = close + 1
+            if after < end and text[after] not in (sep, "\r", "\n"):
+                stop = min((k for k in (text.find(c, after) for c in (sep, "\n")) if k >= 0),
+                           default=end)  # fmt: skip
+                return at, text[at:stop].rstrip("\r")
+            at = after + 1  # past the separator, or onto the \n of a \r\n
+            continue
+        stops = [k for k in (text.find(sep, at), text.find("\n", at)) if k >= 0]
+        if not stops:
+            return None
+        at = min(stops) + 1
+    return None
 
 
-_QUOTE_NOT_CLOSING: dict[str, re.Pattern] = {}
 #: The separators a file may be found to use, and the lines looked at.
 _SEPARATORS, _SNIFFED_LINES = ",;\t|", 20
 _DEFAULT_SEP = {"csv": ",", "tsv": "\t"}
