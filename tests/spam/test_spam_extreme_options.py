@@ -57,7 +57,7 @@ def test_score_refuses_or_stays_finite(db, option, method):
             _finite_scores(result.output)
 
 
-@pytest.mark.parametrize("option", OPTIONS)
+@pytest.mark.parametrize("option", [*OPTIONS, "lock-timeout", "max-size", "max-mime-depth"])
 def test_classify_passthrough_refuses_with_the_message_unchanged_or_stays_finite(db, option):
     message = MESSAGES[0]
     for value in EXTREMES:
@@ -117,3 +117,36 @@ def test_the_api_refuses_or_scores_finite(db, field):
                     assert all(math.isfinite(s) and 0 <= s <= 1 for s in scores), (
                         field, value, method, scores,
                     )  # fmt: skip
+
+
+@pytest.mark.parametrize(("option", "extra"), [("thick", ["--mode", "on-error"]),
+                                               ("certainty", [])])  # fmt: skip
+def test_training_options_refuse_or_train(db, tmp_path, option, extra):
+    for value in EXTREMES:
+        target = tmp_path / f"{option}-{value}.db"
+        result = CliRunner().invoke(main, [
+            "spam", "train", "--db", str(target), *extra, f"--{option}", value,
+            "--spam", str(db / "spam.eml"), "--ham", str(db / "ham.eml"), "--jobs", "0",
+        ])  # fmt: skip
+        if result.exit_code == 2:
+            assert option in result.output and "Traceback" not in result.output
+            assert not target.exists()
+        else:
+            assert result.exit_code == 0, (option, value, result.output)
+            with TokenStore(target, readonly=True) as store:
+                assert store.totals().messages == (1, 1)
+
+
+@pytest.mark.parametrize("option", ["timeout", "max-size", "workers", "max-connections",
+                                    "max-per-client"])  # fmt: skip
+def test_serve_refuses_limits_out_of_range_before_listening(db, option):
+    for value in ["0", "-1e308", "nan", "inf", "-1", "1e308"]:
+        if value == "1e308" and option == "timeout":
+            continue  # a valid (if useless) deadline: it would start serving
+        result = subprocess.run(
+            [NBAYES, "spam", "serve", "--db", db / "t.db", "--listen", "127.0.0.1:0",
+             f"--{option}", value],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert result.returncode == 2, (option, value, result.stderr)
+        assert f"--{option}" in result.stderr and "listening" not in result.stderr

@@ -66,16 +66,9 @@ max_size_option = click.option(
 )
 
 
-def _finite(_ctx, _param, value: float) -> float:
-    if not math.isfinite(value):
-        raise click.BadParameter(f"must be a finite number of seconds, got {value}")
-    return value
-
-
 lock_timeout_option = click.option(
     "--lock-timeout",
-    type=click.FloatRange(min=0),
-    callback=_finite,
+    type=FiniteFloat(min=0),
     default=DEFAULT_TIMEOUT,
     show_default=True,
     metavar="SECONDS",
@@ -116,7 +109,7 @@ max_mime_depth_option = click.option(
 
 certainty_option = click.option(
     "--certainty",
-    type=click.FloatRange(0, max_open=False),
+    type=FiniteFloat(0),
     default=None,
     metavar="NATS",
     help="With --mode unless-sure: a message already classified right with log-odds beyond "
