@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import math
 from collections import Counter
@@ -241,27 +242,53 @@ def test_most_informative_features_bernoulli_and_multinomial():
     assert best.ratio == pytest.approx(ratios.max())
 
 
-def test_most_informative_features_of_a_continuous_model_rank_its_value_grid():
-    """A Gaussian feature's values are the class mixture's mean plus or minus 1 and
-    1.645 standard deviations; the ratio is that of the class densities there."""
+def test_most_informative_features_of_a_continuous_model_rank_intervals_of_its_grid():
+    """A Gaussian feature is ranked by the intervals between its grid values (the class
+    mixture's mean plus or minus 1 and 1.645 standard deviations): their probability
+    per class (estimated from draws; within sampling error of the normal CDF's), not
+    densities at points."""
     from scipy.stats import norm
+
+    from nbayes.inspection.features import INTERVAL_SAMPLES
 
     rng = np.random.default_rng(0)
     y = np.repeat([0, 1], 50)
     X = rng.normal(size=(100, 2)) + np.c_[3 * y, 0.2 * y]
     model = nbayes.GaussianNB().fit(X, y)
-    got = most_informative_features(model, n=10)
-    assert len(got) == 10 and got[0].index == 0  # the separated feature ranks first
+    got = most_informative_features(model, n=100)
+    assert len(got) == 12 and got[0].index == 0  # 6 intervals a feature; the separated first
     prior = model.class_prior_
     for item in got:
         theta, var = model.theta_[:, item.index], model.var_[:, item.index]
         mean = prior @ theta
         sd = np.sqrt(prior @ (var + theta**2) - mean**2)
-        assert any(np.isclose(item.value, mean + z * sd) for z in (-1.645, -1, 0, 1, 1.645))
-        density = norm.pdf(item.value, theta, np.sqrt(var))
-        assert item.ratio == pytest.approx(density.max() / density.min(), rel=1e-9)
+        grid = [-np.inf, *(mean + z * sd for z in (-1.645, -1, 0, 1, 1.645)), np.inf]
+        low, high = item.interval
+        assert any(np.isclose(low, g) and np.isclose(high, h) for g, h in itertools.pairwise(grid))
+        exact = norm.cdf(high, theta, np.sqrt(var)) - norm.cdf(low, theta, np.sqrt(var))
+        if exact.min() > 0.05:  # well inside sampling error
+            assert item.ratio == pytest.approx(exact.max() / exact.min(), rel=0.2)
+        assert item.ratio <= 2 * INTERVAL_SAMPLES + 1  # never a ratio of 1e38
 
 
+def test_informative_intervals_lie_in_the_observed_range():
+    """With the training data, a skewed column's intervals end at its observed minimum
+    and maximum (no age of 16.14 where the youngest is 17, no negative capital gain),
+    and their ratios are plausible."""
+    rng = np.random.default_rng(1)
+    n = 2000
+    y = rng.random(n) < 0.25
+    age = np.clip(rng.normal(np.where(y, 44, 37), 12), 17, 90).round()
+    gain = np.where(rng.random(n) < np.where(y, 0.2, 0.03), rng.exponential(8000, n), 0.0)
+    X = np.c_[age, gain]
+    model = nbayes.GaussianNB().fit(X, y)
+    got = most_informative_features(model, n=100, X=X)
+    for item in got:
+        low, high = item.interval
+        column = X[:, item.index]
+        assert column.min() <= low < high <= column.max()
+        assert item.ratio < 1e4
+    assert {item.value.split(" to ")[0] for item in got if item.index == 0} >= {"17"}
 def test_naive_bayes_mixed_columns_explained():
     pd = pytest.importorskip("pandas")
     rng = np.random.default_rng(3)

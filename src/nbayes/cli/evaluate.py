@@ -49,7 +49,7 @@ def evaluate(
     )
     final = clone(estimator).fit(X, y)
     ranked = top_features_by_class(
-        final, top, feature_names=encoder.features, decode=encoder.decode
+        final, top, feature_names=encoder.features, decode=encoder.decode, X=X
     )
     evaluation = dataclasses.replace(evaluation, top_features=ranked)
     if as_json:

@@ -254,16 +254,18 @@ def top_features_by_class(
     *,
     feature_names: Sequence[str] | None = None,
     decode: Callable[[str, Any], Any] | None = None,
+    X=None,
 ) -> dict[Any, list[tuple]] | None:
     """Each class's ``n`` most informative ``(feature, value, ratio, versus)``:
     the (feature, value) pairs of :func:`nbayes.inspection.explain.most_informative_features`
     whose probability is highest under that class, ``ratio`` times its lowest (under
-    class ``versus``). ``decode(feature, value)`` names a coded value. None for a
-    model whose features cannot be enumerated."""
+    class ``versus``). ``decode(feature, value)`` names a coded value; ``X``, the
+    training data, bounds a continuous feature's intervals to its observed range.
+    None for a model whose features cannot be enumerated."""
     from nbayes.inspection.explain import most_informative_features
 
     try:
-        ranked = most_informative_features(model, n=2**62, feature_names=feature_names)
+        ranked = most_informative_features(model, n=2**62, feature_names=feature_names, X=X)
     except NotSupportedError:
         return None
     out: dict[Any, list[tuple]] = {label: [] for label in model.classes_.tolist()}

@@ -34,9 +34,12 @@ from scipy.special import logsumexp
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
+from nbayes.errors import NotSupportedError
 from nbayes.inspection.features import (
+    DENSITY,
     factor_kind,
     feature_names,
+    interval_log_probabilities,
     value_grids,
     value_log_likelihoods,
 )
@@ -384,10 +387,13 @@ def _ranked_parts(found, contrast: tuple[int, int] | None) -> list[Part]:
 
 # ---------------------------------------------------------------- informative features
 class InformativeFeature(NamedTuple):
-    """A feature value whose probability differs most between two classes.
+    """A feature value (or interval of a continuous feature) whose probability differs
+    most between two classes.
 
     ``ratio = P(feature = value | top) / P(feature = value | bottom)``, the largest
-    over the smallest across classes.
+    over the smallest across classes; for an interval, ``value`` is its label
+    (``"17 to 24.3"``) and ``interval`` its bounds, and the probabilities are those of
+    the interval.
     """
 
     feature: str
@@ -396,10 +402,11 @@ class InformativeFeature(NamedTuple):
     ratio: float
     top: Any
     bottom: Any
+    interval: tuple[float, float] | None = None
 
 
 def most_informative_features(
-    model, n: int = 10, *, feature_names: Sequence[str] | None = None
+    model, n: int = 10, *, feature_names: Sequence[str] | None = None, X=None
 ) -> list[InformativeFeature]:
     """The ``n`` (feature, value) pairs with the largest ratio
     ``max_y P(x_j = v | y) / min_y P(x_j = v | y)``, largest first.
@@ -408,14 +415,31 @@ def most_informative_features(
     categorical feature (or column of a table), present (1) and absent (0) for a
     Bernoulli feature, one occurrence (1) of a count of the multinomial and complement
     models (whose "probabilities" are then the exponentiated complement weights), each
-    interval of a binned feature, and a few representative values of a continuous one
-    (quantiles of the class mixture; a ratio of densities there).
+    interval of a binned feature. A continuous feature (a density) is ranked by
+    intervals between its grid values (quantiles of the class mixture), with their
+    probabilities per class, not by densities at points (whose ratios can be
+    anything); ``X``, the training data, bounds them to the observed range (see
+    :func:`nbayes.inspection.features.interval_log_probabilities`).
     """
     check_is_fitted(model)
     names = _names(model, feature_names)
     grids = value_grids(model)
-    pairs = [(j, value) for j, grid in enumerate(grids) for value in grid]
-    log_p = np.concatenate(value_log_likelihoods(model, grids))  # (n_pairs, n_classes)
+    continuous = [j for j, kind in enumerate(model.factor_kinds()) if kind == DENSITY]
+    try:
+        intervals = interval_log_probabilities(model, grids, continuous, X)
+    except NotSupportedError:  # a model that cannot be sampled: its densities at points
+        intervals = {}
+    point_grids = [[] if j in intervals else grid for j, grid in enumerate(grids)]
+    pairs: list[tuple[int, Any, tuple[float, float] | None]] = [
+        (j, value, None) for j, grid in enumerate(point_grids) for value in grid
+    ]
+    blocks = [log_p for log_p in value_log_likelihoods(model, point_grids) if len(log_p)]
+    for j, found in intervals.items():
+        pairs += [(j, label, b) for label, b in zip(found.labels, found.bounds, strict=True)]
+        blocks.append(found.log_p)
+    if not pairs:
+        return []
+    log_p = np.concatenate(blocks)  # (n_pairs, n_classes)
     rows = np.arange(len(pairs))
     top, bottom = log_p.argmax(axis=1), log_p.argmin(axis=1)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -430,6 +454,7 @@ def most_informative_features(
             float(ratios[r]),
             classes[top[r]],
             classes[bottom[r]],
+            pairs[r][2],
         )
         for r in order
     ]
