@@ -79,3 +79,14 @@ def require_path(path: Path) -> Path:
             pytest.fail(message)
         pytest.skip(message)
     return path
+
+
+@pytest.fixture
+def redis_server(tmp_path_factory):
+    """A real ``redis-server`` on a free loopback port (:mod:`redis_server`), its
+    databases empty, killed after the test."""
+    from redis_server import RedisServer
+
+    server = RedisServer(tmp_path_factory.mktemp("redis"))
+    yield server
+    server.stop()

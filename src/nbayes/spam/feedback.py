@@ -11,14 +11,18 @@ so a correction costs the same on a database of any size.
 from __future__ import annotations
 
 from collections.abc import Set as AbstractSet
+from typing import TYPE_CHECKING
 
-from nbayes.spam.store import LABELS, TokenStore, digest
+from nbayes.spam.store import LABELS
 from nbayes.spam.store_options import record_options
 from nbayes.spam.tokens import TokenOptions
 
+if TYPE_CHECKING:
+    from nbayes.spam.stores import Store
+
 
 def tell(
-    store: TokenStore,
+    store: Store,
     tokens: AbstractSet[str],
     raw: bytes,
     label: str | None,
@@ -39,25 +43,14 @@ def tell(
                 return False
             other = "spam" if label == "ham" else "ham"
             if trained[other]:
-                _forget(store, tokens, raw, other)
+                store.forget(tokens, raw, other)
             if options is not None:
                 record_options(store, options)
             store.add([(tokens, raw, label)])
             return True
         for candidate in [label] if label else ["spam", "ham"]:
             if trained[candidate]:
-                _forget(store, tokens, raw, candidate)
+                store.forget(tokens, raw, candidate)
                 return True
         return False
 
-
-def _forget(store: TokenStore, tokens: AbstractSet[str], raw: bytes, label: str) -> None:
-    """Unlearn one message learnt as ``label`` (inside a transaction), deleting the rows
-    of its tokens and its digest that fall to zero."""
-    store.add([(tokens, raw, label)], sign=-1)
-    store.db.executemany(
-        "DELETE FROM tokens WHERE token = ? AND ham = 0 AND spam = 0", [(t,) for t in tokens]
-    )
-    store.db.execute(
-        "DELETE FROM trained WHERE ham = 0 AND spam = 0 AND digest = ?", (digest(raw),)
-    )

@@ -15,21 +15,26 @@ A token's row holds its message counts per class and the day it was last learnt
 The message totals are left as they are: scores use the message counts, so a pruned
 token simply scores as unseen. Then ``VACUUM`` rewrites the file without the freed pages
 (it needs free disk space about the size of the database, and waits for other writers)
-and the write-ahead log is truncated.
+and the write-ahead log is truncated. A Redis store (:mod:`nbayes.spam.redis_store`)
+chooses the same tokens from one read of them all, deletes each only if no trainer has
+touched it since, and has nothing to compact.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from nbayes.spam.store import TokenStore, today
+from nbayes.spam.store import today
+
+if TYPE_CHECKING:
+    from nbayes.spam.stores import Store
 
 
 @dataclass(frozen=True)
 class PruneReport:
-    """Tokens before and removed; the database's bytes (file and write-ahead log) before
-    and after."""
+    """Tokens before and removed; the store's bytes (SQLite: the file and its write-ahead
+    log; Redis: the memory its keys take) before and after."""
 
     tokens: int
     removed: int
@@ -38,7 +43,7 @@ class PruneReport:
 
 
 def prune(
-    store: TokenStore,
+    store: Store,
     *,
     older_than: int | None = None,
     count_at_most: int | None = None,
@@ -51,41 +56,11 @@ def prune(
                         ("max_tokens", max_tokens)):  # fmt: skip
         if value is not None and value < 0:
             raise ValueError(f"{name} must be >= 0, got {value}")
-    before = _size(store)
-    conditions, parameters = [], []
-    if older_than is not None:
-        conditions.append("day < ?")
-        parameters.append(today() - older_than)
-    if count_at_most is not None:
-        conditions.append("ham + spam <= ?")
-        parameters.append(count_at_most)
-    with store.transaction():
-        tokens = store.db.execute("SELECT COUNT(*) FROM tokens").fetchone()[0]
-        removed = 0
-        if conditions:
-            where = " AND ".join(conditions)
-            removed = store.db.execute(
-                f"SELECT COUNT(*) FROM tokens WHERE {where}", parameters
-            ).fetchone()[0]
-            if not dry_run:
-                store.db.execute(f"DELETE FROM tokens WHERE {where}", parameters)
-        if max_tokens is not None and tokens - removed > max_tokens:
-            extra = tokens - removed - max_tokens
-            if not dry_run:
-                store.db.execute(
-                    "DELETE FROM tokens WHERE token IN (SELECT token FROM tokens"
-                    " ORDER BY ham + spam, day, token LIMIT ?)",
-                    (extra,),
-                )
-            removed += extra
+    before = store.size_bytes()
+    tokens, removed = store.prune_tokens(
+        before_day=None if older_than is None else today() - older_than,
+        count_at_most=count_at_most, max_tokens=max_tokens, dry_run=dry_run,
+    )  # fmt: skip
     if compact and not dry_run:
-        store.db.execute("VACUUM")
-        store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    return PruneReport(tokens, removed, before, _size(store))
-
-
-def _size(store: TokenStore) -> int:
-    """Bytes of the database file and its write-ahead log."""
-    return sum(
-        os.path.getsize(path) for path in (store.path, f"{store.path}-wal") if os.path.exists(path)
-    )
+        store.compact()
+    return PruneReport(tokens, removed, before, store.size_bytes())

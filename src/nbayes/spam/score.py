@@ -41,11 +41,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from nbayes.spam._numpy import np  # imported on first use (nbayes.spam._numpy)
-from nbayes.spam.store import TokenStore, Totals
+from nbayes.spam.store import Totals
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
     from numpy.typing import NDArray
+
+    from nbayes.spam.stores import Store
 
 METHODS = ("fisher", "graham", "naive-bayes")
 #: The largest Laplace ``alpha``: ``alpha * V`` stays finite for any vocabulary size ``V``
@@ -481,15 +483,13 @@ def score_counts(
 
 
 def score_tokens(
-    store: TokenStore, token_sets: Sequence[AbstractSet[str]], settings: ScoreSettings
+    store: Store, token_sets: Sequence[AbstractSet[str]], settings: ScoreSettings
 ) -> NDArray[np.float64]:
     """Score messages given as token sets against the store, in one read snapshot."""
     if not token_sets:
         return np.empty(0)
     indices, indptr, columns = token_index(token_sets)
-    with store.snapshot():
-        counts = store.lookup(columns)
-        totals = store.totals()
+    counts, totals = store.read_lookup(columns, vocabulary=True)
     if settings.method == "naive-bayes":
         X = _binary_csr(indices, indptr, len(columns))
         return naive_bayes_score(X, counts, totals, settings.alpha)

@@ -24,9 +24,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
+from typing import TYPE_CHECKING
 
 from nbayes.spam.score import ScoreSettings, maturity_factor
-from nbayes.spam.store import TokenStore, Totals
+from nbayes.spam.store import Totals
+
+if TYPE_CHECKING:
+    from nbayes.spam.stores import Store
 
 
 def fisher_score(
@@ -105,14 +109,12 @@ def chi2_sf_even(x: float, k: int) -> float:
     return min(math.exp(top) * sum(math.exp(t - top) for t in terms), 1.0)
 
 
-def score_message(store: TokenStore, tokens: AbstractSet[str], settings: ScoreSettings) -> float:
+def score_message(store: Store, tokens: AbstractSet[str], settings: ScoreSettings) -> float:
     """The score of one message's token set against ``store``: :func:`fisher_score` for
     the Fisher method, else :func:`nbayes.spam.score.score_tokens` (NumPy)."""
     if settings.method != "fisher":
         from nbayes.spam.score import score_tokens
 
         return float(score_tokens(store, [tokens], settings)[0])
-    with store.snapshot():
-        counts = store.counts(tokens)
-        totals = store.totals(vocabulary=False)
+    counts, totals = store.read_counts(tokens, vocabulary=False)
     return fisher_score(tokens, counts, totals, settings)

@@ -302,9 +302,8 @@ class Filter:
             raise ProtocolError(text, EX_DATAERR) from None
         if request.method == "TELL":
             return self._tell(request, tokens, options)
-        with self.reader() as store, store.snapshot():
-            counts = store.counts(tokens)
-            totals = store.totals(vocabulary=False)
+        with self.reader() as store:
+            counts, totals = store.read_counts(tokens, vocabulary=False)
             if self.settings.method == "fisher":
                 score = fisher_score(tokens, counts, totals, self.settings)
             else:

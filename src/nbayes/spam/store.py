@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nbayes.spam.database import Database, Snapshot, StoreError, Transaction
-from nbayes.spam.store_options import record_options
+from nbayes.spam.tokens import DEFAULT_OPTIONS, TokenOptions
 
 if TYPE_CHECKING:  # NumPy is imported where arrays are made: classify does without it
     import numpy as np
@@ -77,6 +77,7 @@ Statement = tuple[str, Any, bool]
 
 __all__ = [
     "SCHEMA_VERSION",
+    "NoStoreError",
     "NotTrainedError",
     "StoreError",
     "TokenStore",
@@ -84,6 +85,10 @@ __all__ = [
     "digest",
     "today",
 ]
+
+
+class NoStoreError(StoreError):
+    """There is no store where one was to be read (nothing was created)."""
 
 
 class NotTrainedError(StoreError):
@@ -135,10 +140,12 @@ class TokenStore:
         path = Path(path)
         create = create and not readonly
         if not create and not path.exists():
-            raise StoreError(f"no token database at {path}")
+            raise NoStoreError(f"no token database at {path}")
         if path.is_dir():
             raise StoreError(f"{path} is a directory, not a token database")
         self.path, self.readonly = path, readonly
+        #: How messages name this store: its path.
+        self.name = str(path)
         self.db = Database(path, "ro" if readonly else "rwc" if create else "rw", timeout)
         try:
             self.db.execute("PRAGMA synchronous=NORMAL")
@@ -161,7 +168,7 @@ class TokenStore:
                 if version == 0 and not has_tables:
                     for statement in _SCHEMA:
                         self.db.execute(statement)
-                    record_options(self)  # the default tokenizer, until a first training
+                    self.record_options()  # the default tokenizer, until a first training
                     self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
                     version = SCHEMA_VERSION
         if version == 0:
@@ -427,6 +434,144 @@ class TokenStore:
     def snapshot(self):
         """A read transaction: every read inside sees one committed state."""
         return Snapshot(self.db)
+
+    def read_lookup(
+        self, tokens: Sequence[str], *, vocabulary: bool = True
+    ) -> tuple[NDArray[np.int64], Totals]:
+        """:meth:`lookup` and :meth:`totals` read in one snapshot."""
+        with self.snapshot():
+            return self.lookup(tokens), self.totals(vocabulary)
+
+    def read_counts(
+        self, tokens: Iterable[str], *, vocabulary: bool = False
+    ) -> tuple[dict[str, tuple[int, int]], Totals]:
+        """:meth:`counts` and :meth:`totals` read in one snapshot."""
+        with self.snapshot():
+            return self.counts(tokens), self.totals(vocabulary)
+
+    def read_all(self) -> tuple[list[str], NDArray[np.int64], Totals]:
+        """:meth:`all_counts` and :meth:`totals` read in one snapshot."""
+        with self.snapshot():
+            tokens, counts = self.all_counts()
+            return tokens, counts, self.totals()
+
+    # ------------------------------------------------------------ feedback
+    def forget(self, tokens: AbstractSet[str], raw: bytes, label: str) -> None:
+        """Unlearn one message learnt as ``label`` inside the caller's transaction, deleting
+        the rows of its tokens and its digest that fall to zero."""
+        self.add([(tokens, raw, label)], sign=-1)
+        self.db.executemany(
+            "DELETE FROM tokens WHERE token = ? AND ham = 0 AND spam = 0", [(t,) for t in tokens]
+        )
+        self.db.execute(
+            "DELETE FROM trained WHERE ham = 0 AND spam = 0 AND digest = ?", (digest(raw),)
+        )
+
+    # ------------------------------------------------------------ settings
+    def recorded_options(self) -> TokenOptions | None:
+        """The tokenizer options the store recorded (table ``settings``, row
+        ``tokenizer``), or None if it recorded none (see :mod:`nbayes.spam.store_options`)."""
+        table = self.db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'settings'"
+        ).fetchone()
+        if table is None:
+            return None
+        row = self.db.execute(
+            "SELECT value FROM settings WHERE name = ?", (_OPTIONS_ROW,)
+        ).fetchone()
+        return None if row is None else parse_options(self.name, row[0])
+
+    def record_options(self, options: TokenOptions = DEFAULT_OPTIONS) -> None:
+        """Record ``options`` as the store's, inside the caller's write transaction: in
+        place of any record while the store holds no message, else only where it has none.
+
+        :class:`StoreError` (and the caller's transaction rolls back) if the store holds
+        messages trained with other options: another process that trained the new store
+        first, after this one chose its options."""
+        self.db.execute(
+            "CREATE TABLE IF NOT EXISTS settings(name TEXT PRIMARY KEY, value TEXT NOT NULL)"
+        )
+        if sum(self.totals(vocabulary=False).messages) == 0:
+            self.db.execute(
+                "INSERT OR REPLACE INTO settings VALUES (?, ?)", (_OPTIONS_ROW, options.text())
+            )
+            return
+        recorded = self.recorded_options()
+        if recorded is None:
+            self.db.execute("INSERT INTO settings VALUES (?, ?)", (_OPTIONS_ROW, options.text()))
+        elif recorded != options:
+            raise trained_with_other(self.name, recorded, options)
+
+    # ------------------------------------------------------------ maintenance
+    def prune_tokens(
+        self, *, before_day: int | None, count_at_most: int | None, max_tokens: int | None,
+        dry_run: bool,
+    ) -> tuple[int, int]:  # fmt: skip
+        """Delete, in one transaction, the tokens last learnt before ``before_day`` and/or
+        seen in at most ``count_at_most`` messages, then the least seen beyond
+        ``max_tokens`` (see :mod:`nbayes.spam.prune`); (tokens before, tokens removed)."""
+        conditions, parameters = [], []
+        if before_day is not None:
+            conditions.append("day < ?")
+            parameters.append(before_day)
+        if count_at_most is not None:
+            conditions.append("ham + spam <= ?")
+            parameters.append(count_at_most)
+        with self.transaction():
+            tokens = self.db.execute("SELECT COUNT(*) FROM tokens").fetchone()[0]
+            removed = 0
+            if conditions:
+                where = " AND ".join(conditions)
+                removed = self.db.execute(
+                    f"SELECT COUNT(*) FROM tokens WHERE {where}", parameters
+                ).fetchone()[0]
+                if not dry_run:
+                    self.db.execute(f"DELETE FROM tokens WHERE {where}", parameters)
+            if max_tokens is not None and tokens - removed > max_tokens:
+                extra = tokens - removed - max_tokens
+                if not dry_run:
+                    self.db.execute(
+                        "DELETE FROM tokens WHERE token IN (SELECT token FROM tokens"
+                        " ORDER BY ham + spam, day, token LIMIT ?)",
+                        (extra,),
+                    )
+                removed += extra
+        return tokens, removed
+
+    def compact(self) -> None:
+        """Rewrite the file without its freed pages (``VACUUM``), truncate the log."""
+        self.db.execute("VACUUM")
+        self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def size_bytes(self) -> int:
+        """Bytes of the database file and its write-ahead log."""
+        import os
+
+        paths = (self.path, Path(f"{self.path}-wal"))
+        return sum(os.path.getsize(path) for path in paths if os.path.exists(path))
+
+
+_OPTIONS_ROW = "tokenizer"
+
+
+def parse_options(name: str, text: str) -> TokenOptions:
+    """The recorded options ``text`` of the store ``name``; :class:`StoreError` if this
+    nbayes does not know them."""
+    try:
+        return TokenOptions.parse(text)
+    except ValueError:
+        raise StoreError(
+            f"{name}: trained with tokenizer options this nbayes does not know "
+            f"({text!r}); use the nbayes that trained it"
+        ) from None
+
+
+def trained_with_other(name: str, recorded: TokenOptions, asked: TokenOptions) -> StoreError:
+    """The error of a training with options other than those the store recorded."""
+    return StoreError(
+        f"{name} was trained with tokenizer options {recorded.text()}, not "
+        f"{asked.text()}: train a new database to change them"
+    )
 
 
 _JSON_LOOKUP = (

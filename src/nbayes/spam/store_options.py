@@ -17,73 +17,39 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from nbayes.spam.database import StoreError
 from nbayes.spam.tokens import DEFAULT_OPTIONS, LEGACY_OPTIONS, TokenOptions
 
 if TYPE_CHECKING:
-    from nbayes.spam.store import TokenStore
-
-_NAME = "tokenizer"
+    from nbayes.spam.stores import Store
 
 
-def recorded_options(store: TokenStore) -> TokenOptions | None:
+def recorded_options(store: Store) -> TokenOptions | None:
     """The options the store recorded, or None if it recorded none."""
-    table = store.db.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'settings'"
-    ).fetchone()
-    if table is None:
-        return None
-    row = store.db.execute("SELECT value FROM settings WHERE name = ?", (_NAME,)).fetchone()
-    if row is None:
-        return None
-    try:
-        return TokenOptions.parse(row[0])
-    except ValueError:
-        raise StoreError(
-            f"{store.path}: trained with tokenizer options this nbayes does not know "
-            f"({row[0]!r}); use the nbayes that trained it"
-        ) from None
+    return store.recorded_options()
 
 
-def store_options(store: TokenStore, asked: TokenOptions | None = None) -> TokenOptions:
+def store_options(store: Store, asked: TokenOptions | None = None) -> TokenOptions:
     """The options to tokenize with for this store: those it recorded, or
     :data:`LEGACY_OPTIONS` for a store that predates the record; a store holding no
     message takes ``asked`` where given. :class:`StoreError` if ``asked`` differs from
     the options a store holding messages was trained with."""
-    recorded = recorded_options(store)
+    from nbayes.spam.store import trained_with_other
+
+    recorded = store.recorded_options()
     if sum(store.totals(vocabulary=False).messages) == 0:
         return asked or recorded or DEFAULT_OPTIONS
     if recorded is None:
         recorded = LEGACY_OPTIONS
     if asked is not None and asked != recorded:
-        raise _trained_with_other(store, recorded, asked)
+        raise trained_with_other(store.name, recorded, asked)
     return recorded
 
 
-def record_options(store: TokenStore, options: TokenOptions = DEFAULT_OPTIONS) -> None:
+def record_options(store: Store, options: TokenOptions = DEFAULT_OPTIONS) -> None:
     """Record ``options`` as the store's, inside the caller's write transaction: in place
     of any record while the store holds no message, else only where it has none.
 
     :class:`StoreError` (and the caller's transaction rolls back) if the store holds
     messages trained with other options: another process that trained the new store
     first, after this one chose its options."""
-    store.db.execute(
-        "CREATE TABLE IF NOT EXISTS settings(name TEXT PRIMARY KEY, value TEXT NOT NULL)"
-    )
-    if sum(store.totals(vocabulary=False).messages) == 0:
-        store.db.execute("INSERT OR REPLACE INTO settings VALUES (?, ?)", (_NAME, options.text()))
-        return
-    recorded = recorded_options(store)
-    if recorded is None:
-        store.db.execute("INSERT INTO settings VALUES (?, ?)", (_NAME, options.text()))
-    elif recorded != options:
-        raise _trained_with_other(store, recorded, options)
-
-
-def _trained_with_other(
-    store: TokenStore, recorded: TokenOptions, asked: TokenOptions
-) -> StoreError:
-    return StoreError(
-        f"{store.path} was trained with tokenizer options {recorded.text()}, not "
-        f"{asked.text()}: train a new database to change them"
-    )
+    store.record_options(options)

@@ -26,6 +26,7 @@ import itertools
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from nbayes.spam.learning import (
     DEFAULT_CERTAINTY,
@@ -36,11 +37,14 @@ from nbayes.spam.learning import (
 )
 from nbayes.spam.parallel import tokenize_items
 from nbayes.spam.parse import MailParseError
-from nbayes.spam.score import ScoreSettings, score_tokens, token_index
+from nbayes.spam.score import ScoreSettings, token_index
 from nbayes.spam.sources import MailItem, report_to_stderr
-from nbayes.spam.store import Message, TokenStore
+from nbayes.spam.store import Message
 from nbayes.spam.store_options import record_options, store_options
 from nbayes.spam.tokens import DEFAULT_OPTIONS, TokenOptions
+
+if TYPE_CHECKING:
+    from nbayes.spam.stores import Store
 
 #: The thick threshold of ``until-mature`` training unless one is given.
 UNTIL_MATURE_MARGIN = 0.05
@@ -98,7 +102,7 @@ def batched(messages: Iterable[Message], size: int) -> Iterator[list[Message]]:
 
 
 def train(
-    store: TokenStore,
+    store: Store,
     labelled: Iterable[tuple[MailItem, str]],
     *,
     mode: str = MODES[0],
@@ -146,9 +150,10 @@ def train(
         report.passes += 1
         learnt_in_pass = 0
         for batch in batched(messages, batch_size):
+            chosen = _errors(store, batch, settings, margin)
             with store.transaction():
                 record_options(store, options)
-                chosen = _learn_errors(store, batch, settings, margin)
+                store.add(chosen)
             for _, _, label in chosen:
                 report.learnt[label] += 1
             learnt_in_pass += len(chosen)
@@ -160,7 +165,7 @@ def train(
 
 
 def _learn_batches(
-    store: TokenStore,
+    store: Store,
     messages: Iterable[Message],
     batch_size: int,
     options: TokenOptions,
@@ -201,7 +206,7 @@ class _UnlessSure:
     """The ``unless-sure`` rule over a store: the messages of a batch it learns."""
 
     def __init__(
-        self, store: TokenStore, settings: ScoreSettings, certainty: float, report: TrainReport
+        self, store: Store, settings: ScoreSettings, certainty: float, report: TrainReport
     ) -> None:
         self.store, self.settings, self.certainty, self.report = store, settings, certainty, report
 
@@ -209,9 +214,9 @@ class _UnlessSure:
         """The messages of ``batch`` to learn, in order: each scored against the store's
         counts plus those of the batch's messages chosen before it."""
         indices, indptr, columns = token_index([tokens for tokens, _, _ in batch])
-        with self.store.snapshot():
-            counts = self.store.lookup(columns)
-            totals = self.store.totals(vocabulary=self.settings.method == "naive-bayes")
+        counts, totals = self.store.read_lookup(
+            columns, vocabulary=self.settings.method == "naive-bayes"
+        )
         running = RunningCounts(counts, totals)
         chosen = []
         for i, message in enumerate(batch):
@@ -252,7 +257,7 @@ class _Writer(threading.Thread):
     used by one thread at a time. A thread per batch, not a pool: no thread is left
     between batches, when the tokenizer may fork its workers."""
 
-    def __init__(self, store: TokenStore, options: TokenOptions, statements: list) -> None:
+    def __init__(self, store: Store, options: TokenOptions, statements: list) -> None:
         super().__init__(name="nbayes-spam-store-writer", daemon=True)
         self.store, self.options = store, options
         self.statements: list | None = statements
@@ -276,15 +281,20 @@ class _Writer(threading.Thread):
             raise self.error
 
 
-def _learn_errors(
-    store: TokenStore, batch: list[Message], settings: ScoreSettings, margin: float
+def _errors(
+    store: Store, batch: list[Message], settings: ScoreSettings, margin: float
 ) -> list[Message]:
-    """Learn, one by one inside the open transaction, the messages scored wrongly."""
+    """The messages of ``batch`` scored wrongly, each scored against the store's counts
+    (read once, before the batch) plus those of the batch's messages chosen before it."""
+    indices, indptr, columns = token_index([tokens for tokens, _, _ in batch])
+    counts, totals = store.read_lookup(columns, vocabulary=settings.method == "naive-bayes")
+    running = RunningCounts(counts, totals)
     chosen = []
-    for message in batch:
-        tokens, _, label = message
-        score = float(score_tokens(store, [tokens], settings)[0])
-        if needs_learning(score, label == "spam", settings, margin):
-            store.add([message])
+    for i, message in enumerate(batch):
+        ids = indices[indptr[i] : indptr[i + 1]]
+        is_spam = message[2] == "spam"
+        score = running.score(ids, settings, log_odds=False)
+        if needs_learning(score, is_spam, settings, margin):
+            running.learn(ids, int(is_spam))
             chosen.append(message)
     return chosen

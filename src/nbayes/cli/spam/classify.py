@@ -22,6 +22,7 @@ from nbayes.cli.spam.options import (
     max_size_option,
     scoring_options,
     subject_tag_checked,
+    user_option,
 )
 from nbayes.spam.mark import DEFAULT_HEADER, POINTS, check_header_name
 
@@ -69,6 +70,7 @@ def _header_name(_ctx, _param, value: str) -> str:
 
 @click.command(cls=_PassThroughOnUsageError)
 @db_option
+@user_option
 @lock_timeout_option
 @click.option(
     "--passthrough",
@@ -114,8 +116,8 @@ def _header_name(_ctx, _param, value: str) -> str:
 @max_size_option
 @scoring_options
 def classify(
-    db, lock_timeout, passthrough, exit_zero, update, header, subject_tag, spamassassin_headers,
-    max_mime_depth, max_size, settings,
+    db, user, lock_timeout, passthrough, exit_zero, update, header, subject_tag,
+    spamassassin_headers, max_mime_depth, max_size, settings,
 ) -> None:  # fmt: skip
     """Classify one message from stdin: exit 0 spam, 1 ham, 2 unsure, 3 error (the
     message passed on unscanned: a database that cannot be read, mail nested deeper
@@ -132,7 +134,7 @@ def classify(
             sys.stdout.flush()
         sys.exit(EXIT_ERROR)
     try:
-        verdict, value = _classify(raw, db, lock_timeout, settings, update, max_mime_depth)
+        verdict, value = _classify(raw, db, user, lock_timeout, settings, update, max_mime_depth)
         if passthrough:
             spamassassin = POINTS * value if spamassassin_headers else None
             output = _marked(
@@ -156,7 +158,8 @@ def classify(
 
 
 def _classify(
-    raw: bytes, db: str, timeout: float, settings, update: bool, max_mime_depth: int
+    raw: bytes, db, user: str | None, timeout: float, settings, update: bool,
+    max_mime_depth: int,
 ) -> tuple[str, float]:
     """(verdict, score) of ``raw``; with ``update``, learnt as its verdict if not Unsure."""
     from nbayes.cli.spam.options import open_store
@@ -166,7 +169,8 @@ def _classify(
     from nbayes.spam.tokens import tokenize
 
     check_mime_depth(raw, max_mime_depth)
-    with open_store(db, timeout, readonly=not update) as store:
+    create = update and user is not None  # a user's own store starts with their first -u
+    with open_store(db, timeout, readonly=not update, create=create, user=user) as store:
         options = store_options(store)  # the tokenizer the database was trained with
         tokens = tokenize(raw, options)
         value = score_message(store, tokens, settings)

@@ -12,9 +12,9 @@ from nbayes.cli.spam.options import db_option, lock_timeout_option, open_store, 
 @lock_timeout_option
 def stats(db, lock_timeout) -> None:
     """Messages and tokens in the token database."""
-    with open_store(db, lock_timeout, readonly=True) as store, store.snapshot():
+    with open_store(db, lock_timeout, readonly=True) as store:
         totals = store.totals()
-    click.echo(f"database\t{db}")
+    click.echo(f"database\t{store.name}")
     click.echo(f"schema\t{store.version}")
     click.echo(f"spam messages\t{totals.messages[1]}")
     click.echo(f"ham messages\t{totals.messages[0]}")
@@ -29,9 +29,8 @@ def dump(db, lock_timeout) -> None:
 
     Backslashes, tabs and line breaks in a token are written \\\\, \\t, \\n, \\r.
     """
-    with open_store(db, lock_timeout, readonly=True) as store, store.snapshot():
-        tokens, counts = store.all_counts()
-        totals = store.totals()
+    with open_store(db, lock_timeout, readonly=True) as store:
+        tokens, counts, totals = store.read_all()
     lines = [
         b"%s\t%d\t%d\n" % (tsv_field(token), ham, spam)
         for token, (ham, spam) in zip(tokens, counts.tolist(), strict=True)

@@ -7,15 +7,20 @@ import itertools
 import math
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from nbayes.spam.limits import DEFAULT_MAX_SIZE
 from nbayes.spam.parse import MAX_MIME_DEPTH
 from nbayes.spam.score import METHODS, ScoreSettings
-from nbayes.spam.store import DEFAULT_TIMEOUT, TokenStore
+from nbayes.spam.store import DEFAULT_TIMEOUT
 from nbayes.spam.tokens import DEFAULT_OPTIONS, HEADER_MODES, MAX_OSB_WINDOW, TokenOptions
+
+if TYPE_CHECKING:
+    from nbayes.spam.stores import Store
 
 _DEFAULTS = ScoreSettings()
 #: What a command exits with when it cannot do its work (bogofilter's convention).
@@ -31,13 +36,69 @@ def default_db() -> Path:
     return Path(base, "nbayes", "spam.db")
 
 
-db_option = click.option(
-    "--db",
-    type=click.Path(),  # a directory: the store says so, exit 3 as for any unusable database
-    envvar="NBAYES_SPAM_DB",
-    default=lambda: str(default_db()),
-    show_default="$XDG_DATA_HOME/nbayes/spam.db",
-    help="Token database (SQLite), a file path; also $NBAYES_SPAM_DB.",
+@dataclass(frozen=True)
+class StoreLocation:
+    """Where the token store is: the SQLite file ``db``, or the Redis URL ``redis``."""
+
+    db: str | None
+    redis: str | None = None
+
+    def __str__(self) -> str:
+        if self.redis is not None:
+            from nbayes.spam.redis_store import redis_name
+
+            return redis_name(self.redis)
+        return str(self.db)
+
+
+def db_option(command):
+    """Add ``--db`` and ``--redis`` (exclusive) and pass them on as one ``db`` argument,
+    a :class:`StoreLocation`."""
+
+    @functools.wraps(command)
+    def wrapper(*args, db, redis, **kw):
+        ctx = click.get_current_context()
+        given = ctx.get_parameter_source("db") == click.core.ParameterSource.COMMANDLINE
+        if redis is not None and given:
+            raise click.UsageError("--db and --redis are mutually exclusive: give one of them")
+        where = StoreLocation(None, redis) if redis is not None else StoreLocation(db)
+        return command(*args, db=where, **kw)
+
+    wrapper = click.option(
+        "--redis",
+        metavar="URL",
+        envvar="NBAYES_SPAM_REDIS",
+        help="Keep the tokens in Redis instead of --db, shared by every machine that "
+        "reaches it: redis://HOST:PORT/DB (rediss:// for TLS, unix:///PATH?db=N); "
+        "also $NBAYES_SPAM_REDIS. Needs pip install 'nbayes[redis]'.",
+    )(wrapper)
+    return click.option(
+        "--db",
+        type=click.Path(),  # a directory: the store says so, exit 3 as for any unusable one
+        envvar="NBAYES_SPAM_DB",
+        default=lambda: str(default_db()),
+        show_default="$XDG_DATA_HOME/nbayes/spam.db",
+        help="Token database (SQLite), a file path; also $NBAYES_SPAM_DB.",
+    )(wrapper)
+
+
+def _user_name(_ctx, _param, value: str | None) -> str | None:
+    if value is None:
+        return None
+    from nbayes.spam.users import check_user
+
+    try:
+        return check_user(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+user_option = click.option(
+    "--user",
+    callback=_user_name,
+    metavar="NAME",
+    help="This user's own statistics, combined with the shared ones (see docs/spam.md, "
+    "per-user statistics): learning changes only the user's.",
 )
 
 
@@ -211,14 +272,24 @@ def subject_tag_checked(_ctx, _param, value: str) -> str:
 
 
 def open_store(
-    path: str, timeout: float = DEFAULT_TIMEOUT, *, create: bool = False, readonly: bool = False
-) -> TokenStore:
-    """The token store at ``path`` (errors: :class:`~nbayes.spam.store.StoreError`, which
-    the ``spam`` group reports in one line with exit status 3). Creating one at the
-    default location makes its directory first (private to the user)."""
-    if create and Path(path) == default_db():
-        Path(path).parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    return TokenStore(path, timeout=timeout, create=create, readonly=readonly)
+    where: StoreLocation | str, timeout: float = DEFAULT_TIMEOUT, *, create: bool = False,
+    readonly: bool = False, user: str | None = None,
+) -> Store:  # fmt: skip
+    """The token store at ``where`` (a path, or a :class:`StoreLocation`), with ``user``
+    that user's combined with the shared one (errors:
+    :class:`~nbayes.spam.store.StoreError`, which the ``spam`` group reports in one line
+    with exit status 3). Creating one at the default location makes its directory first
+    (private to the user)."""
+    from nbayes.spam.stores import open_store as open_any
+
+    if not isinstance(where, StoreLocation):
+        where = StoreLocation(str(where))
+    if create and where.db is not None and Path(where.db) == default_db():
+        Path(where.db).parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return open_any(
+        where.db, redis=where.redis, user=user, timeout=timeout, create=create,
+        readonly=readonly,
+    )  # fmt: skip
 
 
 def tsv_field(text: str) -> bytes:

@@ -145,6 +145,9 @@ def serve(
     from nbayes.spam.server import DEFAULT_PORT, Limits, StorePool, serve
     from nbayes.spam.spamd import Filter, Marking
 
+    if db.redis is not None:
+        raise click.UsageError("serve reads a --db database (--redis: not yet)")
+    db = db.db
     if not listen and not sockets:
         listen = [("127.0.0.1", DEFAULT_PORT)]
     if allow_tell:

@@ -18,6 +18,7 @@ from nbayes.cli.spam.options import (
     scoring_options,
     thick_option,
     token_options,
+    user_option,
 )
 from nbayes.spam.learning import DEFAULT_CERTAINTY, MODES
 from nbayes.spam.sources import iter_mail
@@ -55,6 +56,7 @@ def _with_sources(command):
 @guard_outputs(outputs=["db"], inputs=["spam_sources", "ham_sources"])
 @click.command()
 @db_option
+@user_option
 @lock_timeout_option
 @_with_sources
 @exclude_option
@@ -84,7 +86,7 @@ def _with_sources(command):
 @token_options
 @scoring_options
 def train(
-    db, lock_timeout, spam_sources, ham_sources, exclude, mode, tone, thick, certainty,
+    db, user, lock_timeout, spam_sources, ham_sources, exclude, mode, tone, thick, certainty,
     batch_size, jobs, tokens, settings,
 ) -> None:
     """Learn spam and ham messages into the token database DB."""
@@ -98,7 +100,7 @@ def train(
         raise click.UsageError("--thick applies to --tone (--mode on-error) and until-mature")
     if certainty is not None and mode != "unless-sure":
         raise click.UsageError("--certainty applies to --mode unless-sure")
-    with open_store(db, lock_timeout, create=True) as store:
+    with open_store(db, lock_timeout, create=True, user=user) as store:
         options = store_options(store, tokens)
         spam = iter_mail(spam_sources, exclude=exclude, on_error=report)
         ham = iter_mail(ham_sources, exclude=exclude, on_error=report)
@@ -126,14 +128,15 @@ def train(
 @guard_outputs(outputs=["db"], inputs=["spam_sources", "ham_sources"])
 @click.command()
 @db_option
+@user_option
 @lock_timeout_option
 @_with_sources
 @exclude_option
-def unlearn(db, lock_timeout, spam_sources, ham_sources, exclude) -> None:
+def unlearn(db, user, lock_timeout, spam_sources, ham_sources, exclude) -> None:
     """Reverse the training of these messages exactly (all or nothing)."""
     if not spam_sources and not ham_sources:
         raise click.UsageError("give at least one --spam or --ham source")
-    with open_store(db, lock_timeout) as store:
+    with open_store(db, lock_timeout, user=user) as store:
         spam = iter_mail(spam_sources, exclude=exclude, on_error=report)
         ham = iter_mail(ham_sources, exclude=exclude, on_error=report)
         options = store_options(store)
