@@ -52,6 +52,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nbayes.files.atomic import naming
 from nbayes.spam.limits import DEFAULT_MAX_SIZE
@@ -65,7 +66,9 @@ from nbayes.spam.spamd import (
     status_of,
     unpack_body,
 )
-from nbayes.spam.store import TokenStore
+
+if TYPE_CHECKING:
+    from nbayes.spam.stores import Store
 
 DEFAULT_PORT = 783  # spamd's
 #: Seconds a stopping server gives requests being scored to finish and be sent.
@@ -97,22 +100,32 @@ class Limits:
 
 
 class StorePool:
-    """Read-only stores for requests in flight, and one writable store for TELL."""
+    """Read-only stores for requests in flight, and one writable store for TELL.
 
-    def __init__(self, path: Path, lock_timeout: float, writable: bool) -> None:
-        self.path, self.lock_timeout = path, lock_timeout
-        self._idle: list[TokenStore] = []
+    ``opener(readonly=..., create=..., user=...)`` opens a store
+    (:func:`nbayes.spam.stores.open_store` bound to a SQLite path or a Redis URL). The
+    shared store's readers are pooled; a user's store (``reader(user)``,
+    ``writer(user)``: ``serve --per-user``) is opened for the request and closed after
+    it, so thousands of users hold no open files between their mails."""
+
+    def __init__(self, opener: Callable[..., Store], writable: bool) -> None:
+        self.opener = opener
+        self._idle: list[Store] = []
         self._lock = threading.Lock()
         self._write_lock = threading.Lock()
-        self._writer = TokenStore(path, timeout=lock_timeout) if writable else None
+        self._writer = opener(readonly=False, create=True) if writable else None
         if self._writer is None:  # check the database now: a bad path fails at start
             self._idle.append(self._open())
 
-    def _open(self) -> TokenStore:
-        return TokenStore(self.path, timeout=self.lock_timeout, readonly=True)
+    def _open(self) -> Store:
+        return self.opener(readonly=True, create=False)
 
     @contextlib.contextmanager
-    def reader(self) -> Iterator[TokenStore]:
+    def reader(self, user: str | None = None) -> Iterator[Store]:
+        if user is not None:
+            with self.opener(readonly=True, create=False, user=user) as store:
+                yield store
+            return
         with self._lock:
             store = self._idle.pop() if self._idle else None
         store = store or self._open()
@@ -125,9 +138,13 @@ class StorePool:
             self._idle.append(store)
 
     @contextlib.contextmanager
-    def writer(self) -> Iterator[TokenStore]:
+    def writer(self, user: str | None = None) -> Iterator[Store]:
         with self._write_lock:
-            yield self._writer
+            if user is None:
+                yield self._writer
+                return
+            with self.opener(readonly=False, create=True, user=user) as store:
+                yield store
 
     def reset(self) -> None:
         """Close the idle read-only stores (new ones open the file afresh)."""

@@ -22,7 +22,10 @@ SKIP           nothing: the connection is closed
 ``Spam: True ; 9.9 / 9.0`` carries the verdict (``True`` for Spam only, Unsure is
 ``False``) and the score as *points*: 10 times the filter's score in [0, 1], against 10
 times the spam cutoff, so ``spamc -c`` prints ``9.9/9.0`` and exits 1 for spam and 0
-otherwise. The ``User`` header is read and ignored: one database serves every user.
+otherwise. The ``User`` header (``spamc -u NAME``) is ignored unless the filter is made
+``per_user``: then each request reads that user's statistics combined with the shared ones,
+and TELL learns into that user's alone (:mod:`nbayes.spam.users`); a user name outside
+the allow-list is answered 67 (EX_NOUSER).
 A request the server cannot answer gets a status other than 0 (spamc then passes the
 message through unchanged): 65 (EX_DATAERR) for input that is not mail, too large, or
 nested deeper than the MIME depth limit,
@@ -37,7 +40,7 @@ import zlib
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from nbayes.spam.feedback import tell
 from nbayes.spam.mark import POINTS, mark, split_head
@@ -52,12 +55,18 @@ from nbayes.spam.single import clues, fisher_score
 from nbayes.spam.store import StoreError, TokenStore
 from nbayes.spam.store_options import recorded_options, store_options
 from nbayes.spam.tokens import TokenOptions, tokenize
+from nbayes.spam.users import check_user
+
+if TYPE_CHECKING:
+    from nbayes.spam.stores import Store
 
 PROTOCOL = "SPAMD/1.5"
 EX_OK, EX_DATAERR, EX_UNAVAILABLE, EX_SOFTWARE, EX_TEMPFAIL, EX_PROTOCOL = 0, 65, 69, 70, 75, 76
+EX_NOUSER = 67
 _STATUS_TEXT = {
     EX_OK: "EX_OK", EX_DATAERR: "EX_DATAERR", EX_UNAVAILABLE: "EX_UNAVAILABLE",
     EX_SOFTWARE: "EX_SOFTWARE", EX_TEMPFAIL: "EX_TEMPFAIL", EX_PROTOCOL: "EX_PROTOCOL",
+    EX_NOUSER: "EX_NOUSER",
 }  # fmt: skip
 METHODS = ("PING", "CHECK", "SYMBOLS", "REPORT", "REPORT_IFSPAM", "PROCESS", "HEADERS", "TELL",
            "SKIP")  # fmt: skip
@@ -259,7 +268,9 @@ class Marking:
 class Filter:
     """Answers spamd requests from a token store (no sockets: see
     :mod:`nbayes.spam.server`). ``reader()`` and ``writer()`` are context managers
-    giving a store to read and one to write (TELL, enabled by giving ``writer``).
+    giving a store to read and one to write (TELL, enabled by giving ``writer``); with
+    ``per_user``, a request naming a user (``User``) calls them with its name,
+    ``reader(user)`` and ``writer(user)``, for that user's store.
     Mail whose MIME parts nest deeper than ``max_mime_depth`` (0: no limit) is answered
     EX_DATAERR, like mail that is not mail: ``spamc`` then passes it on unscanned."""
 
@@ -271,8 +282,10 @@ class Filter:
         marking: Marking = Marking(),
         *,
         max_mime_depth: int = MAX_MIME_DEPTH,
+        per_user: bool = False,
     ) -> None:
         self.reader, self.writer = reader, writer
+        self.per_user = per_user
         self.settings, self.marking = settings, marking
         self.max_mime_depth = max_mime_depth
         self._options: TokenOptions | None = None  # the store's, once it recorded them
@@ -302,7 +315,7 @@ class Filter:
             raise ProtocolError(text, EX_DATAERR) from None
         if request.method == "TELL":
             return self._tell(request, tokens, options)
-        with self.reader() as store:
+        with self._store(self.reader, request) as store:
             counts, totals = store.read_counts(tokens, vocabulary=False)
             if self.settings.method == "fisher":
                 score = fisher_score(tokens, counts, totals, self.settings)
@@ -369,12 +382,24 @@ class Filter:
         if wanted_set and (wanted_remove or label is None):
             raise ProtocolError("TELL refused: Set needs a Message-class, and not with Remove")
         headers = []
-        with self.writer() as store:
+        with self._store(self.writer, request) as store:
             if wanted_set and tell(store, tokens, request.body, label, True, options):
                 headers.append(("DidSet", "local"))
             if wanted_remove and tell(store, tokens, request.body, label, learn=False):
                 headers.append(("DidRemove", "local"))
         return response(EX_OK, headers, b"")
+
+
+    def _store(self, opener: Callable, request: Request) -> AbstractContextManager[Store]:
+        """``opener()``, or ``opener(user)`` for a request naming a valid user where
+        the filter is ``per_user``."""
+        user = request.headers.get("user") if self.per_user else None
+        if not user:
+            return opener()
+        try:
+            return opener(check_user(user))
+        except ValueError as error:
+            raise ProtocolError(f"bad User: {error}", EX_NOUSER) from None
 
 
 def status_of(error: Exception) -> int:

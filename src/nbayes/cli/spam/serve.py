@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import click
@@ -128,13 +129,20 @@ def _mode(_ctx, _param, value: str | None) -> int | None:
     show_default=True,
     help="Also add X-Spam-Flag, X-Spam-Status and X-Spam-Level, as spamd does.",
 )
+@click.option(
+    "--per-user",
+    is_flag=True,
+    help="Honour spamc's -u USER: score with that user's statistics combined with the "
+    "shared ones, and learn TELL (spamc -u USER -L) into the user's alone (see "
+    "nbayes spam train --user).",
+)
 @max_mime_depth_option
 @click.option("--verbose", "-v", is_flag=True, help="Log a line per request on stderr.")
 @scoring_options
 def serve(
     db, lock_timeout, listen, sockets, socket_mode, allow_tell, timeout, max_size, workers,
-    max_connections, max_per_client, header, subject_tag, spamassassin_headers, max_mime_depth,
-    verbose, settings,
+    max_connections, max_per_client, header, subject_tag, spamassassin_headers, per_user,
+    max_mime_depth, verbose, settings,
 ) -> None:  # fmt: skip
     """Answer spamd's protocol (SPAMC/1.5: CHECK, SYMBOLS, REPORT, PROCESS, HEADERS,
     PING, TELL) from the token database, for spamc and mail servers built for spamd.
@@ -145,18 +153,15 @@ def serve(
     from nbayes.spam.server import DEFAULT_PORT, Limits, StorePool, serve
     from nbayes.spam.spamd import Filter, Marking
 
-    if db.redis is not None:
-        raise click.UsageError("serve reads a --db database (--redis: not yet)")
-    db = db.db
     if not listen and not sockets:
         listen = [("127.0.0.1", DEFAULT_PORT)]
     if allow_tell:
         open_store(db, lock_timeout, create=True).close()  # makes the default directory
-    pool = StorePool(Path(db), lock_timeout, writable=allow_tell)
+    pool = StorePool(functools.partial(open_store, db, lock_timeout), writable=allow_tell)
     marking = Marking(header, subject_tag, spamassassin_headers)
     answering = Filter(
         pool.reader, pool.writer if allow_tell else None, settings, marking,
-        max_mime_depth=max_mime_depth,
+        max_mime_depth=max_mime_depth, per_user=per_user,
     )  # fmt: skip
     try:
         serve(
