@@ -33,7 +33,7 @@ if __name__ == "__main__":
     sys.path.insert(0, str(HERE.parent))
 
 from bench.harness import Measurement, load_average  # noqa: E402
-from bench.scenarios import Case, Dataset, Measured, register  # noqa: E402
+from bench.registry import Case, Dataset, Measured, register  # noqa: E402
 
 LABELS = ("alpha", "beta", "gamma")
 ROWS = 1_000_000

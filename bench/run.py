@@ -43,8 +43,9 @@ from bench.harness import (  # noqa: E402
     measure,
     measure_interleaved,
 )
+from bench.registry import Case, Dataset, Measured  # noqa: E402
 from bench.results_file import kept_records, kept_sections, summary, with_notes  # noqa: E402
-from bench.scenarios import SCENARIOS, Case, Dataset, Measured  # noqa: E402
+from bench.scenarios import SCENARIOS  # noqa: E402
 
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 # Scenarios whose kernels use BLAS, or nbayes's row-block threads (as many as BLAS has):

@@ -16,8 +16,8 @@ largest column variance (adult's fnlwgt), nbayes each column at 1e-9 times its o
 (``SummedNB(per_column_gaussian=True)`` reproduces nbayes exactly, in tests).
 
 scikit-learn cannot skip missing values, so it sees ``?`` as a category of its own;
-the encoder is given each column's categories over training and test rows (as
-``bench/real_data.py`` does), so the test set holds no unknown code. Fit on
+the encoder is given each column's categories over training and test rows,
+so the test set holds no unknown code. Fit on
 ``adult.data`` (32,561 rows), predict ``adult.test`` (16,281 rows); ``--smoke`` takes
 the first 2,000 and 1,000 rows.
 """
@@ -35,7 +35,7 @@ from sklearn.naive_bayes import CategoricalNB, GaussianNB
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import OrdinalEncoder
 
-from bench.scenarios import Case, Dataset, register
+from bench.registry import Case, Dataset, register
 
 
 class SummedNB(ClassifierMixin, BaseEstimator):

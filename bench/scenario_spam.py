@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.harness import Measurement, in_fork, peak_memory
-from bench.scenarios import Case, Dataset, Measured, register
+from bench.registry import Case, Dataset, Measured, register
 
 
 def bogofilter_version(install: bool = True) -> tuple[str | None, str]:

@@ -42,7 +42,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from bench.harness import Measurement
-from bench.scenarios import Case, Dataset, Measured, register
+from bench.registry import Case, Dataset, Measured, register
 from bench.spamd_load import HOSTILE_ADDRESS, exchange, spamd_request
 
 ROOT = Path(__file__).resolve().parents[1]

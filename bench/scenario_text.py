@@ -28,7 +28,7 @@ import numpy as np
 from sklearn.feature_extraction import text as sk_text
 from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 
-from bench.scenarios import Case, Dataset, register
+from bench.registry import Case, Dataset, register
 
 Corpus = tuple[list[bytes], np.ndarray, list[bytes], np.ndarray]
 

@@ -1,22 +1,22 @@
-"""The benchmark's scenarios, in a registry keyed by letter.
+"""The benchmark's scenarios: the catalogue. Importing it registers every scenario in
+:data:`bench.registry.SCENARIOS` (keyed by letter), which it hands on as ``SCENARIOS``.
 
-A scenario yields :class:`Dataset` s one at a time (so only one data set is in memory
-at once); each holds :class:`Case` s: the same task done by nbayes, by scikit-learn and
-by the floor, the cheapest computation of the same shape (one read pass, a GEMM or
-sparse product, one bincount). A, B, C and E are defined here; D (text), F (mixed
-columns), G (spam), H (start-up), I (the table path) and J (the command line) in
+A scenario yields :class:`~bench.registry.Dataset` s one at a time (so only one data
+set is in memory at once); each holds :class:`~bench.registry.Case` s: the same task
+done by nbayes, by scikit-learn and by the floor, the cheapest computation of the same
+shape (one read pass, a GEMM or sparse product, one bincount). A, B, C and E are
+defined here; D (text), F (mixed columns), G (spam), H (start-up), I (the table path),
+J (the command line) and K (the spamd server under hostile load) in
 ``bench/scenario_text.py``, ``scenario_mixed.py``, ``scenario_spam.py``,
-``scenario_startup.py``, ``table_path.py`` and ``cli_tool.py``, K (the spamd server
-under hostile load) in ``scenario_spamd.py``, registered when this
-module is imported. A scenario for a feature not built yet is registered with
-``build=None`` and a ``missing`` reason.
+``scenario_startup.py``, ``table_path.py``, ``cli_tool.py`` and ``scenario_spamd.py``.
+A new scenario is a module that registers into :mod:`bench.registry` (importing it,
+never this catalogue) and is named in the import list at the end of this file.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
@@ -24,65 +24,10 @@ from sklearn import naive_bayes as sk
 
 import nbayes
 from bench import data
-from bench.harness import Measurement, partial_fits
+from bench.harness import partial_fits
+from bench.registry import SCENARIOS, Case, Dataset, register
 
-
-@dataclass
-class Case:
-    """One task, three ways; targets are the largest acceptable time ratios."""
-
-    task: str
-    nbayes: Callable[[], object]
-    sklearn: Callable[[], object] | None
-    floor: Callable[[], object] | None = None
-    floor_name: str = ""
-    max_vs_sklearn: float | None = None
-    max_vs_floor: float | None = None
-    items: int = 0  # units of work per call (messages), for a throughput column
-    compare_memory: bool = True  # False where the rival's peak is not measured alike
-    same_result: bool = True  # nbayes and the rival return the same thing (tests check)
-    max_s: float | None = None  # the most seconds nbayes may take (start-up rows)
-    max_over_rival_s: float | None = None  # the most seconds nbayes may take over the rival
-    max_memory_vs_floor: float | None = None  # largest acceptable peak-memory ratio
-
-
-Measured = list[tuple[Case, dict[str, Measurement]]]
-
-
-@dataclass
-class Dataset:
-    """Cases on one data set. ``rival`` names what nbayes is compared with (the
-    "sklearn" column); ``notes`` are lines printed under the table (accuracy, the
-    rival's settings); ``unit`` names ``Case.items`` (throughput columns). A dataset
-    whose timings cannot be taken call by call gives ``measure(repeats)``, returning
-    its cases with their measurements under "nbayes", "sklearn" and "floor"."""
-
-    label: str
-    read_pass: Callable[[], object] | None
-    cases: list[Case] = field(default_factory=list)
-    rival: str = "scikit-learn"
-    notes: list[str] = field(default_factory=list)
-    unit: str = ""
-    measure: Callable[[int], Measured] | None = None
-
-
-@dataclass
-class Scenario:
-    key: str
-    title: str
-    build: Callable[[bool], Iterator[Dataset]] | None
-    missing: Callable[[], str | None] = lambda: None  # why it cannot run, or None
-
-
-SCENARIOS: dict[str, Scenario] = {}
-
-
-def register(key: str, title: str, missing: Callable[[], str | None] = lambda: None):
-    def decorator(build):
-        SCENARIOS[key] = Scenario(key, title, build, missing)
-        return build
-
-    return decorator
+__all__ = ["SCENARIOS"]  # every scenario, once the modules below have registered
 
 
 def _one_hot(y: np.ndarray, k: int) -> np.ndarray:
@@ -295,7 +240,7 @@ def streaming(quick: bool) -> Iterator[Dataset]:
 
 
 # ---------------------------------------------------------------- D, F, G, H, I, J, K
-# Registered by their own modules (imported last: they use ``register`` above).
+# Registered into bench.registry by their own modules.
 from bench import (  # noqa: E402, F401
     cli_tool,
     scenario_mixed,

@@ -1,15 +1,13 @@
-"""The spam benchmarks' data (SpamAssassin, cmds files skipped, and the SMS Spam
-Collection) and their results file, bench/RESULTS_spam.md, written section by section."""
+"""The spam scenarios' data: SpamAssassin (cmds files skipped) and the SMS Spam
+Collection."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-RESULTS = Path(__file__).resolve().parent / "RESULTS_spam.md"
 SA_FOLDERS = {"easy_ham": 0, "easy_ham_2": 0, "hard_ham": 0, "spam": 1, "spam_2": 1}
 
 
@@ -38,17 +36,3 @@ def sms_as_files(directory: Path) -> tuple[list[Path], np.ndarray]:
         labels.append(int(label == b"spam"))
     return files, np.array(labels)
 
-
-def write_section(name: str, text: str, results: Path = RESULTS) -> None:
-    """Put ``text`` between the markers ``<!-- NAME: begin -->`` and ``<!-- NAME: end -->``
-    of ``results``, replacing what was there (appended at the end the first time); the
-    rest of the file is left as it is."""
-    begin, end = f"<!-- {name}: begin -->", f"<!-- {name}: end -->"
-    old = results.read_text() if results.exists() else ""
-    block = f"{begin}\n{text.strip(chr(10))}\n{end}"
-    if begin in old:
-        pattern = re.escape(begin) + ".*?" + re.escape(end)
-        new = re.sub(pattern, lambda _: block, old, count=1, flags=re.S)
-    else:
-        new = old.rstrip("\n") + "\n\n" + block + "\n"
-    results.write_text(new)

@@ -17,12 +17,12 @@ header-less message file per SMS, the same bytes for both), for each of the same
 
 Reports 1-ROCA % (lower is better), spam caught at 0.1 % and 1 % false-positive
 rate, and training / scoring messages per second (wall clock, summed over folds;
-same run, same machine) → its section of ``bench/RESULTS_spam.md`` (replaced each
-run), with the CPU time per
+same run, same machine), printed, with the CPU time per
 message (user + system, worker and bogofilter processes included), which the
 other jobs on a shared machine disturb less than the wall clock.
-Run: ``.venv/bin/python bench/spam_vs_bogofilter.py`` (several minutes; ``--only sms``
-for the SMS Spam Collection alone, about a minute, its table printed, not written).
+Scenario G of ``bench/run.py`` uses its folds and timings; run alone:
+``.venv/bin/python bench/spam_vs_bogofilter.py`` (several minutes; ``--only sms`` for
+the SMS Spam Collection alone, about a minute).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from spam_data import sms_as_files, spamassassin, write_section
+from spam_data import sms_as_files, spamassassin
 
 from nbayes.spam.evaluate import evaluate_scores, fold_indices
 from nbayes.spam.learning import MODES
@@ -190,7 +190,7 @@ def main() -> None:
     parser.add_argument(
         "--only",
         choices=("spamassassin", "sms"),
-        help="one data set, its rows printed only (bench/RESULTS_spam.md is left as it is)",
+        help="one data set",
     )
     only = parser.parse_args().only
     version = ensure_bogofilter()
@@ -222,8 +222,6 @@ def main() -> None:
             f"{r['train cpu ms']:.2f} | {r['score cpu ms']:.2f} |"
         )
     print("\n".join(lines))
-    if only is None:
-        write_section("spam_vs_bogofilter.py", "\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -45,7 +45,8 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import OrdinalEncoder
 
 from bench.harness import Measurement, measure_interleaved
-from bench.scenarios import Case, Dataset, Measured, register
+from bench.registry import Case, Dataset, Measured, register
+from bench.scenario_mixed import SummedNB
 
 FULL_ROWS, SMOKE_ROWS = 1_000_000, 20_000
 LABELS = np.array(["alpha", "beta", "gamma"])
@@ -76,8 +77,6 @@ def make_table(n_rows: int, missing: bool, seed: int = 0) -> pd.DataFrame:
 def sklearn_pipeline(frame: pd.DataFrame) -> Pipeline:
     """OrdinalEncoder on the strings, mean-imputed numbers, CategoricalNB + one
     GaussianNB per numeric column."""
-    from bench.scenario_mixed import SummedNB  # (a module-level import would be circular)
-
     strings = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
     numbers = [c for c in frame.columns if c not in strings]
     encode = ColumnTransformer(

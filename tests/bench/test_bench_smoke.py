@@ -261,29 +261,53 @@ def test_a_kept_section_keeps_all_its_tables_and_where_it_was_measured(tmp_path)
     assert not blank_runs  # a section kept run after run does not grow blank lines
 
 
-def test_an_imported_revision_runs_its_own_code():
-    """``bench.revisions.import_revision`` gives the revision's classes, not the working
-    tree's, also where the package exports its names lazily (resolved while the
-    revision's modules are the ones imported)."""
-    import nbayes
-    from bench.revisions import import_revision
+def _bench_imports(path: Path) -> set[str]:
+    """The bench modules ``path`` imports (``from bench import x``, ``from bench.x
+    import ...``, ``import bench.x``, and the runner's bare ``from harness import``
+    style), wherever in the file."""
+    import ast
 
-    old = import_revision("HEAD")
-    for name in ("GaussianNB", "MultinomialNB", "CategoricalNB"):
-        source = Path(getattr(old, name).fit.__code__.co_filename)
-        assert ROOT / "src" not in source.parents, name
-        assert getattr(old, name) is not getattr(nbayes, name)
+    modules = {p.stem for p in (ROOT / "bench").glob("*.py")}
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            parts = node.module.split(".")
+            if parts == ["bench"]:
+                found |= {alias.name for alias in node.names}
+            elif parts[0] == "bench" and len(parts) > 1:
+                found.add(parts[1])
+            elif node.level == 0 and parts[0] in modules:
+                found.add(parts[0])
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] == "bench" and len(parts) > 1:
+                    found.add(parts[1])
+    return found & modules
 
 
-def test_a_spam_results_section_is_replaced_between_its_markers(tmp_path):
-    from bench.spam_data import write_section
+def test_bench_holds_the_suite_only_and_imports_itself_in_no_circle():
+    """Every module of bench/ is reached from the runner (no lab scripts beside the
+    suite), and no chain of imports among them comes back to where it started (a
+    scenario registers into bench.registry, never into the catalogue that imports it)."""
+    graph = {p.stem: _bench_imports(p) for p in (ROOT / "bench").glob("*.py")}
+    reached, todo = set(), ["run"]
+    while todo:
+        module = todo.pop()
+        if module not in reached:
+            reached.add(module)
+            todo += graph[module]
+    assert set(graph) - {"__init__"} <= reached, sorted(set(graph) - reached - {"__init__"})
+    done: set[str] = set()
 
-    results = tmp_path / "RESULTS_spam.md"
-    results.write_text("# Spam\n\nhand-written notes\n")
-    write_section("a.py", "first\n", results)
-    write_section("b.py", "other", results)
-    write_section("a.py", "second", results)
-    text = results.read_text()
-    assert text.startswith("# Spam\n\nhand-written notes\n\n<!-- a.py: begin -->\nsecond\n")
-    assert "first" not in text and text.count("<!-- a.py: end -->") == 1
-    assert text.endswith("<!-- b.py: begin -->\nother\n<!-- b.py: end -->\n")
+    def visit(module: str, path: tuple[str, ...]) -> None:
+        assert module not in path, " -> ".join((*path[path.index(module) :], module))
+        if module not in done:
+            for imported in graph[module]:
+                visit(imported, (*path, module))
+            done.add(module)
+
+    for module in graph:
+        visit(module, ())
+    results = sorted(p.name for p in (ROOT / "bench").glob("*.md"))
+    assert results == ["NOTES.md", "RESULTS.md"]

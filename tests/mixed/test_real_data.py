@@ -1,8 +1,8 @@
 """NaiveBayes on the UCI tables in ../shared/data: sanity floors, and scikit-learn's
 closest pipelines as the bar where nbayes should meet it.
 
-Floors sit about one point below the 10-fold CV figures of bench/real_data.py
-(bench/RESULTS_real_data.md); the comparisons use the same folds for both models.
+Floors sit about one point below the 10-fold CV figures in bench/RESULTS.md (figures
+from the retired lab scripts); the comparisons use the same folds for both models.
 """
 
 from __future__ import annotations

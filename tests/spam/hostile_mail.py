@@ -1,6 +1,6 @@
-"""Hostile mail for the spam filter's robustness tests and ``bench/spam_ops.py`` (not a
-test module): each message made one of the parser's or tokenizer's scans quadratic
-(or recursive) in its size before those were made linear."""
+"""Hostile mail for the spam filter's robustness tests (not a test module): each
+message made one of the parser's or tokenizer's scans quadratic (or recursive) in its
+size before those were made linear."""
 
 from __future__ import annotations
 

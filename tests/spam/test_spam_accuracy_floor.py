@@ -1,6 +1,6 @@
 """Accuracy floors on the real corpora, with the default tokenizer and scoring.
 
-The floors sit about a quarter above what the defaults reach (bench/RESULTS_spam.md),
+The floors sit about a quarter above what the defaults reach (bench/RESULTS.md),
 and below what the earlier defaults reached where those were worse, so a change that
 loses the gains fails here. Each corpus is read once per session (module fixtures).
 """

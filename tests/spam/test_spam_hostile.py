@@ -2,7 +2,7 @@
 
 Each hostile message is tokenized in a child process that is killed after
 ``DEADLINE`` seconds: before the scans were made linear, these took from 3 s to well
-over a minute (``bench/spam_ops.py`` measures them now). The scans themselves are run
+over a minute (``bench/RESULTS.md`` kept the figures). The scans themselves are run
 on inputs 16 to 60 times larger, on which the quadratic versions would take hours, and
 are checked equal to the patterns they replace."""
 

@@ -26,7 +26,7 @@ def test_pipelines_reach_a_sane_accuracy_on_a_sample():
         CountVectorizer(encoding="latin-1"), RennieTransformer(), ComplementNB(alpha=0.3)
     )
     mnb = make_pipeline(CountVectorizer(encoding="latin-1"), MultinomialNB(alpha=0.01))
-    # the full split gives 0.84-0.90 (bench/RESULTS_text.md); on this sample the
+    # the full split gives 0.84-0.90 (bench/RESULTS.md); on this sample the
     # pipelines score about 0.81 and 0.75, against a chance level near 0.05
     for model, floor in ((twcnb, 0.75), (mnb, 0.65)):
         accuracy = np.mean(model.fit(train, y_train).predict(test) == y_test)

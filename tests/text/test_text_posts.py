@@ -222,7 +222,7 @@ def test_recommended_pipeline_beats_the_plain_one_on_a_sample():
     accuracy = np.mean(model.predict(test) == y_test)
     plain = make_text_classifier(header_fields=(), binary=False).fit(train, y_train)
     plain_accuracy = np.mean(plain.predict(test) == y_test)
-    # the full split gives 0.881 (bench/RESULTS_text.md); this sample (1/6 of train)
+    # the full split gives 0.881 (bench/RESULTS.md); this sample (1/6 of train)
     # 0.826 (0.841 with English stop words and alpha 0.3), and 0.825 without the
     # Subject block; chance is about 0.05
     assert accuracy > 0.80, accuracy

@@ -16,7 +16,7 @@ Modes (``MODES``; the first is the default):
   (:func:`needs_learning`);
 - ``until-mature``: ``on-error`` passes until one learns nothing (bogominitrain).
 
-Why ``unless-sure`` is the default (``bench/RESULTS_spam.md``, 15 corpora, each in
+Why ``unless-sure`` is the default (``bench/RESULTS.md``, 15 corpora, each in
 10 folds and incrementally in arrival order, and SpamAssassin learnt on its earlier
 mail and tested on its later): with word pairs, a message scored by Fisher's method is
 often hundreds of nats sure, and learning such messages again and again makes their

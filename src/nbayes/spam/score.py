@@ -25,7 +25,7 @@ multiplied by ``t = min(1, min(N_ham, N_spam) / maturity)`` (:func:`maturity_fac
 so its scores are pulled toward 0.5 and it answers Unsure more. Without that, every
 token it has not yet seen in the rarer class counts against that class, and a new
 filter scores mail hundreds of nats sure on that alone (the ham among the first
-spam of a corpus ranked above nearly every spam; ``bench/RESULTS_spam.md``).
+spam of a corpus ranked above nearly every spam; ``bench/RESULTS.md``).
 
 A score ``>= spam_cutoff`` is Spam, ``<= ham_cutoff`` Ham, anything between Unsure.
 """
@@ -65,7 +65,7 @@ class ScoreSettings:
 
     Defaults: Fisher (Robinson's chi-square), s = 0.1, x = 0.52, min_dev = 0.375,
     cutoffs 0.2 / 0.9, maturity 50 messages of each class (:func:`maturity_factor`).
-    Chosen (``bench/spam_accuracy.py``, tables in ``bench/RESULTS_spam.md``) with the
+    Chosen (tables in ``bench/RESULTS.md``, figures from the retired lab scripts) with the
     tokenizer's defaults for 1-ROCA at or below bogofilter's on every corpus at hand,
     in folds and incrementally: SpamAssassin (and its later mail, and rewritten as
     preprocessed and as body-only mail), the SMS Spam Collection, and public corpora

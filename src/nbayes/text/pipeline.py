@@ -14,7 +14,7 @@ sparse matrix with two blocks of columns:
 :func:`make_text_classifier` chains it with :class:`~nbayes.text.RennieTransformer`
 (log-TF, IDF, L2 length normalisation) and a complement or multinomial NB: the
 settings chosen on a validation split of 20 Newsgroups' training set
-(``bench/text_20newsgroups.py``, ``bench/RESULTS_text.md``).
+(``bench/RESULTS.md``, figures from the retired lab scripts).
 """
 
 from __future__ import annotations
@@ -281,7 +281,7 @@ def make_text_classifier(
     :class:`PostVectorizer` -> :class:`RennieTransformer` -> ``ComplementNB`` or
     ``MultinomialNB`` (``model="complement"`` or ``"multinomial"``).
 
-    Defaults (chosen on 20 Newsgroups' validation split, ``bench/RESULTS_text.md``):
+    Defaults (chosen on 20 Newsgroups' validation split, ``bench/RESULTS.md``):
     rich tokens of the body with no stop-word list, unigrams and bigrams, the header
     lines kept and the signature dropped, Subject words as ``subject:<word>`` features
     counted 3 times, log-TF, IDF and L2 length normalisation,
