@@ -132,6 +132,7 @@ WRITERS: dict[str, list[Callable]] = {
 READ_ONLY = {
     "demo": "writes --report, but reads only data installed with scikit-learn and nbayes",
     "explain": "prints only",
+    "score": "prints only",
     "inspect": "prints only",
     "spam classify": "reads the whole message from stdin before it writes the database",
     "spam dump": "prints only",

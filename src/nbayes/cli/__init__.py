@@ -63,7 +63,8 @@ def _input_error(ctx: click.Context, exc: Exception) -> Exception:
     lazy_commands={
         name: f"nbayes.cli.{name}:{name}"
         for name in (
-            "demo", "train", "predict", "explain", "inspect", "spam", "evaluate", "export"
+            "demo", "train", "predict", "explain", "inspect", "spam", "evaluate", "export",
+            "score",
         )
     },
 )

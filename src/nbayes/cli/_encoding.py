@@ -97,7 +97,8 @@ class TableEncoder:
         if absent and not absent_ok:
             raise CLIError(
                 f"{source.name} has no column(s) {', '.join(map(repr, absent))} "
-                f"(the model reads {', '.join(map(repr, self.features))})"
+                f"(the model reads {', '.join(map(repr, self.features))}; a model that "
+                "leaves missing values out, --model mixed, leaves such columns out)"
             )
         types = {"number": pa.float64(), "bool": pa.bool_(), "text": pa.string()}
         return {

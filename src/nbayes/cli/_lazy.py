@@ -112,7 +112,9 @@ def _described(name: str, target: str) -> click.Command | None:
 
 #: The subcommands that import scikit-learn, which imports ``scipy.stats`` at start-up
 #: (``sklearn.utils.fixes``) and never uses it on their paths: see :func:`defer_import`.
-DEFERS_SCIPY_STATS = frozenset({"train", "predict", "evaluate", "explain", "inspect", "demo"})
+DEFERS_SCIPY_STATS = frozenset(
+    {"train", "predict", "evaluate", "explain", "inspect", "demo", "score"}
+)
 
 
 def defer_import(name: str) -> None:

@@ -4,15 +4,16 @@ to a file (replaced atomically), a device such as /dev/null, or stdout."""
 from __future__ import annotations
 
 import json
+import math
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
 import numpy as np
 
-from nbayes.cli._tables import csv_line, pyarrow
+from nbayes.cli._tables import CLIError, csv_line, pyarrow
 from nbayes.files.atomic import atomic_file
 
 #: Characters that make a CSV value need quotes.
@@ -37,14 +38,28 @@ def output_stream(path: str | None) -> Iterator[IO[bytes]]:
 
 
 class PredictionWriter:
-    """Appends predictions to a stream: the label of each row and, with ``proba``,
-    ``P(class | row)`` for every class, at full precision (each float written so that
-    it reads back as the same float)."""
+    """Appends predictions to a stream: the input columns ``kept`` (``--keep``, as
+    read), the label of each row and, with ``proba``, ``P(class | row)`` for every
+    class, at full precision (each float written so that it reads back as the same
+    float)."""
 
-    def __init__(self, stream: IO[bytes], fmt: str, classes: np.ndarray, proba: bool):
+    def __init__(
+        self, stream: IO[bytes], fmt: str, classes: np.ndarray, proba: bool,
+        kept: Sequence[str] = (),
+    ):  # fmt: skip
         pa = pyarrow()
-        self.stream, self.fmt, self.proba = stream, fmt, proba
-        self.names = ["prediction"] + ([f"proba_{c}" for c in classes.tolist()] if proba else [])
+        self.stream, self.fmt, self.proba, self.kept = stream, fmt, proba, list(kept)
+        self.names = (
+            self.kept
+            + ["prediction"]
+            + ([f"proba_{c}" for c in classes.tolist()] if proba else [])
+        )
+        twice = sorted({name for name in self.names if self.names.count(name) > 1})
+        if twice:
+            raise CLIError(
+                f"--keep: the output has its own column(s) {', '.join(map(repr, twice))}; "
+                "rename the input's (or keep other columns)"
+            )
         self.sep = "\t" if fmt == "tsv" else ","
         text = [str(c) for c in classes.tolist()]
         if fmt == "jsonl":
@@ -52,7 +67,7 @@ class PredictionWriter:
             self.keys = [json.dumps(name) for name in self.names]
         else:
             self.labels = pa.array(text)
-            quoted = any(_STRUCTURAL & set(label) for label in text)
+            quoted = bool(self.kept) or any(_STRUCTURAL & set(label) for label in text)
             self.options = pa.csv.WriteOptions(
                 include_header=False,
                 delimiter=self.sep,
@@ -60,11 +75,16 @@ class PredictionWriter:
             )
         self.rows = 0
 
-    def write(self, index: np.ndarray, probabilities: np.ndarray | None) -> None:
+    def write(
+        self, index: np.ndarray, probabilities: np.ndarray | None, kept: Sequence = ()
+    ) -> None:
         """Rows whose predicted class is ``classes[index]``; ``probabilities``
-        (n, n_classes) with ``proba``."""
+        (n, n_classes) with ``proba``; ``kept``, the kept input columns of these rows
+        (pyarrow arrays)."""
         pa = pyarrow()
-        columns = [self.labels.take(pa.array(index))]
+        if self.fmt == "jsonl":
+            kept = [_json_values(column) for column in kept]
+        columns = [*kept, self.labels.take(pa.array(index))]
         if self.proba:
             columns += [pa.array(probabilities[:, k]) for k in range(probabilities.shape[1])]
         if self.fmt == "jsonl":
@@ -80,11 +100,24 @@ class PredictionWriter:
         pa = pyarrow()
         pc = pa.compute
         parts = []
+        labels = len(self.kept)  # the kept columns are JSON text already, as are the labels
         for k, (key, column) in enumerate(zip(self.keys, columns, strict=True)):
-            text = column if k == 0 else pc.cast(column, pa.string())
+            text = column if k <= labels else pc.cast(column, pa.string())
             parts += [("{" if k == 0 else ", ") + key + ": ", text]
         lines = pc.binary_join_element_wise(*parts, "}\n", "")
         self.stream.write(b"".join(buffer.to_pybytes() for buffer in _data(lines)))
+
+
+def _json_values(column):
+    """A column's values as JSON text (``null`` for missing), as a pyarrow string array."""
+    pa = pyarrow()
+    def text(value) -> str:
+        value = _plain(value)
+        if isinstance(value, float) and not math.isfinite(value):
+            return "null"  # JSON has no NaN or infinity
+        return json.dumps(value, default=str)
+
+    return pa.array([text(value) for value in column.to_pylist()], type=pa.string())
 
 
 def _data(strings) -> list:

@@ -142,9 +142,14 @@ class Evaluation:
 
     def summary_rows(self) -> list[tuple[str, str]]:
         """``(metric, value)`` rows of the overall metrics, formatted."""
+        folds = (
+            f"{self.folds} (stratified, shuffled, seed {self.seed})"
+            if self.folds
+            else "none (the model as saved, on these rows)"
+        )
         return [
             ("rows", f"{len(self.y_true)}"),
-            ("folds", f"{self.folds} (stratified, shuffled, seed {self.seed})"),
+            ("folds", folds),
             ("accuracy", f"{self.accuracy:.4f}"),
             ("log-loss", f"{self.log_loss:.4f}"),
             ("Brier score", f"{self.brier:.4f}"),
@@ -243,6 +248,57 @@ def cross_validate(
         proba=proba,
         folds=folds,
         seed=seed,
+        n_bins=n_bins,
+        notes=notes,
+    )
+
+
+def evaluate_predictions(
+    y_true: ArrayLike,
+    proba: ArrayLike,
+    classes: ArrayLike,
+    *,
+    name: str = "data",
+    model: str = "",
+    n_bins: int = 15,
+) -> Evaluation:
+    """The metrics of a fitted model's probabilities on labelled rows it was not
+    trained on (a held-out test file): ``proba`` (n, k), columns following
+    ``classes`` (k,), the model's classes; ``y_true`` (n,). The prediction is the
+    class of highest probability. A label of ``y_true`` that is not one of ``classes``
+    becomes a class of probability 0 in every row (always predicted wrong), with a
+    note. ``folds`` is 0: no cross-validation.
+
+    >>> ev = evaluate_predictions(["a", "b"], [[0.9, 0.1], [0.4, 0.6]], ["a", "b"])
+    >>> ev.accuracy
+    1.0
+    """
+    y_true = np.asarray(y_true)
+    proba = np.asarray(proba, dtype=np.float64)
+    known = np.asarray(classes)
+    if proba.ndim != 2 or proba.shape != (len(y_true), len(known)):
+        raise ValueError(
+            f"proba must be (n_rows, n_classes) = ({len(y_true)}, {len(known)}); "
+            f"got {proba.shape}."
+        )
+    unseen = sorted(set(y_true.tolist()) - set(known.tolist()), key=str)
+    all_classes = np.asarray([*known.tolist(), *unseen])
+    order = np.argsort(all_classes, kind="stable")
+    full = np.zeros((len(y_true), len(all_classes)))
+    full[:, : len(known)] = proba
+    notes = [
+        f"class {label!r} is not one of the model's classes: its rows are predicted wrong"
+        for label in unseen
+    ]
+    return Evaluation(
+        name=name,
+        model=model,
+        classes=all_classes[order],
+        y_true=y_true,
+        y_pred=known[np.argmax(proba, axis=1)],
+        proba=full[:, order],
+        folds=0,
+        seed=0,
         n_bins=n_bins,
         notes=notes,
     )
