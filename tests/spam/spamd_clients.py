@@ -90,11 +90,13 @@ def spamc_binary() -> str:
 
 
 class Server:
-    """A ``nbayes spam serve`` process; its TCP port and Unix socket once listening."""
+    """A ``nbayes spam serve`` process; its TCP port and Unix socket once listening.
+    ``db`` None: no ``--db`` (``args`` name the store: ``--redis URL``)."""
 
-    def __init__(self, db: Path, sock: Path, *args: str) -> None:
+    def __init__(self, db: Path | None, sock: Path, *args: str) -> None:
         self.db, self.sock = db, sock
-        command = [NBAYES, "spam", "serve", "--db", str(db), "--listen", "127.0.0.1:0"]
+        store = [] if db is None else ["--db", str(db)]
+        command = [NBAYES, "spam", "serve", *store, "--listen", "127.0.0.1:0"]
         self.process = subprocess.Popen(
             [*command, "--socket", str(sock), *args],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from spam_mail import corpus, synthetic_mail
-from test_spam_serve import Server, spamc_binary
+from spamd_clients import Server, spamc_binary
 
 from nbayes.spam.redis_store import RedisTokenStore
 from nbayes.spam.score import ScoreSettings, score_tokens
@@ -183,3 +183,27 @@ def test_spamc_u_learns_for_that_user_only(tmp_path):
         assert store.trained_as(new) == (0, 1)
         tokens, counts = store.all_counts()
         assert "zebra" in tokens and np.array_equal(counts[tokens.index("zebra")], [0, 1])
+
+
+def test_serve_redis_keeps_spamc_users_apart(redis_server, tmp_path):
+    """serve --redis --per-user: spamc -u alice and -u bob learn into their own key
+    prefixes, and the shared statistics stay as they were."""
+    spamc_binary()
+    url = redis_server.url()
+    messages, labels = corpus(40, 40)
+    with RedisTokenStore(url) as store:
+        store.learn([(tokenize(m), m, lab) for m, lab in zip(messages, labels, strict=True)])
+    before = nbayes("dump", "--redis", url).stdout
+    server = Server(None, tmp_path / "spamd.sock", "--redis", url, "--allow-tell", "--per-user")
+    alice_mail = b"From: x@y.example\nSubject: zebra\n\nzebra quokka platypus\n"
+    bob_mail = b"From: x@y.example\nSubject: lemur\n\nlemur tapir okapi\n"
+    try:
+        assert server.spamc("-u", "alice", "-L", "spam", message=alice_mail).returncode == 0
+        assert server.spamc("-u", "bob", "-L", "ham", message=bob_mail).returncode == 0
+    finally:
+        assert server.stop() == 0, server.log
+    assert nbayes("dump", "--redis", url).stdout == before
+    for user, raw, trained in (("alice", alice_mail, (0, 1)), ("bob", bob_mail, (1, 0))):
+        with RedisTokenStore(url, prefix=f"nbayes:user:{user}", readonly=True) as store:
+            assert store.trained_as(raw) == trained
+            assert store.trained_as(alice_mail if user == "bob" else bob_mail) == (0, 0)

@@ -33,7 +33,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING, Any
 
 from nbayes.spam.database import StoreError
@@ -63,6 +63,8 @@ _TOTAL_FIELDS = ("ham_messages", "spam_messages", "ham_tokens", "spam_tokens")
 _KEYS = ("meta", "tokens", "totals", "trained")
 #: Tokens per HMGET (a long message's few thousand go in one).
 _CHUNK = 50_000
+#: Seconds to connect and wait for a read's reply at least (``--lock-timeout 0``).
+_LEAST_WAIT = 0.1
 
 # The writes of one transaction, as a flat list of operations (ARGV), run by one script:
 #   need   N (DIGEST COLUMN COUNT)*N    each digest trained >= COUNT times as COLUMN
@@ -209,7 +211,8 @@ class RedisTokenStore:
     ``rediss://`` for TLS, ``unix:///PATH?db=N``), keys under ``prefix``.
 
     ``create``: make the store if the prefix holds nothing; ``readonly``: never write
-    (the store must exist); ``timeout``: seconds to wait to connect and for each reply.
+    (the store must exist); ``timeout``: seconds to wait to connect and for each read's
+    reply (at least 0.1; a write waits for its script to finish).
     Implements :class:`nbayes.spam.stores.Store`.
     """
 
@@ -231,10 +234,15 @@ class RedisTokenStore:
                 f"{self.name}: a Redis store needs the redis client: pip install 'nbayes[redis]'"
             ) from None
         self._errors = redis.exceptions.RedisError
+        wait = max(timeout, _LEAST_WAIT)
         try:
             self.client = redis.Redis.from_url(
-                url, socket_timeout=timeout or None, socket_connect_timeout=timeout or None
+                url, socket_timeout=wait, socket_connect_timeout=wait
             )
+            # Writes wait for their reply however long the script runs: Redis applies it
+            # whole once it started, so giving up early would report a batch as failed
+            # that was in fact learnt.
+            self.writer = redis.Redis.from_url(url, socket_connect_timeout=wait)
         except ValueError as error:
             raise StoreError(f"{self.name}: not a Redis URL: {error}") from None
         self.keys = [f"{{{prefix}}}:{key}" for key in _KEYS]
@@ -268,7 +276,7 @@ class RedisTokenStore:
 
     def _script(self, source: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
         with self._talking():
-            return self.client.eval(source, len(keys), *keys, *args)
+            return self.writer.eval(source, len(keys), *keys, *args)
 
     def _check_format(self, create: bool) -> int:
         with self._talking():
@@ -292,6 +300,7 @@ class RedisTokenStore:
 
     def close(self) -> None:
         self.client.close()
+        self.writer.close()
 
     def __enter__(self) -> RedisTokenStore:
         return self
@@ -341,8 +350,9 @@ class RedisTokenStore:
             raise
 
     def snapshot(self) -> Any:
-        """Reads go through :meth:`read_lookup` and friends, each one consistent."""
-        return _Nothing()
+        """Nothing: reads that must agree go through :meth:`read_lookup`,
+        :meth:`read_counts` and :meth:`read_all`, each one ``MULTI``/``EXEC``."""
+        return nullcontext()
 
     # ------------------------------------------------------------ writing
     def changes(self, batch: Sequence[Message], sign: int = 1) -> list[Any]:
@@ -532,14 +542,6 @@ class RedisTokenStore:
         """The memory the store's keys take in Redis (``MEMORY USAGE``, estimated)."""
         with self._talking():
             return sum(self.client.memory_usage(key) or 0 for key in self.keys)
-
-
-class _Nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 def _triple(value: bytes) -> tuple[int, int, int]:

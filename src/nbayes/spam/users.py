@@ -39,6 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -247,9 +248,8 @@ class UserStore:
         return min(totals.messages) >= self.maturity
 
     def snapshot(self):
-        from nbayes.spam.redis_store import _Nothing
-
-        return _Nothing()
+        """Nothing: each ``read_*`` reads each store in one consistent state."""
+        return nullcontext()
 
     def read_lookup(
         self, tokens: Sequence[str], *, vocabulary: bool = True
