@@ -465,7 +465,7 @@ class _Server:
                 connection.method = request.method
         except ProtocolError as error:
             self._log_error(connection.method, str(error))
-            self._send(connection, response(status_of(error)))
+            self._send(connection, response(status_of(error)), early=True)
             return
         if request is None:
             if not chunk:  # the client closed before sending a whole request
@@ -474,6 +474,7 @@ class _Server:
         if request.method == "SKIP":
             self._close(connection)
         elif request.method == "PING":  # answered at once, never queued
+            connection.request = request
             self._send(connection, self.filter.answer(request))
         else:
             connection.state, connection.request = QUEUED, request
@@ -502,8 +503,10 @@ class _Server:
             if connection.sock in self.connections:
                 self._send(connection, reply)
 
-    def _send(self, connection: _Connection, reply: bytes) -> None:
-        connection.early = connection.state == READING  # its request not read whole
+    def _send(self, connection: _Connection, reply: bytes, early: bool = False) -> None:
+        """Send ``reply``; ``early``: before the request was read whole (the rest of it
+        is then read and dropped a moment before the close: see DRAINING)."""
+        connection.early = early
         connection.state, connection.reply, connection.sent = WRITING, memoryview(reply), 0
         connection.deadline = time.monotonic() + self.limits.timeout
         self._watch(connection, selectors.EVENT_WRITE)

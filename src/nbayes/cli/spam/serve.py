@@ -92,13 +92,16 @@ def _mode(_ctx, _param, value: str | None) -> int | None:
     type=click.IntRange(min=1),
     default=8,
     show_default=True,
-    help="Threads scoring requests (the others wait in a queue, served in turn by client).",
+    metavar="N",
+    help="Threads scoring requests (the others wait in a queue shared fairly by client, "
+    "by the bytes of mail each has had scored).",
 )
 @click.option(
     "--max-connections",
     type=click.IntRange(min=1),
     default=512,
     show_default=True,
+    metavar="N",
     help="Connections open at once (also the listen backlog); one over it closes the "
     "idlest connection still sending its request, or is answered EX_TEMPFAIL.",
 )
@@ -107,6 +110,7 @@ def _mode(_ctx, _param, value: str | None) -> int | None:
     type=click.IntRange(min=1),
     default=256,
     show_default=True,
+    metavar="N",
     help="Connections open at once from one client (a TCP address, a Unix socket user).",
 )
 @click.option(
