@@ -24,8 +24,10 @@ for an object array of strings, stored as unicode), ``{"strings": {"utf8": ...,
 terms: their UTF-8 text and code-point offsets, compact and exact), ``{"csr": ...}``,
 ``{"slice": [start, stop, step]}``, ``{"list": [...]}``, ``{"tuple": [...]}``,
 ``{"set": [...]}`` and ``{"frozenset": [...]}`` (of strings), ``{"dict": {...}}``,
-``{"dataclass": "CountStats", "fields": {...}}`` and ``{"estimator": name, "params":
-..., "state": ...}``. The names must be in the allow-lists of
+``{"dataclass": "CountStats", "fields": {...}}``, ``{"event_model": "gaussian",
+"settings": {...}}`` (a column kind given as an instance; names from
+:data:`nbayes.events.EVENT_MODELS`) and ``{"estimator": name, "params": ..., "state":
+...}``. The names must be in the allow-lists of
 :mod:`nbayes.core.registry`: the estimators, the other nbayes objects (SemiSupervisedNB,
 CalibratedNB, the text vectorizers and transformers), a few scikit-learn classes
 (Pipeline, ColumnTransformer, scalers, imputers, encoders, TF-IDF, vectorizers; see
@@ -76,6 +78,8 @@ import scipy.sparse as sp
 from nbayes._version import __version__
 from nbayes.core.registry import DATACLASSES, SKLEARN, resolve, savable, savable_name
 from nbayes.errors import ModelFileError, StatisticsError
+from nbayes.events import EVENT_MODELS, event_model
+from nbayes.events._contract import EventModel
 from nbayes.files.atomic import atomic_file
 from nbayes.files.fitted_attributes import OwnState
 from nbayes.files.npz import ArchiveError, read_npz
@@ -187,6 +191,12 @@ class _Encoder:
             return {tag: [self(item) for item in sorted(value)]}
         if isinstance(value, dict) and all(isinstance(key, str) for key in value):
             return {"dict": {key: self.at(f"[{key!r}]", item) for key, item in value.items()}}
+        if isinstance(value, EventModel) and event_model(value.name) is type(value):
+            settings = {name: getattr(value, name) for name in type(value).settings()}
+            return {
+                "event_model": value.name,
+                "settings": {name: self.at(f".{name}", v) for name, v in settings.items()},
+            }
         if dataclasses.is_dataclass(value) and resolve(DATACLASSES, type(value).__name__) is type(
             value
         ):
@@ -323,6 +333,8 @@ class _Decoder:
             return {key: self(item) for key, item in value.items()}
         if tag == "dataclass":
             return self._dataclass(value, node.get("fields"))
+        if tag == "event_model":
+            return self._event_model(value, node.get("settings"))
         if tag == "estimator":
             return self.estimator(node)
         if (
@@ -415,6 +427,22 @@ class _Decoder:
         except _INVALID as exc:
             raise ModelFileError(f"Model file's {name} is not valid: {exc}") from None
         return model
+
+    def _event_model(self, name: Any, settings: Any) -> Any:
+        """An event model named in :data:`nbayes.events.EVENT_MODELS`, with exactly its
+        settings (their values are checked where it is used, as a column's kind)."""
+        if not isinstance(name, str) or name not in EVENT_MODELS:
+            raise ModelFileError(f"Model file names an unknown event model {name!r:.40}.")
+        cls = event_model(name)
+        if not isinstance(settings, dict) or sorted(settings) != sorted(cls.settings()):
+            raise ModelFileError(
+                f"Model file's {name} event model has settings {sorted(settings or [])}, "
+                f"expected {sorted(cls.settings())}."
+            )
+        try:
+            return cls(**{key: self(item) for key, item in settings.items()})
+        except (TypeError, ValueError) as exc:
+            raise ModelFileError(f"Model file's {name} event model is not valid: {exc}") from None
 
     def _dataclass(self, name: Any, fields: Any) -> Any:
         cls = resolve(DATACLASSES, name)

@@ -68,6 +68,26 @@ def check_kind_options(kind: str, options: dict[str, Any]) -> tuple[tuple[str, A
     return tuple(sorted(options.items()))
 
 
+def column_settings(kind: str, settings: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
+    """The settings an event-model instance gave a column of ``kind``, checked against
+    the model's constraints; those a column fixes (:data:`COLUMN_SETTINGS`) may only
+    keep the column's value."""
+    out = {}
+    for name, value in settings:
+        if name in COLUMN_SETTINGS:
+            if value != COLUMN_SETTINGS[name]:
+                raise ValueError(
+                    f"kind {kind!r}: a table column always has {name}="
+                    f"{COLUMN_SETTINGS[name]!r}; leave it at its default."
+                )
+            continue
+        out[name] = value
+    validate_parameter_constraints(
+        event_model(kind).parameter_constraints(), dict(out), caller_name=f"kind {kind!r}"
+    )
+    return out
+
+
 @dataclass(frozen=True)
 class Block:
     """Columns ``keys`` (at ``positions`` in the table) under the event model ``kind``,

@@ -57,6 +57,8 @@ from sklearn.utils.validation import check_array, column_or_1d
 
 from nbayes.core.arrow_strings import arrow_strings, factorize_arrow_strings
 from nbayes.core.tables import check_table
+from nbayes.events import event_model
+from nbayes.events._contract import EventModel
 
 
 def _is_pandas(X) -> bool:
@@ -365,27 +367,73 @@ def as_inferred_dtype(values: NDArray, kind: str) -> NDArray:
 
 @dataclass(frozen=True)
 class ResolvedColumn:
-    """One column of the layout: its key, position, kind, and whether inferred."""
+    """One column of the layout: its key, position, kind, whether inferred, and the
+    settings an event-model instance gave it (sorted ``(name, value)`` pairs; none for
+    a kind named by a string)."""
 
     key: Hashable
     position: int
     kind: str
     inferred: bool
     group: int  # columns with the same group share one block
+    settings: tuple[tuple[str, Any], ...] = ()
+
+
+def _kind_and_settings(
+    given: Any, key: Hashable, known_kinds: Sequence[str]
+) -> tuple[str, tuple[tuple[str, Any], ...]]:
+    """A column's kind and settings from the spec's value: a kind name, or an instance
+    of a registered event model, whose settings that differ from the defaults become
+    the column's (its block's) settings, as ``kind_options`` would give them."""
+    if isinstance(given, EventModel):
+        kind = given.name
+        if kind not in known_kinds or type(given) is not event_model(kind):
+            raise ValueError(
+                f"column {key!r}: {type(given).__name__} is not a registered column kind; "
+                f"known kinds: {', '.join(sorted(known_kinds))}."
+            )
+        defaults = type(given).settings()
+        settings = tuple(
+            (name, getattr(given, name))
+            for name in sorted(defaults)
+            if _differs(getattr(given, name), defaults[name])
+        )
+        return kind, settings
+    if not isinstance(given, str) or given not in known_kinds:
+        raise ValueError(
+            f"Unknown kind {given!r} for column {key!r}; known kinds: "
+            f"{', '.join(sorted(known_kinds))}."
+        )
+    return given, ()
+
+
+def _differs(value: Any, default: Any) -> bool:
+    """Whether a setting's value is not its default (arrays compared by value)."""
+    if value is default:
+        return False
+    try:
+        same = np.shape(value) == np.shape(default) and bool(
+            np.all(np.asarray(value) == np.asarray(default))
+        )
+    except (TypeError, ValueError):
+        return True
+    return not same
 
 
 def resolve_spec(spec: Any, X, known_kinds: Sequence[str]) -> list[ResolvedColumn]:
     """The kind of every column of table X under the user's ``columns`` spec.
 
-    ``spec`` is None (infer all from DataFrame dtypes), one kind name (every column),
-    a sequence of kind names (one per column), or a mapping from column key (a name
-    for DataFrames, an index for arrays) to kind; a tuple of keys as a mapping key
-    puts those columns in one block of their own (e.g. one multinomial). Columns a
-    mapping leaves out are inferred (DataFrames) or an error (arrays).
+    ``spec`` is None (infer all from DataFrame dtypes), one kind (every column), a
+    sequence of kinds (one per column), or a mapping from column key (a name for
+    DataFrames, an index for arrays) to kind; a tuple of keys as a mapping key puts
+    those columns in one block of their own (e.g. one multinomial). A kind is a name
+    (``"gaussian"``) or an event-model instance (``Gaussian(ddof=1)``), whose settings
+    the column takes. Columns a mapping leaves out are inferred (DataFrames) or an
+    error (arrays).
     """
     keys = column_names(X)
     given: dict[Hashable, tuple[str, int | None]] = {}
-    if isinstance(spec, str):
+    if isinstance(spec, (str, EventModel)):
         given = {key: (spec, None) for key in keys}
     elif isinstance(spec, Mapping):
         for group, (key, kind) in enumerate(spec.items()):
@@ -411,19 +459,15 @@ def resolve_spec(spec: Any, X, known_kinds: Sequence[str]) -> list[ResolvedColum
         )
     resolved = []
     for position, key in enumerate(keys):
+        settings: tuple[tuple[str, Any], ...] = ()
         if key in given:
-            kind, group = given[key]
-            if not isinstance(kind, str) or kind not in known_kinds:
-                raise ValueError(
-                    f"Unknown kind {kind!r} for column {key!r}; known kinds: "
-                    f"{', '.join(sorted(known_kinds))}."
-                )
+            spec_kind, group = given[key]
+            kind, settings = _kind_and_settings(spec_kind, key, known_kinds)
             inferred = False
         else:
             kind, group, inferred = infer_kind(X, position), None, True
-        resolved.append(
-            ResolvedColumn(key, position, kind, inferred, -1 if group is None else group)
-        )
+        group_index = -1 if group is None else group
+        resolved.append(ResolvedColumn(key, position, kind, inferred, group_index, settings))
     return resolved
 
 

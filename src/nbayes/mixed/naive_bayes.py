@@ -24,7 +24,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from nbayes.core.validation import encode_targets, label_index, row_blocks
 from nbayes.errors import NotSupportedError
-from nbayes.mixed.blocks import Block, check_kind_options, column_kinds
+from nbayes.events._contract import EventModel
+from nbayes.mixed.blocks import Block, check_kind_options, column_kinds, column_settings
 from nbayes.mixed.columns import (
     ResolvedColumn,
     as_inferred_dtype,
@@ -56,16 +57,23 @@ def make_layout(
     checked = {kind: check_kind_options(kind, dict(o)) for kind, o in kind_options.items()}
     groups: dict[tuple, list[ResolvedColumn]] = {}
     for column in resolved:
-        key = ("group", column.group) if column.group >= 0 else ("kind", column.kind)
+        key = (
+            ("group", column.group)
+            if column.group >= 0
+            else ("kind", column.kind, column.settings)
+        )
         groups.setdefault(key, []).append(column)
     blocks = []
     for members in groups.values():
-        member_kinds = {m.kind for m in members}
+        member_kinds = {(m.kind, m.settings) for m in members}
         if len(member_kinds) != 1:
-            raise ValueError(f"A column group must have one kind, got {sorted(member_kinds)}.")
+            raise ValueError(
+                f"A column group must have one kind, got {sorted(m.kind for m in members)}."
+            )
         kind = members[0].kind
+        options = {**dict(checked.get(kind, ())), **column_settings(kind, members[0].settings)}
         keys, positions = tuple(m.key for m in members), tuple(m.position for m in members)
-        blocks.append(Block(kind, keys, positions, checked.get(kind, ())))
+        blocks.append(Block(kind, keys, positions, tuple(sorted(options.items()))))
     return tuple(blocks)
 
 
@@ -77,7 +85,7 @@ class NaiveBayes(EstimatorNB):
 
     Parameters
     ----------
-    columns : None, str, sequence of str or dict, default=None
+    columns : None, str, EventModel, sequence or dict of them, default=None
         The kind of each column, among :func:`nbayes.mixed.blocks.column_kinds`: "gaussian",
         "categorical", "bernoulli", "multinomial", "poisson", "exponential", "kde",
         "binned", "text" (free text as a bag of words). None infers every column of a
@@ -88,6 +96,10 @@ class NaiveBayes(EstimatorNB):
         arrays) and infers the rest; a tuple of columns as a key makes them one block
         (e.g. ``{("w1", "w2", "w3"): "multinomial"}``); a list gives one kind per
         column; one kind name applies to all. NumPy arrays need every column given.
+        A kind may also be an event-model instance, composed as it is configured
+        (``{"age": Gaussian(ddof=1), "city": Categorical(alpha=0.5)}``, from
+        :mod:`nbayes.events`): its settings that differ from the defaults are that
+        column's, over ``kind_options`` and the shared ``alpha``/``var_smoothing``.
     alpha : float, default=1.0
         Lidstone pseudocount of the discrete kinds (1 = Laplace, 0 = MLE).
     var_smoothing : float, default=1e-9
@@ -139,7 +151,7 @@ class NaiveBayes(EstimatorNB):
     reads = "table"
     _state_attributes = (*EstimatorNB._state_attributes, "_layout", "_resolved")
     _parameter_constraints: dict = {
-        "columns": [None, str, dict, list, tuple],
+        "columns": [None, str, EventModel, dict, list, tuple],
         "alpha": [Interval(Real, 0, None, closed="left")],
         "var_smoothing": [Interval(Real, 0, None, closed="left")],
         "ddof": [Interval(Real, 0, None, closed="left")],
