@@ -1,11 +1,12 @@
-"""A Bayesian spam filter on the nbayes core: mail parsing, a SQLite token store,
-Robinson / Fisher / Graham scoring and the true naive Bayes posterior.
+"""A Bayesian spam filter on the nbayes core: mail parsing, a token store (SQLite, or
+Redis shared by several mail servers, per user where asked), Robinson / Fisher / Graham
+scoring and the true naive Bayes posterior.
 
 Typical use::
 
-    from nbayes.spam import (ScoreSettings, TokenStore, interleave, iter_mail, score_tokens,
+    from nbayes.spam import (ScoreSettings, interleave, iter_mail, open_store, score_tokens,
                              tokenize, train)
-    with TokenStore("tokens.db") as store:
+    with open_store("tokens.db", create=True) as store:  # or redis="redis://host:6379/0"
         train(store, interleave(iter_mail(["spam/"]), iter_mail(["ham/"])))
         score_tokens(store, [tokenize(raw)], ScoreSettings())
 """
@@ -32,6 +33,9 @@ _EXPORTS = {
     "iter_mail": "nbayes.spam.sources",
     "StoreError": "nbayes.spam.store",
     "TokenStore": "nbayes.spam.store",
+    "RedisTokenStore": "nbayes.spam.redis_store",
+    "Store": "nbayes.spam.stores",
+    "open_store": "nbayes.spam.stores",
     "mail_tokens": "nbayes.spam.tokens",
     "tokenize": "nbayes.spam.tokens",
     "TrainReport": "nbayes.spam.train",
@@ -43,9 +47,11 @@ lazy_exports(__name__, _EXPORTS)
 if TYPE_CHECKING:  # what static tools see; at run time the names load on first use
     from nbayes.spam.evaluate import Evaluation, cross_val_scores, evaluate_scores, fold_indices
     from nbayes.spam.parse import Mail, MailParseError, parse_mail
+    from nbayes.spam.redis_store import RedisTokenStore
     from nbayes.spam.score import ScoreSettings, score_matrix, score_tokens, token_matrix
     from nbayes.spam.sources import MailItem, iter_mail
     from nbayes.spam.store import StoreError, TokenStore
+    from nbayes.spam.stores import Store, open_store
     from nbayes.spam.tokens import mail_tokens, tokenize
     from nbayes.spam.train import TrainReport, interleave, train
 
@@ -54,7 +60,9 @@ __all__ = [
     "Mail",
     "MailItem",
     "MailParseError",
+    "RedisTokenStore",
     "ScoreSettings",
+    "Store",
     "StoreError",
     "TokenStore",
     "TrainReport",
@@ -64,6 +72,7 @@ __all__ = [
     "interleave",
     "iter_mail",
     "mail_tokens",
+    "open_store",
     "parse_mail",
     "score_matrix",
     "score_tokens",

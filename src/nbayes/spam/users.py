@@ -196,8 +196,10 @@ class UserStore:
 
     # ------------------------------------------------------------ writing: the user's
     def _writable(self) -> Store:
-        if self.own is None or self.own.readonly:
-            raise StoreError(f"{self.name}: opened read-only")
+        if self.own is None:
+            raise NoStoreError(f"no token store for user {self.user}: nothing learnt for them")
+        if self.own.readonly:
+            raise StoreError(f"{self.own.name}: opened read-only")
         return self.own
 
     def transaction(self):
