@@ -8,7 +8,8 @@ shape (one read pass, a GEMM or sparse product, one bincount). A, B, C and E are
 defined here; D (text), F (mixed columns), G (spam), H (start-up), I (the table path),
 J (the command line) and K (the spamd server under hostile load) in
 ``bench/scenario_text.py``, ``scenario_mixed.py``, ``scenario_spam.py``,
-``scenario_startup.py``, ``table_path.py``, ``cli_tool.py`` and ``scenario_spamd.py``.
+``scenario_startup.py``, ``table_path.py``, ``cli_tool.py`` and ``scenario_spamd.py``;
+L (ONNX serving) in ``scenario_onnx.py``.
 A new scenario is a module that registers into :mod:`bench.registry` (importing it,
 never this catalogue) and is named in the import list at the end of this file.
 """
@@ -239,11 +240,12 @@ def streaming(quick: bool) -> Iterator[Dataset]:
         )
 
 
-# ---------------------------------------------------------------- D, F, G, H, I, J, K
+# ---------------------------------------------------------------- D, F, G, H, I, J, K, L
 # Registered into bench.registry by their own modules.
 from bench import (  # noqa: E402, F401
     cli_tool,
     scenario_mixed,
+    scenario_onnx,
     scenario_spam,
     scenario_spamd,
     scenario_startup,

@@ -67,10 +67,15 @@ class Graph:
         return name
 
     def output(self, name: str, tensor: str, kind: str, shape: Sequence[int | None]) -> None:
-        """Expose ``tensor`` as the graph output ``name``."""
+        """Expose ``tensor`` as the graph output ``name`` (the node that makes it is
+        renamed, where nothing else reads it: no Identity node to run)."""
         from onnx import helper
 
-        self.op("Identity", tensor, out=name)
+        producer = self._producer(tensor)
+        if producer is not None and not self._is_read(tensor) and tensor not in self._graph_names():
+            producer.output[0] = name
+        else:
+            self.op("Identity", tensor, out=name)
         self.outputs.append(helper.make_tensor_value_info(name, self._elem(kind), list(shape)))
 
     @property
@@ -140,6 +145,82 @@ class Graph:
             helper.make_node(op_type, list(inputs), [output], domain=domain or None, **attributes)
         )
         return output
+
+    def _producer(self, tensor: str) -> Any:
+        for node in reversed(self.nodes):
+            if tensor in node.output:
+                return node
+        return None
+
+    def _is_read(self, tensor: str) -> bool:
+        return any(tensor in node.input for node in self.nodes)
+
+    def _graph_names(self) -> set[str]:
+        return {v.name for v in self.inputs}
+
+    def constant_value(self, name: str) -> NDArray | None:
+        """The value of constant ``name``, or None if it is no constant."""
+        from onnx import numpy_helper
+
+        for tensor in self.initializers:
+            if tensor.name == name:
+                return numpy_helper.to_array(tensor)
+        return None
+
+    def add_constant(self, x: str, values: NDArray) -> str:
+        """``x + values`` for a float constant ``values`` (1, k), folded into the nodes
+        that make ``x`` where nothing else reads what they make: into a constant term
+        (``y + c``, a Gemm's ``C``), a MatMul made a Gemm, through a Gemm's ``C`` or a
+        ``Where(m, -inf, y)`` (``-inf + v = -inf``) into ``y``; else one Add."""
+        values = np.asarray(values, dtype=np.float64)
+        if not self._is_read(x) and self._fold(x, values):
+            return x
+        return self.op("Add", x, self.const(values))
+
+    def _reads(self, tensor: str, finite: bool = False) -> int:
+        """How many node inputs read ``tensor``; with ``finite`` (a finite constant
+        is to be added to it), not counting IsNaN nodes, which it leaves alike."""
+        return sum(
+            list(node.input).count(tensor)
+            for node in self.nodes
+            if not (finite and node.op_type == "IsNaN")
+        )
+
+    def _fold(self, x: str, values: NDArray) -> bool:
+        """Add ``values`` into what makes ``x`` (read at most once) without a new
+        node; False (nothing changed) where that cannot be done."""
+        producer = self._producer(x)
+        if producer is None:
+            return False
+        term = {"Add": 1, "Gemm": 2}.get(producer.op_type)
+        if term is not None and len(producer.input) > term:
+            constant = self.constant_value(producer.input[term])
+            if constant is not None and constant.dtype.kind == "f":
+                merged = constant.astype(np.float64) + values
+                if merged.shape != np.broadcast_shapes(constant.shape, values.shape):
+                    return False
+                producer.input[term] = self.const(merged)
+                return True
+            inner = producer.input[term]
+            return producer.op_type == "Gemm" and self._reads(inner) == 1 and self._fold(
+                inner, values
+            )
+        if producer.op_type == "MatMul" and self.constant_value(producer.input[1]) is not None:
+            producer.op_type = "Gemm"
+            producer.input.append(self.const(values))
+            return True
+        if producer.op_type == "Where":
+            impossible = self.constant_value(producer.input[1])
+            inner = producer.input[2]
+            if impossible is not None and np.all(np.isneginf(impossible)):
+                finite = bool(np.all(np.isfinite(values)))
+                return self._reads(inner, finite) == 1 and self._fold(inner, values)
+        return False
+
+    def gemm(self, x: str, weights: NDArray, c: str) -> str:
+        """``x @ weights.T + c`` for ``x`` (n, F), a constant ``weights`` (K, F) and a
+        tensor ``c`` broadcast to (n, K): one Gemm."""
+        return self.op("Gemm", x, self.const(np.ascontiguousarray(np.asarray(weights).T)), c)
 
     def reduce(self, op_type: str, x: str, axis: int, keepdims: bool = False) -> str:
         """``op_type`` (ReduceSum, ReduceMax, ReduceLogSumExp, ...) over ``axis``, in
@@ -278,8 +359,10 @@ class Graph:
         """The finished :class:`onnx.ModelProto`."""
         from onnx import helper
 
+        read = {name for node in self.nodes for name in node.input}
+        initializers = [t for t in self.initializers if t.name in read]  # merged ones dropped
         graph = helper.make_graph(self.nodes, "nbayes", self.inputs, self.outputs,
-                                  self.initializers)  # fmt: skip
+                                  initializers)  # fmt: skip
         opsets = [helper.make_opsetid(domain, version) for domain, version in self.domains.items()]
         model = helper.make_model(graph, opset_imports=opsets, producer_name=producer)
         model.ir_version = min(model.ir_version, 9)

@@ -35,7 +35,7 @@ def write_posterior(
     jll_prior = np.asarray(jll_prior, dtype=np.float64)
     jll = log_likelihood
     if np.any(jll_prior != 0):
-        jll = g.op("Add", jll, g.const(jll_prior[None, :]))
+        jll = g.add_constant(jll, jll_prior[None, :])
     if temperature != 1.0:
         jll = g.op("Div", jll, g.const(float(temperature)))
     impossible = np.isneginf(np.asarray(log_prior, dtype=np.float64))
@@ -45,28 +45,32 @@ def write_posterior(
     repaired, probabilities = proba
     index = g.op("ArgMax", repaired, axis=1, keepdims=0)
     label_values = _label_values(classes)
-    label = g.op("Gather", g.const(label_values), index, axis=0)
+    if label_values.dtype == object or not np.array_equal(label_values, np.arange(len(classes))):
+        label = g.op("Gather", g.const(label_values), index, axis=0)
+    else:  # the labels are the class indices themselves
+        label = index
     kind = "string" if label_values.dtype == object else "int64"
     g.output("label", label, kind, [None])
     g.output("probabilities", probabilities, "float", [None, len(classes)])
 
 
 def normalised(g: Graph, jll: str, log_prior: NDArray[np.float64]) -> tuple[str, str]:
-    """``(repaired jll, P(y | x))``: degenerate rows replaced (see the module doc),
-    then the shifted softmax, both (n, K)."""
+    """``(shifted jll, P(y | x))``, both (n, K). ``+inf`` is first lowered to the
+    largest float, so that a row's ``+inf`` classes tie at its maximum and share its
+    mass (every other class is ``-inf`` below it, or finite and so far below that its
+    exponential is 0); then ``jll - max`` row by row, which is NaN only in a row of
+    ``-inf`` (``-inf - -inf``), given the normalised log prior instead; then ``exp``
+    over its sum."""
     with np.errstate(divide="ignore", invalid="ignore"):
         prior = np.asarray(log_prior, dtype=np.float64)
         prior = prior - logsumexp(prior)
+    jll = g.op("Min", jll, g.const(np.finfo(g.dtype).max))
     row_max = g.reduce("ReduceMax", jll, axis=1, keepdims=True)
-    all_impossible = g.op("IsInf", row_max, detect_positive=0)
-    some_infinite = g.op("IsInf", row_max, detect_negative=0)
-    split = g.where(g.op("IsInf", jll, detect_negative=0), g.const(0.0), g.const(-np.inf))
-    repaired = g.where(all_impossible, g.const(prior[None, :]),
-                       g.where(some_infinite, split, jll))  # fmt: skip
-    shift = g.reduce("ReduceMax", repaired, axis=1, keepdims=True)
-    exponentials = g.op("Exp", g.op("Sub", repaired, shift))
+    shifted = g.op("Sub", jll, row_max)
+    shifted = g.where(g.op("IsNaN", shifted), g.const(prior[None, :]), shifted)
+    exponentials = g.op("Exp", shifted)
     total = g.reduce("ReduceSum", exponentials, axis=1, keepdims=True)
-    return repaired, g.op("Div", exponentials, total)
+    return shifted, g.op("Div", exponentials, total)
 
 
 def _label_values(classes: NDArray) -> NDArray:
