@@ -80,6 +80,14 @@ EXPECTED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         (),
         (r"setosa +fitted means \[5\.01 3\.43 1\.46 0\.25\] +sample means \[5\.0", r"five setosa"),
     ),
+    "onnx_serving.py": (
+        ("pandas", "onnxruntime"),
+        (
+            r"input city: tensor\(string\) \[None, 1\]",
+            r"labels: \['basic', 'gold', 'gold'\]",
+            r"largest difference from nbayes: \d",
+        ),
+    ),
     "mixed_table.py": (
         ("pandas",),
         (
