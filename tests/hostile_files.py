@@ -278,6 +278,48 @@ def variants(meta: dict, arrays: dict[str, np.ndarray]) -> Iterator[tuple[str, E
     yield "classes_:repeated", repeated_classes
 
 
+def _set_param(name: str, node: dict) -> Edit:
+    """An edit setting the top-level object's parameter ``name`` to the tree ``node``."""
+
+    def edit(meta: dict, arrays: dict[str, np.ndarray]) -> None:
+        meta["model"]["params"]["dict"][name] = node
+
+    return edit
+
+
+def _set_inner_param(name: str, node: dict) -> Edit:
+    """An edit setting parameter ``name`` of the first object (depth first) having one."""
+
+    def edit(meta: dict, arrays: dict[str, np.ndarray]) -> None:
+        for _, found in _walk(meta["model"]):
+            params = found.get("params", {}).get("dict", {}) if "estimator" in found else {}
+            if name in params:
+                params[name] = node
+                return
+        raise AssertionError(f"no parameter {name}")
+
+    return edit
+
+
+#: Hostile files the mutation tests found (``test_a_mutated_model_file_is_refused_or_
+#: loads_correctly``), kept as regression fixtures: ``(model label, what, edit)`` of a
+#: corpus file (:func:`fitted_models`, :func:`text_models`), each to be refused or to
+#: predict cleanly.
+REGRESSIONS: list[tuple[str, str, Edit]] = [
+    # an Integral to Python: passed the constructor's check, failed at prediction
+    ("GaussianNB-default", "batch_size=True", _set_param("batch_size", {"bool": True})),
+    # a truthy number as a switch: signs alternated, and the multinomial model then
+    # refused the input at prediction instead of the file at loading
+    ("Text-hashing", "alternate_sign=-1", _set_inner_param("alternate_sign", {"int": -1})),
+    # a number as the preprocessor: the loaded vectorizer called 0(document)
+    ("Text-hashing", "preprocessor=0", _set_inner_param("preprocessor", {"int": 0})),
+    ("Text-classifier", "analyzer='x'", _set_inner_param("analyzer", {"str": "x"})),
+    ("Text-hashing", "stop_words=0", _set_inner_param("stop_words", {"int": 0})),
+    ("Text-classifier", "tf='sqrt'", _set_inner_param("tf", {"str": "sqrt"})),
+    ("Text-classifier", "header_weight=inf", _set_inner_param("header_weight", {"float": 1e309})),
+]
+
+
 def _at(tree: Any, path: tuple) -> Any:
     for key in path:
         tree = tree[key]
@@ -320,7 +362,40 @@ def _as_array(X: Any) -> np.ndarray:
     return np.asarray(X)
 
 
+def text_models() -> Iterator[tuple[str, Any, Any]]:
+    """``(label, fitted model, documents)``: the text pipelines a model file may hold,
+    nbayes' and scikit-learn's vectorizers, one with a token pattern of its own."""
+    from sklearn.feature_extraction import text as sk_text
+    from sklearn.pipeline import make_pipeline
+
+    import nbayes
+
+    docs = [
+        "Subject: cheap pills\n\nbuy cheap pills now",
+        "Subject: lunch\n\nsee you at lunch today",
+        "Subject: offer\n\ncheap offer, claim your prize now",
+        "Subject: meeting\n\nthe report is due at the meeting",
+    ] * 3
+    y = np.array(["spam", "ham", "spam", "ham"] * 3)
+    models = {
+        "Text-classifier": nbayes.text.make_text_classifier(),
+        "Text-sklearn-pattern": make_pipeline(
+            sk_text.CountVectorizer(token_pattern=r"[a-z]+", ngram_range=(1, 2)),
+            nbayes.MultinomialNB(),
+        ),
+        "Text-tfidf": make_pipeline(sk_text.TfidfVectorizer(), nbayes.ComplementNB()),
+        "Text-hashing": make_pipeline(
+            nbayes.text.HashingVectorizer(n_features=64, alternate_sign=False),
+            nbayes.MultinomialNB(),
+        ),
+    }
+    for label, model in models.items():
+        yield label, model.fit(docs, y), np.array(docs)
+
+
 def _as_input(label: str, stored: np.ndarray, columns: dict) -> Any:
+    if label.startswith("Text"):
+        return [str(doc) for doc in stored]
     if label.startswith("NaiveBayes"):
         import pandas as pd
 
@@ -342,7 +417,7 @@ def check(path: Path, X: Any) -> str:
     ``partial_fit`` can leave and a saved checkpoint must keep, and prediction then
     names the feature, as it does after training."""
     import nbayes
-    from nbayes.errors import NotEstimableError
+    from nbayes.errors import DomainError, NotEstimableError
 
     try:
         model = nbayes.load(path)
@@ -355,6 +430,12 @@ def check(path: Path, X: Any) -> str:
             proba = model.predict_proba(X)
     except NotEstimableError as error:
         return f"refused: {error}"
+    except ValueError as error:
+        # A pipeline whose steps were set to disagree (a hashing vectorizer's signs
+        # alternating before a multinomial model): its model names the bad input.
+        if isinstance(error, DomainError) or isinstance(error.__cause__, DomainError):
+            return f"refused: {error}"
+        return f"FAIL predict {type(error).__name__}: {error}"
     except Exception as error:
         return f"FAIL predict {type(error).__name__}: {error}"
     proba = np.asarray(proba, dtype=np.float64)
@@ -382,8 +463,88 @@ def main(directory: str) -> None:
         print(json.dumps({"file": path.name, "model": label, "variant": name, "outcome": outcome}))
 
 
+def serve(directory: str, memory_limit: int) -> None:
+    """Check files named on stdin, one ``PATH LABEL`` a line, printing one JSON outcome
+    a line (:func:`check` on ``LABEL``'s inputs), in a process whose address space is
+    limited to ``memory_limit`` bytes: the worker :class:`Loader` talks to."""
+    import resource
+
+    folder = Path(directory)
+    with np.load(folder / "inputs.npz", allow_pickle=False) as stored:
+        inputs = {key: stored[key] for key in stored.files}
+    columns = json.loads((folder / "columns.json").read_text())
+    import nbayes  # noqa: F401  (imported before the limit: its own start-up is not tested)
+
+    resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+    print("ready", flush=True)
+    for line in sys.stdin:
+        path, label = line.split()
+        outcome = check(Path(path), _as_input(label, inputs[label], columns))
+        print(json.dumps({"outcome": outcome}), flush=True)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1] == "--serve":
+        serve(sys.argv[2], int(sys.argv[3]))
+    else:
+        main(sys.argv[1])
+
+
+# ---------------------------------------------------------------- a loader under limits
+class Loader:
+    """A worker process (:func:`serve`) that loads model files and predicts with them
+    under a memory limit, each file within ``timeout`` seconds: :meth:`check` returns
+    the outcome, or ``"FAIL ..."`` when the worker runs out of time or dies (it is then
+    started again for the next file)."""
+
+    def __init__(self, directory: Path, memory_limit: int = 1 << 30, timeout: float = 60) -> None:
+        self.directory, self.memory_limit, self.timeout = directory, memory_limit, timeout
+        self.process = None
+
+    def _start(self) -> None:
+        import subprocess
+
+        self.process = subprocess.Popen(
+            [sys.executable, __file__, "--serve", str(self.directory), str(self.memory_limit)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        if self._line(120) != "ready":
+            raise RuntimeError(f"the loader did not start: {self._stop()}")
+
+    def _line(self, timeout: float) -> str | None:
+        import select
+
+        ready, _, _ = select.select([self.process.stdout], [], [], timeout)
+        return self.process.stdout.readline().strip() if ready else None
+
+    def _stop(self) -> str:
+        """Stop the worker; the end of what it wrote to stderr."""
+        self.process.kill()
+        _, err = self.process.communicate()
+        self.process = None
+        return err[-1500:]
+
+    def check(self, path: Path, label: str) -> str:
+        if self.process is None:
+            self._start()
+        self.process.stdin.write(f"{path} {label}\n")
+        self.process.stdin.flush()
+        line = self._line(self.timeout)
+        if line is None:
+            self._stop()
+            return f"FAIL: no answer within {self.timeout} s"
+        if not line:
+            return f"FAIL: the loader died: {self._stop()}"
+        return json.loads(line)["outcome"]
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.process.stdin.close()
+            self.process.wait(timeout=30)
+            self.process = None
 
 
 # ---------------------------------------------------------------- decompression bombs

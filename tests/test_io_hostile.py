@@ -8,6 +8,7 @@ from __future__ import annotations
 import collections
 import copy
 import json
+import os
 import re
 import subprocess
 import sys
@@ -17,8 +18,9 @@ from pathlib import Path
 import hostile_files
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import nbayes
 from nbayes.core.registry import ESTIMATORS
@@ -296,3 +298,164 @@ def test_a_large_honest_model_still_loads(tmp_path):
     assert path.stat().st_size > 1_000_000
     loaded = nbayes.load(path)
     np.testing.assert_array_equal(loaded.feature_count_, model.feature_count_)
+
+
+# ---------------------------------------------------------------- mutation fuzzing
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    """A clean file of every registered estimator and of the text pipelines, the inputs
+    to predict on, and a loader that checks files in a worker process limited to 1 GiB
+    of address space and 60 s a file."""
+    folder = tmp_path_factory.mktemp("corpus")
+    inputs, files = {}, []
+    for label, model, X in [*hostile_files.fitted_models(), *hostile_files.text_models()]:
+        path = folder / f"{label}.npz"
+        nbayes.save(model, path)
+        inputs[label] = hostile_files._as_array(X)
+        files.append((label, path))
+    np.savez(folder / "inputs.npz", **inputs)
+    (folder / "columns.json").write_text(json.dumps(hostile_files._columns()))
+    loader = hostile_files.Loader(folder)
+    yield files, loader
+    loader.close()
+
+
+def test_every_clean_file_of_the_corpus_loads_and_predicts(corpus):
+    files, loader = corpus
+    outcomes = {label: loader.check(path, label) for label, path in files}
+    assert all(outcome == "clean" for outcome in outcomes.values()), outcomes
+
+
+@pytest.mark.parametrize(
+    ("label", "what", "edit"),
+    hostile_files.REGRESSIONS,
+    ids=[f"{label}:{what}" for label, what, _ in hostile_files.REGRESSIONS],
+)
+def test_the_hostile_files_fuzzing_found_stay_refused_or_clean(corpus, tmp_path, label, what, edit):
+    files, loader = corpus
+    meta, arrays = hostile_files.read_parts(dict(files)[label])
+    edit(meta, arrays)
+    hostile_files.write_parts(tmp_path / "found.npz", meta, arrays)
+    outcome = loader.check(tmp_path / "found.npz", label)
+    assert outcome == "clean" or outcome.startswith("refused:"), outcome
+
+
+#: JSON values a tampered setting or state entry may take: wrong types, extremes, the
+#: settings that select behaviour, and tags of the tree format in the wrong place.
+JSON_VALUES = st.one_of(
+    st.builds(
+        lambda v: {"int": v}, st.sampled_from([0, -1, 1, 2, 3, 64, 65, 2**31, 2**63, 10**30])
+    ),
+    st.builds(
+        lambda v: {"float": v},
+        st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from([5e-324, 1e308, -1e308]),
+    ),
+    st.builds(
+        lambda v: {"str": v},
+        st.sampled_from(
+            [
+                "filename",
+                "file",
+                "content",
+                "(a|aa)+$",
+                r"(\w)\1",
+                "char",
+                "word",
+                "rot13",
+                "no-such-codec",
+                "english",
+                "",
+                "l2",
+                "uniform",
+                "ignore",
+                "sklearn.Pipeline",
+            ]
+        )
+        | st.text(max_size=20),
+    ),
+    st.builds(lambda v: {"bool": v}, st.booleans()),
+    st.just({"none": None}),
+    st.sampled_from(
+        [
+            {"builtin_type": "str"},
+            {"builtin_type": "float"},
+            {"scalar_type": "<f8"},
+            {"dtype": "<U3"},
+            {"array": "a0"},
+            {"array": "a0", "object": True},
+            {"tuple": [{"int": 1}, {"int": 10**9}]},
+            {"tuple": [{"int": 2}, {"int": 1}]},
+            {"list": []},
+            {"dict": {}},
+            {"estimator": "GaussianNB", "params": {"dict": {}}},
+            {"dataclass": "Tokenizer", "fields": {}},
+            {"slice": [{"int": 0}, {"int": 10**12}, {"none": None}]},
+        ]
+    ),
+)
+
+
+def _leaves(meta: dict) -> list[tuple]:
+    """Paths of the tagged scalar nodes of a file's model tree."""
+    return [
+        path
+        for path, node in hostile_files._walk(meta["model"])
+        if len(node) == 1 and next(iter(node)) in ("int", "float", "str", "bool", "none")
+    ]
+
+
+def _mutate(data, source: Path, target: Path) -> str:
+    """Write a mutation of ``source`` to ``target`` (drawn by hypothesis); its kind."""
+    kind = data.draw(
+        st.sampled_from(["flip", "truncate", "swap", "json", "array"]), label="mutation"
+    )
+    if kind in ("flip", "truncate"):  # the raw bytes: zip structure, headers, JSON, CRC
+        raw = bytearray(source.read_bytes())
+        if kind == "truncate":
+            raw = raw[: data.draw(st.integers(0, len(raw) - 1), label="length")]
+        else:
+            for _ in range(data.draw(st.integers(1, 8), label="flips")):
+                at = data.draw(st.integers(0, len(raw) - 1), label="at")
+                raw[at] ^= data.draw(st.integers(1, 255), label="mask")
+        target.write_bytes(bytes(raw))
+        return kind
+    meta, arrays = hostile_files.read_parts(source)  # the rest rehash, as an attacker would
+    keys = sorted(arrays)
+    if kind == "swap" and len(keys) >= 2:
+        a, b = data.draw(st.permutations(keys), label="members")[:2]
+        arrays[a], arrays[b] = arrays[b], arrays[a]
+    elif kind == "array":
+        key = data.draw(st.sampled_from(keys), label="member")
+        arrays[key] = data.draw(
+            hnp.arrays(
+                st.sampled_from([np.float64, np.int64, np.uint8, np.bool_, np.dtype("<U2")]),
+                hnp.array_shapes(min_dims=0, max_dims=3, max_side=4),
+            ),
+            label="array",
+        )
+    else:
+        path = data.draw(st.sampled_from(_leaves(meta)), label="entry")
+        node = hostile_files._at(meta["model"], path)
+        node.clear()
+        node.update(data.draw(JSON_VALUES, label="value"))
+    hostile_files.write_parts(target, meta, arrays)
+    return kind
+
+
+@settings(
+    max_examples=int(os.environ.get("NBAYES_FUZZ_EXAMPLES", "150")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(data=st.data())
+def test_a_mutated_model_file_is_refused_or_loads_correctly(corpus, tmp_path, data):
+    """Byte flips, truncation, swapped members, replaced arrays and tampered JSON values
+    of any corpus file: ModelFileError, or a model predicting proper probabilities,
+    within 60 s and 1 GiB (a fresh worker process under those limits)."""
+    files, loader = corpus
+    label, source = data.draw(st.sampled_from(files), label="file")
+    target = tmp_path / "mutated.npz"
+    kind = _mutate(data, source, target)
+    outcome = loader.check(target, label)
+    event(f"{kind}: {outcome.split(':')[0]}")
+    assert outcome == "clean" or outcome.startswith("refused:"), outcome

@@ -157,7 +157,7 @@ def test_transform_equals_fit_transform_and_ignores_unseen_words():
     [
         ({"quotes": "strip"}, "quotes must be 'keep' or 'drop'"),
         ({"signature": None}, "signature must be"),
-        ({"header_weight": -1}, "header_weight must be a number >= 0"),
+        ({"header_weight": -1}, "header_weight must be a finite number >= 0"),
         ({"header_fields": "subject"}, "header_fields must be a sequence"),
         ({"header_fields": ("subject:",)}, "without ':'"),
         ({"tokenizer": "rich"}, "tokenizer must be an nbayes.text.Tokenizer"),

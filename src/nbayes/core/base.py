@@ -49,8 +49,17 @@ if TYPE_CHECKING:  # the contract is the event models' (nbayes.events), above th
 #: temporaries of (rows, n_classes), e.g. 40k rows x 20 classes: 6 MiB).
 SPARSE_BLOCK_NONZEROS = 1 << 22
 
+class IntegerInterval(Interval):
+    """scikit-learn's ``Interval`` of integers, refusing booleans (``True`` is an
+    ``Integral`` to Python, so ``batch_size=True`` passed the constructor's check and
+    failed at prediction)."""
+
+    def is_satisfied_by(self, val) -> bool:
+        return not isinstance(val, bool | np.bool_) and super().is_satisfied_by(val)
+
+
 #: ``batch_size``: rows scored at once in prediction; None chooses cache-sized blocks.
-BATCH_SIZE = {"batch_size": [Interval(Integral, 1, None, closed="left"), None]}
+BATCH_SIZE = {"batch_size": [IntegerInterval(Integral, 1, None, closed="left"), None]}
 #: The Lidstone pseudocount on the class prior, a parameter of every model.
 PRIOR_ALPHA = {"prior_alpha": [Interval(Real, 0, None, closed="left")]}
 

@@ -43,7 +43,8 @@ def class_log_prior(
     if not fit_prior:
         return np.full(n_classes, -np.log(n_classes))
     smoothed = class_count + pseudocount
-    total = smoothed.sum()
+    with np.errstate(over="ignore"):  # a sum past float64's range is scaled down below
+        total = smoothed.sum()
     if total <= 0:
         return np.full(n_classes, -np.log(n_classes))
     if not np.isfinite(total):  # a huge pseudocount (1e308): the ratios, scaled down

@@ -127,8 +127,8 @@ class PostVectorizer(StoresFittedAttributes, TransformerMixin, BaseEstimator):
                 f"tokenizer must be an nbayes.text.Tokenizer or None; got {self.tokenizer!r}"
             )
         weight = self.header_weight
-        if not isinstance(weight, Real) or isinstance(weight, bool) or not weight >= 0:
-            raise ValueError(f"header_weight must be a number >= 0; got {weight!r}")
+        if not isinstance(weight, Real) or isinstance(weight, bool) or not 0 <= weight < np.inf:
+            raise ValueError(f"header_weight must be a finite number >= 0; got {weight!r}")
         fields = self.header_fields
         if isinstance(fields, str) or not isinstance(fields, Iterable):
             raise ValueError(f"header_fields must be a sequence of field names; got {fields!r}")

@@ -51,7 +51,12 @@ def stop_word_set(stop_words) -> frozenset[str]:
         if stop_words != "english":
             raise ValueError(f"stop_words must be 'english', None or a list; got {stop_words!r}")
         return ENGLISH_STOP_WORDS
-    words = frozenset(stop_words)
+    try:
+        words = frozenset(stop_words)
+    except TypeError:  # not iterable, or holding unhashable items
+        raise ValueError(
+            f"stop_words must be 'english', None or a list; got {stop_words!r:.40}"
+        ) from None
     bad = [w for w in words if not isinstance(w, str)]
     if bad:
         raise ValueError(f"stop words must be strings; got {bad[0]!r}")

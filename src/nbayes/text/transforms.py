@@ -76,11 +76,15 @@ class RennieTransformer(
         self.idf = idf
         self.norm = norm
 
-    def _check(self, X, reset: bool):
+    def _check_settings(self) -> None:
+        """ValueError unless ``tf`` and ``norm`` are among their values."""
         if self.tf not in ("log", None):
-            raise ValueError(f"tf must be 'log' or None; got {self.tf!r}")
+            raise ValueError(f"tf must be 'log' or None; got {self.tf!r:.40}")
         if self.norm not in ("l1", "l2", None):
-            raise ValueError(f"norm must be 'l1', 'l2' or None; got {self.norm!r}")
+            raise ValueError(f"norm must be 'l1', 'l2' or None; got {self.norm!r:.40}")
+
+    def _check(self, X, reset: bool):
+        self._check_settings()
         X = validate_data(
             self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=reset, copy=True
         )
@@ -101,7 +105,9 @@ class RennieTransformer(
         return self
 
     def check_restored(self) -> None:
-        """ValueError unless ``idf_`` is there exactly when ``idf``, one per feature."""
+        """ValueError unless the settings are valid and ``idf_`` is there exactly when
+        ``idf``, one per feature."""
+        self._check_settings()
         idf = getattr(self, "idf_", None)
         if (idf is not None) != bool(self.idf):
             raise ValueError("idf_ does not match the idf parameter.")

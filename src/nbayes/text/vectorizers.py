@@ -44,6 +44,38 @@ def _as_scipy(matrix):
     return _align_api_if_sparse(matrix)
 
 
+def _check_options(vectorizer, names: tuple[str, ...]) -> None:
+    """ValueError unless each of these parameters is a bool (scikit-learn's "boolean"
+    constraint: -1 or "no" would be read as true), and unless the options both
+    vectorizers share are among scikit-learn's values (a function where it takes one)."""
+    for name in names:
+        value = getattr(vectorizer, name)
+        if not isinstance(value, bool | np.bool_):
+            raise ValueError(f"{name} must be True or False; got {value!r:.40}")
+    for name, allowed in _OPTIONS.items():
+        value = getattr(vectorizer, name)
+        if not (callable(value) and name in _CALLABLE) and not any(
+            value is option or (isinstance(value, str) and value == option) for option in allowed
+        ):
+            kinds = ", ".join(repr(option) for option in allowed)
+            also = " or a function" if name in _CALLABLE else ""
+            raise ValueError(f"{name} must be one of {kinds}{also}; got {value!r:.40}")
+    stop_word_set(vectorizer.stop_words)
+
+
+#: scikit-learn's values of the options both vectorizers share.
+_OPTIONS = {
+    "input": ("content", "filename", "file"),
+    "decode_error": ("strict", "ignore", "replace"),
+    "strip_accents": (None, "ascii", "unicode"),
+    "analyzer": ("word", "char", "char_wb"),
+    "preprocessor": (None,),
+    "tokenizer": (None,),
+}
+#: The options that may also be a function (a Tokenizer is one).
+_CALLABLE = frozenset({"strip_accents", "analyzer", "preprocessor", "tokenizer"})
+
+
 class _Compiled:
     """What both vectorizers share: the fast-path test and the compiled analysis."""
 
@@ -242,6 +274,7 @@ class CountVectorizer(_Compiled, BaseEstimator):
 
     def _check_params(self) -> None:
         check_ngram_range(self.ngram_range)
+        _check_options(self, ("lowercase", "binary"))
         for name in ("max_df", "min_df"):
             value = getattr(self, name)
             if isinstance(value, Integral) and not isinstance(value, bool):
@@ -510,6 +543,7 @@ class HashingVectorizer(_Compiled, BaseEstimator):
 
     def _check_params(self) -> None:
         check_ngram_range(self.ngram_range)
+        _check_options(self, ("lowercase", "binary", "alternate_sign"))
         if not (isinstance(self.n_features, Integral) and 1 <= self.n_features < 2**31):
             raise ValueError(f"n_features must be an int in [1, 2**31); got {self.n_features!r}")
         if self.norm not in ("l1", "l2", None):
