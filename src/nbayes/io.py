@@ -7,11 +7,10 @@ bounded ``.npz`` reader (:mod:`nbayes.files.npz`), the codecs of scikit-learn cl
 (:mod:`nbayes.files.sklearn_codecs`) and the checks of stored attributes
 (:mod:`nbayes.files.fitted_attributes`).
 
->>> import numpy as np, nbayes, tempfile, os
+>>> import numpy as np, nbayes
 >>> model = nbayes.GaussianNB().fit(np.array([[0.0], [1.0], [5.0], [6.0]]), [0, 0, 1, 1])
->>> path = os.path.join(tempfile.mkdtemp(), "model.nbm")
->>> nbayes.save(model, path)
->>> nbayes.load(path).predict(np.array([[0.5], [5.5]])).tolist()
+>>> nbayes.save(model, "model.nbm")
+>>> nbayes.load("model.nbm").predict(np.array([[0.5], [5.5]])).tolist()
 [0, 1]
 """
 

@@ -34,9 +34,10 @@ Example
 >>> model = Text(alpha=1.0, stop_words=None)
 >>> docs = ["cheap pills now", "cheap cheap offer", "see you at lunch", "lunch now?"]
 >>> X = [(docs, np.arange(4))]
->>> params = model.estimate(model.summarize(X, hard_class_weights(np.array([1, 1, 0, 0]), 2, None)))
+>>> W = hard_class_weights(np.array([1, 1, 0, 0]), 2, None)
+>>> params = model.estimate(model.add_into(model.zero(2, len(X)), X, W))
 >>> model.value_grid(params, None, 0, None)[:3]
-['see', 'you', 'at']
+['at', 'cheap', 'lunch']
 >>> bool(np.argmax(model.log_likelihood(params, [(["cheap offer"], np.array([0]))])) == 1)
 True
 """

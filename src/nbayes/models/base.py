@@ -7,7 +7,7 @@ core imports neither, and a new estimator subclasses this one class.
 >>> import numpy as np
 >>> from nbayes import GaussianNB
 >>> model = GaussianNB().fit(np.array([[0.0], [1.0], [5.0], [6.0]]), [0, 0, 1, 1])
->>> model.explain(np.array([5.5])).prediction
+>>> model.explain(np.array([5.5])).predicted
 1
 """
 

@@ -149,7 +149,7 @@ def mime_depth(raw: bytes, limit: int | None = None) -> int:
     (``--boundary``) closes the levels opened inside it (a ``message/*`` part's level
     ends with its part). The count stops at ``limit + 1`` when ``limit`` is given.
 
-    >>> mime_depth(b"Content-Type: multipart/mixed; boundary=a\n\n--a\n\nhi\n--a--\n")
+    >>> mime_depth(b"Content-Type: multipart/mixed; boundary=a\\n\\n--a\\n\\nhi\\n--a--\\n")
     1
     """
     head, _ = split_head(raw)

@@ -176,9 +176,9 @@ class RequestReader:
     over ``max_size`` is refused as soon as its Content-length is read.
 
     >>> reader = RequestReader(max_size=100)
-    >>> reader.feed(b"PING SPAMC/1.5\r") is None
+    >>> reader.feed(b"PING SPAMC/1.5\\r") is None
     True
-    >>> reader.feed(b"\n\r\n").method
+    >>> reader.feed(b"\\n\\r\\n").method
     'PING'
     """
 
