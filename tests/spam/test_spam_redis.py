@@ -13,11 +13,13 @@ import numpy as np
 import pytest
 from spam_mail import corpus, corpus_dirs, synthetic_mail
 
+from nbayes.spam.database import StoreUnavailableError
 from nbayes.spam.feedback import tell
 from nbayes.spam.prune import prune
 from nbayes.spam.redis_store import RedisTokenStore, redis_name
 from nbayes.spam.score import ScoreSettings, score_tokens
 from nbayes.spam.sources import iter_mail
+from nbayes.spam.spamd import EX_TEMPFAIL, status_of
 from nbayes.spam.store import NotTrainedError, StoreError, TokenStore
 from nbayes.spam.stores import Store, open_store
 from nbayes.spam.tokens import TokenOptions, tokenize
@@ -221,6 +223,9 @@ def test_redis_down_or_read_only_is_exit_3_and_the_message_passes_whole(redis_se
         down = nbayes(*command, "--redis", url, input=raw)
         assert down.returncode == 3 and down.stdout == raw
         assert b"Connection refused" in down.stderr and down.stderr.count(b"\n") == 1
+    with pytest.raises(StoreUnavailableError, match="Connection refused") as down_now:
+        RedisTokenStore(url)
+    assert status_of(down_now.value) == EX_TEMPFAIL  # serve: spamc passes the mail on
     for command in (["stats"], ["train", "--spam", _one(tmp_path)], ["prune"], ["dump"]):
         down = nbayes(*command, "--redis", url)
         assert down.returncode == 3 and down.stderr.startswith(b"nbayes: redis://127.0.0.1")

@@ -45,6 +45,11 @@ class StoreError(RuntimeError):
     trained; the message names the file and the problem."""
 
 
+class StoreUnavailableError(StoreError):
+    """The store's server cannot be reached or answer for now (Redis down, timed out,
+    loading its data): worth trying again later."""
+
+
 def uri(path: Path, mode: str) -> str:
     """The ``file:`` URI of ``path`` (made absolute) opened in ``mode`` (see :data:`MODES`)."""
     if mode not in MODES:

@@ -36,7 +36,7 @@ from collections.abc import Set as AbstractSet
 from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING, Any
 
-from nbayes.spam.database import StoreError
+from nbayes.spam.database import StoreError, StoreUnavailableError
 from nbayes.spam.store import (
     LABELS,
     Message,
@@ -234,6 +234,10 @@ class RedisTokenStore:
                 f"{self.name}: a Redis store needs the redis client: pip install 'nbayes[redis]'"
             ) from None
         self._errors = redis.exceptions.RedisError
+        self._unavailable = (
+            redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,
+            redis.exceptions.BusyLoadingError,
+        )  # fmt: skip
         wait = max(timeout, _LEAST_WAIT)
         try:
             self.client = redis.Redis.from_url(
@@ -258,6 +262,8 @@ class RedisTokenStore:
         """Redis's errors as :class:`StoreError` naming the store."""
         try:
             yield
+        except self._unavailable as error:
+            raise StoreUnavailableError(self._describe(error)) from None
         except self._errors as error:
             raise StoreError(self._describe(error)) from None
 

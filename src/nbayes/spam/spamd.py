@@ -30,8 +30,8 @@ A request the server cannot answer gets a status other than 0 (spamc then passes
 message through unchanged): 65 (EX_DATAERR) for input that is not mail, too large, or
 nested deeper than the MIME depth limit,
 69 (EX_UNAVAILABLE) for TELL where it is not allowed, 75 (EX_TEMPFAIL) for a locked
-database, 70 (EX_SOFTWARE) for other failures, 76 (EX_PROTOCOL) for a malformed
-request.
+database or a store server that cannot be reached now (Redis), 70 (EX_SOFTWARE) for
+other failures, 76 (EX_PROTOCOL) for a malformed request.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, BinaryIO
 
+from nbayes.spam.database import StoreUnavailableError
 from nbayes.spam.feedback import tell
 from nbayes.spam.mark import POINTS, mark, split_head
 from nbayes.spam.parse import (
@@ -406,6 +407,8 @@ def status_of(error: Exception) -> int:
     """The status a failed request is answered with."""
     if isinstance(error, ProtocolError):
         return error.code
-    if isinstance(error, StoreError) and "locked" in str(error):
+    if isinstance(error, StoreUnavailableError) or (
+        isinstance(error, StoreError) and "locked" in str(error)
+    ):
         return EX_TEMPFAIL
     return EX_SOFTWARE
