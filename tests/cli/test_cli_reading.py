@@ -83,3 +83,27 @@ def test_quotes_of_a_file_that_quotes_are_quoting(tmp_path):
                        cwd=tmp_path))  # fmt: skip
     assert "read 4 rows" in result.stdout and "4 values" in result.stdout
     assert result.stderr == ""
+
+
+def test_a_number_column_holding_a_marker_gets_a_hint(tmp_path):
+    """A numeric column holding '?' became categorical without a word (issue 29)."""
+    data = tmp_path / "adult.csv"
+    rows = [("39", "State-gov", "<=50K"), ("?", "Self-emp", ">50K"), ("38", "?", "<=50K"),
+            ("53", "Private", ">50K"), ("?", "Private", "<=50K")]  # fmt: skip
+    data.write_text("age,workclass,income\n" + "".join(",".join(r) + "\n" for r in rows))
+    plain = ok(nbayes("train", data, "-t", "income", "-o", "m.nbm", cwd=tmp_path))
+    assert "age: categorical" in plain.stdout
+    assert (
+        "column 'age' holds numbers and '?' (2 rows), so it is read as text (categories); "
+        "if that marks a missing value, give --na-values '?'" in plain.stderr
+    )
+    assert "workclass" not in plain.stderr  # a text column holding '?' is text anyway
+    given = ok(nbayes("train", data, "-t", "income", "--na-values", "?", "-o", "m.nbm",
+                      cwd=tmp_path))  # fmt: skip
+    assert "age: gaussian" in given.stdout and given.stderr == ""
+    refused = nbayes("train", data, "-t", "income", "-m", "gaussian", "-c", "workclass=ignore",
+                     "-o", "m.nbm", cwd=tmp_path)  # fmt: skip
+    assert refused.returncode == 2
+    assert "holds '?', not a number (if it marks a missing value: --na-values '?')" in (
+        refused.stderr
+    )

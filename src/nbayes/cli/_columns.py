@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import click
 import numpy as np
 
 from nbayes.cli._tables import CLIError, Source, pyarrow
@@ -41,7 +42,45 @@ def infer_read(column, name: str, source: Source) -> tuple[str, object]:
             parsed = parsing.parse(column)
             if parsed is not None:
                 return read, parsed
+    _hint_markers(column, name, source)
     return "text", column
+
+
+def _hint_markers(column, name: str, source: Source) -> None:
+    """A note on stderr where a text column is numbers but for a few values that look
+    like a missing-value marker (``?`` in the UCI files): read as text, the column
+    becomes categorical, silently, unless ``--na-values`` names the marker."""
+    pa = pyarrow()
+    pc = pa.compute
+    values = pc.utf8_trim_whitespace(column.drop_null())
+    numbers = pc.match_substring_regex(values, _NUMBER)
+    n_numbers = pc.sum(numbers).as_py() or 0
+    if n_numbers * 2 < len(values):
+        return
+    others = pc.value_counts(values.filter(pc.invert(numbers)))
+    if not 0 < len(others) <= _MAX_MARKERS:
+        return
+    found = ", ".join(
+        f"{item['values'].as_py()!r} ({_rows(item['counts'].as_py())})" for item in others
+    )
+    given = " ".join(f"--na-values {item['values'].as_py()!r}" for item in others)
+    click.echo(
+        f"note: {source.name}: column {name!r} holds numbers and {found}, so it is read as "
+        f"text (categories); if that marks a missing value, give {given}",
+        err=True,
+    )
+
+
+def _rows(count: int) -> str:
+    return f"{count} row" if count == 1 else f"{count} rows"
+
+
+#: A number as written in a file (what a cast to float64 takes, but for inf and nan).
+_NUMBER = r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$"
+#: At most this many distinct other values in a number column are hinted at as markers.
+_MAX_MARKERS = 3
+#: A value this short that is not a number may be a marker, and gets the hint.
+_MARKER_LENGTH = 8
 
 
 #: Values tried first when telling how a text column parses.
@@ -191,8 +230,10 @@ def _fail(column, name: str, source: Source, offset: int, what: str, ok) -> None
     """Raise the error of the first value of ``column`` that is not ``what``."""
     for row, value in enumerate(column.to_pylist()):
         if value is not None and not ok(value):
+            marker = f" (if it marks a missing value: --na-values {value.strip()!r})"
             raise CLIError(
                 f"{source.where(offset + row)}: column {name!r} holds {value!r}, not {what}"
+                + (marker if len(value.strip()) <= _MARKER_LENGTH else "")
             )
     raise CLIError(f"{source.name}: column {name!r} is not {what}")
 
