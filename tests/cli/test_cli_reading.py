@@ -107,3 +107,29 @@ def test_a_number_column_holding_a_marker_gets_a_hint(tmp_path):
     assert "holds '?', not a number (if it marks a missing value: --na-values '?')" in (
         refused.stderr
     )
+
+
+def test_format_names_the_input_everywhere_and_to_the_output(tmp_path):
+    """``--format`` is the input's format in every command, explain's too (it had
+    ``--input-format``, kept hidden); ``--to`` the output's. ``--format json``, the
+    output's name before, still works for explain and inspect."""
+    data = tmp_path / "rows.data"  # no suffix to tell the format by
+    data.write_text("x,label\n1,a\n2,b\n1,a\n3,b\n")
+    ok(nbayes("train", data, "--format", "csv", "-t", "label", "-o", "m.nbm", cwd=tmp_path))
+    outputs = [
+        ok(nbayes("explain", "m.nbm", data, "-i", "0", *args, cwd=tmp_path)).stdout
+        for args in (["--format", "csv", "--to", "json"], ["--input-format", "csv",
+                     "--to", "json"], ["--format", "json"], ["--to", "json"])
+    ]  # fmt: skip
+    assert outputs[0].startswith("{") and len(set(outputs)) == 1
+    text = ok(nbayes("explain", "m.nbm", "--row", "x=1", "--to", "text", cwd=tmp_path)).stdout
+    assert "posterior" in text
+    both = nbayes("explain", "m.nbm", "--row", "x=1", "--format", "json", "--to", "text",
+                  cwd=tmp_path)  # fmt: skip
+    assert both.returncode == 2 and "give one" in both.stderr
+    shown = ok(nbayes("explain", "--help", cwd=tmp_path)).stdout
+    assert "--to" in shown and "--input-format" not in shown
+    assert (
+        ok(nbayes("inspect", "m.nbm", "--to", "json", cwd=tmp_path)).stdout
+        == ok(nbayes("inspect", "m.nbm", "--format", "json", cwd=tmp_path)).stdout
+    )

@@ -15,19 +15,28 @@ def _known_encoding(_ctx, _param, value: str | None) -> str | None:
     return value
 
 
-def read_options(command=None, *, format_flag: str = "--format"):
-    """Add --format (or ``format_flag``), --sep, --encoding, --header/--no-header and
-    --na-values."""
+def read_options(command=None, *, output_formats: tuple[str, ...] = ()):
+    """Add --format, --sep, --encoding, --header/--no-header, --na-values and the other
+    reading options. ``output_formats``: values --format also takes, naming the
+    output's format (``explain --format json``, from before --to); the command then
+    has the hidden --input-format of old, too."""
     if command is None:
-        return lambda command: read_options(command, format_flag=format_flag)
+        return lambda command: read_options(command, output_formats=output_formats)
+    inputs = sorted(set(FORMATS.values()))
+    outputs = f"; {' or '.join(output_formats)} name the output's, as --to" * bool(output_formats)
     options = [
         click.option(
-            format_flag,
+            "--format",
             "fmt",
-            type=click.Choice(sorted(set(FORMATS.values()))),
+            type=click.Choice([*inputs, *output_formats]),
             default=None,
             help="Input format (default: from the file's suffix, .gz/.bz2/.xz/.zst/.zip "
-            "looked through; CSV for stdin).",
+            f"looked through; CSV for stdin){outputs}.",
+        ),
+        *(
+            [click.option("--input-format", "input_fmt", type=click.Choice(inputs), hidden=True)]
+            if output_formats
+            else []
         ),
         click.option("--sep", default=None, help="Field separator of CSV input (default ',')."),
         click.option(
@@ -78,9 +87,11 @@ def read_options(command=None, *, format_flag: str = "--format"):
 
 def read_spec(
     fmt=None, sep=None, encoding=None, header=None, na_values=(), default_na=None,
-    strip_spaces=None, quoting=None,
+    strip_spaces=None, quoting=None, input_fmt=None,
 ) -> ReadSpec:  # fmt: skip
-    """The reading options as a :class:`ReadSpec` (None where not given)."""
+    """The reading options as a :class:`ReadSpec` (None where not given; ``fmt`` an
+    input format: an output's given to --format is the caller's to take out first)."""
+    fmt = input_fmt or fmt
     if sep is not None:
         sep = {"\\t": "\t", "tab": "\t"}.get(sep, sep)
     return ReadSpec(

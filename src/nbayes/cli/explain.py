@@ -22,6 +22,10 @@ class RowSource:
         return "--row"
 
 
+#: What --to takes (and --format, for the output, as before --to).
+OUTPUT_FORMATS = ("text", "json")
+
+
 def parse_row(text: str):
     """The row of ``--row`` as a one-row table of text (an empty value is missing):
     ``'a=1,b=x'``, fields in CSV quoting where a value holds a comma
@@ -78,11 +82,22 @@ def row_at(source: Source, index: int):
     "missing values out, such as --model mixed, marginalise them).",
 )
 @click.option("--index", "-i", type=int, default=None, help="Row number (from 0) in DATA.")
-@click.option("--format", "out_fmt", type=click.Choice(["text", "json"]), default="text")
-@read_options(format_flag="--input-format")
+@click.option(
+    "--to",
+    "out_fmt",
+    type=click.Choice(OUTPUT_FORMATS),
+    default=None,
+    help="Output format: text (the default) or json.",
+)
+@read_options(output_formats=OUTPUT_FORMATS)
 def explain(model_file, data, row_text, index, out_fmt, **reading) -> None:
     """Show how MODEL computes the posterior of one row: --row 'col=value,...',
     or DATA --index N."""
+    if reading["fmt"] in OUTPUT_FORMATS:  # --format json, as before --to
+        if out_fmt not in (None, reading["fmt"]):
+            raise CLIError(f"--format {reading['fmt']} and --to {out_fmt}: give one")
+        out_fmt, reading["fmt"] = reading["fmt"], None
+    out_fmt = out_fmt or "text"
     if (row_text is None) == (data is None or index is None):
         raise CLIError("give either --row 'col=value,...' or DATA --index N")
     model, encoder, _, trained = load_cli_model(model_file)

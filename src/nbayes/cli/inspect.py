@@ -135,16 +135,26 @@ def _text(info: dict) -> str:
     show_default=True,
     help="Informative features per class.",
 )
-@click.option("--format", "out_fmt", type=click.Choice(["text", "json"]), default="text")
+@click.option(
+    "--to",
+    "out_fmt",
+    type=click.Choice(["text", "json"]),
+    default=None,
+    help="Output format: text (the default) or json.",
+)
+@click.option("--format", "old_fmt", type=click.Choice(["text", "json"]), hidden=True)
 @click.option(
     "--diagnostics",
     is_flag=True,
     help="Also rank the column pairs that most violate the naive assumption "
     "(models with pair statistics: --model aode or tan).",
 )
-def inspect(model_file, top, out_fmt, diagnostics) -> None:
+def inspect(model_file, top, out_fmt, old_fmt, diagnostics) -> None:
     """Show MODEL's kind, classes, priors, each column's distribution per class and
     the most informative features."""
+    if out_fmt is not None and old_fmt not in (None, out_fmt):
+        raise CLIError(f"--format {old_fmt} and --to {out_fmt}: give one")
+    out_fmt = out_fmt or old_fmt or "text"  # --format: the name before --to
     model, encoder, target, _ = load_cli_model(model_file)
     info = describe(model, encoder, target, top)
     if diagnostics:
