@@ -4,8 +4,14 @@ on some page, and the output shown is what the script prints (numbers to a few p
 the site builds with ``mkdocs build --strict`` (broken links, nav entries, snippets or
 API references fail it), and its API reference covers every public name of ``nbayes``.
 
+The pages show each example and its output inline, in a code block titled with the
+file's path (```` ```python title="docs/examples/x.py" ````), so the raw Markdown reads
+whole on GitHub too (a snippet include showed a reader its ``--8<--`` line there);
+:func:`test_pages_show_the_examples_as_they_are` checks each block against its file.
+
 After changing an example, ``NBAYES_UPDATE_DOCS_OUTPUT=1 pytest tests/docs`` rewrites
-the outputs shown (``docs/examples/output/``); review the diff before committing it.
+the outputs (``docs/examples/output/``) and the copies of the examples and outputs the
+pages show; review the diff before committing it.
 """
 
 from __future__ import annotations
@@ -248,13 +254,55 @@ def test_every_example_has_expectations():
     assert _scripts() == sorted(EXPECTED)
 
 
+#: A code block showing a file: its fence and title, its text, its closing fence.
+_SHOWN_FILE = re.compile(
+    r'^(```\w+ title="(?:Output: )?(docs/examples/[\w./]+)"\n)(.*?)^```$', re.M | re.S
+)
+
+
+def _shown_files(text: str) -> list[str]:
+    """The paths of the files a page shows in titled code blocks."""
+    return [match.group(2) for match in _SHOWN_FILE.finditer(text)]
+
+
 def test_every_example_and_its_output_are_shown_on_a_page():
     pages = "\n".join(p.read_text(encoding="utf-8") for p in DOCS.rglob("*.md"))
-    shown = set(re.findall(r'--8<-- "docs/examples/([\w.]+)"', pages))
-    assert sorted(shown) == _scripts()
-    outputs = set(re.findall(r'--8<-- "docs/examples/output/([\w.]+)"', pages))
+    shown = {Path(path) for path in _shown_files(pages)}
+    assert sorted(p.name for p in shown if p.parent.name == "examples") == _scripts()
+    outputs = {p.name for p in shown if p.parent.name == "output"}
     assert outputs == {_output_file(name).name for name in _scripts()}
     assert sorted(p.name for p in OUTPUTS.iterdir()) == sorted(outputs)
+
+
+def _sync_pages() -> None:
+    """Rewrite every block that shows a file with the file's text."""
+    for page in DOCS.rglob("*.md"):
+        text = page.read_text(encoding="utf-8")
+        synced = _SHOWN_FILE.sub(
+            lambda m: m.group(1) + (ROOT / m.group(2)).read_text(encoding="utf-8").rstrip("\n")
+            + "\n```",
+            text,
+        )
+        if synced != text:
+            page.write_text(synced, encoding="utf-8")
+
+
+def test_pages_show_the_examples_as_they_are():
+    """Each block titled with a file's path holds that file's text (trailing newlines
+    aside): the examples the tests run and their outputs are what a reader sees."""
+    if os.environ.get("NBAYES_UPDATE_DOCS_OUTPUT") == "1":
+        _sync_pages()
+    stale = []
+    for page in sorted(DOCS.rglob("*.md")):
+        for match in _SHOWN_FILE.finditer(page.read_text(encoding="utf-8")):
+            path = ROOT / match.group(2)
+            if not path.exists():
+                stale.append(f"{page.relative_to(ROOT)}: no file {match.group(2)}")
+            elif match.group(3).rstrip("\n") != path.read_text(encoding="utf-8").rstrip("\n"):
+                stale.append(f"{page.relative_to(ROOT)} shows an old copy of {match.group(2)}")
+    assert stale == [], "\n".join(stale) + (
+        "\n(NBAYES_UPDATE_DOCS_OUTPUT=1 pytest tests/docs rewrites the pages' copies)"
+    )
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -279,6 +327,7 @@ def test_example_runs_and_prints_its_result(name, tmp_path):
     shown = _output_file(name)
     if os.environ.get("NBAYES_UPDATE_DOCS_OUTPUT") == "1":
         shown.write_text(result.stdout, encoding="utf-8")
+        _sync_pages()
     differences = _differences(shown.read_text(encoding="utf-8"), result.stdout)
     assert differences == [], f"{shown.name} (shown on the page) is not what {name} prints:\n" + (
         "\n".join(differences)
@@ -387,7 +436,7 @@ def test_a_page_s_install_line_installs_what_its_examples_need():
             continue
         named = {e.strip() for line in installs for e in re.findall(r"\[([\w,-]+)\]", line)
                  for e in e.split(",")}  # fmt: skip
-        for example in re.findall(r'--8<-- "docs/examples/([\w.]+)"', text):
+        for example in (Path(path).name for path in _shown_files(text)):
             for module in EXPECTED.get(example, ((), ()))[0]:
                 extras = providers.get(module.lower(), set())
                 assert not extras or extras & (named | {"test"}), (
