@@ -10,6 +10,8 @@ the same (repaired) row, the first class on ties, as ``numpy.argmax``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numpy.typing import NDArray
 from scipy.special import logsumexp
@@ -24,13 +26,16 @@ def write_posterior(
     log_prior: NDArray[np.float64],
     classes: NDArray,
     temperature: float = 1.0,
+    calibrate: Callable[[Graph, str], str] | None = None,
 ) -> None:
     """Outputs ``label`` (n,) and ``probabilities`` (n, K) of ``log_likelihood`` (n, K).
 
     ``jll_prior`` is the prior term added to the log-likelihood (``log P(y)``, or 0
     for a model that leaves it out); ``log_prior`` the prior degenerate rows get;
     ``classes`` the labels in column order (numbers as int64, anything else as
-    strings); ``temperature`` divides the joint log-likelihood (a calibration).
+    strings); ``temperature`` divides the joint log-likelihood (a calibration);
+    ``calibrate`` maps the probabilities to calibrated ones, whose argmax is then the
+    label.
     """
     jll_prior = np.asarray(jll_prior, dtype=np.float64)
     jll = log_likelihood
@@ -43,6 +48,9 @@ def write_posterior(
         jll = g.where(g.const(impossible[None, :]), g.const(-np.inf), jll)
     proba = normalised(g, jll, log_prior)
     repaired, probabilities = proba
+    if calibrate is not None:
+        probabilities = calibrate(g, probabilities)
+        repaired = probabilities
     index = g.op("ArgMax", repaired, axis=1, keepdims=0)
     label_values = _label_values(classes)
     if label_values.dtype == object or not np.array_equal(label_values, np.arange(len(classes))):
