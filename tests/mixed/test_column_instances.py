@@ -107,3 +107,53 @@ def test_settings_out_of_their_constraints_are_refused():
 
     with pytest.raises(ValueError, match="not a registered column kind"):
         NaiveBayes(columns={"a": Unregistered(), "b": "gaussian", "c": "categorical"}).fit(X, y)
+
+
+def _rewrite_event_models(path, edit) -> None:
+    """Rewrite the model file at ``path`` with ``edit`` applied to every event-model
+    node of its metadata, and a fresh checksum (a tampered file, not a damaged one)."""
+    import json
+
+    from nbayes.files import model_file
+
+    with np.load(path, allow_pickle=False) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    meta = json.loads(arrays.pop("__nbayes__").tobytes().decode())
+    meta.pop("sha256")
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "event_model" in node:
+                edit(node)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(meta)
+    meta["sha256"] = model_file._digest(meta, arrays)
+    blob = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    with open(path, "wb") as handle:
+        np.savez(handle, __nbayes__=blob, **arrays)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda node: node.update(event_model="pickle"),
+        lambda node: node["settings"].update(extra={"int": 1}),
+        lambda node: node["settings"].pop(next(iter(node["settings"]))),
+    ],
+    ids=["unknown model", "unknown setting", "missing setting"],
+)
+def test_a_file_naming_an_event_model_wrongly_is_refused(tmp_path, edit):
+    X, y = _table(5)
+    path = tmp_path / "m.nbm"
+    nbayes.save(
+        NaiveBayes(columns={"a": Gaussian(ddof=1), "b": "gaussian", "c": "categorical"}).fit(X, y),
+        path,
+    )
+    _rewrite_event_models(path, edit)
+    with pytest.raises(nbayes.ModelFileError, match="event model"):
+        nbayes.load(path)
