@@ -242,8 +242,10 @@ def run(
             continue
         scenario = SCENARIOS[key]
         lines += [f"## {key}: {scenario.title}", ""]
-        if scenario.build is None:
-            lines += [f"Not run: {scenario.missing()}", ""]
+        reason = scenario.missing() if scenario.build is not None else None
+        if scenario.build is None or reason:  # not built yet, or not here (e.g. no GPU)
+            lines += [f"Not run: {reason or scenario.missing()}", ""]
+            print(f"[{key}] not run: {reason or scenario.missing()}", flush=True)
             continue
         for dataset in scenario.build(quick):
             print(f"[{key}] {dataset.label}", flush=True)

@@ -9,7 +9,8 @@ defined here; D (text), F (mixed columns), G (spam), H (start-up), I (the table 
 J (the command line) and K (the spamd server under hostile load) in
 ``bench/scenario_text.py``, ``scenario_mixed.py``, ``scenario_spam.py``,
 ``scenario_startup.py``, ``table_path.py``, ``cli_tool.py`` and ``scenario_spamd.py``;
-L (ONNX serving) in ``scenario_onnx.py``.
+L (ONNX serving) in ``scenario_onnx.py``; M (array API on a GPU) in
+``scenario_array_api.py``.
 A new scenario is a module that registers into :mod:`bench.registry` (importing it,
 never this catalogue) and is named in the import list at the end of this file.
 """
@@ -244,6 +245,7 @@ def streaming(quick: bool) -> Iterator[Dataset]:
 # Registered into bench.registry by their own modules.
 from bench import (  # noqa: E402, F401
     cli_tool,
+    scenario_array_api,
     scenario_mixed,
     scenario_onnx,
     scenario_spam,

@@ -6,6 +6,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+# scikit-learn's array API dispatch (nbayes on PyTorch, CuPy, array-api-strict arrays)
+# needs SciPy's own array API support, switched on before SciPy is first imported;
+# NumPy input behaves the same with it (tests/test_array_api.py, the sklearn suite).
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
 import numpy as np
 import pytest
 from hypothesis import settings

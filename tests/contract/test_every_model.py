@@ -136,6 +136,36 @@ def test_every_estimator_is_a_public_name():
 
 
 # ---------------------------------------------------------------- training
+#: The models that declare scikit-learn's array API tag (derived from their event
+#: model's contract: ``summarize_array`` and ``log_likelihood_array``).
+ARRAY_API_MODELS = [
+    name for name in MODELS if resolve(ESTIMATORS, name)().__sklearn_tags__().array_api_support
+]
+
+
+@pytest.mark.parametrize("name", ARRAY_API_MODELS)
+def test_array_api_models_stay_in_the_input_namespace(name):
+    """A model declaring the array API tag trains and predicts on array-api-strict
+    arrays (the strictest namespace) under dispatch: outputs of that namespace, with
+    NumPy's probabilities."""
+    from sklearn import config_context
+    from sklearn.utils._array_api import _convert_to_numpy, get_namespace
+
+    strict = pytest.importorskip("array_api_strict")
+    model, X, y = example(name)
+    expected = clone(model).fit(X, y).predict_proba(X)
+    with config_context(array_api_dispatch=True):
+        X_strict = strict.asarray(X)
+        model = clone(model).fit(X_strict, y)
+        streamed = clone(model)
+        for rows in np.array_split(np.arange(N_ROWS), 3):
+            streamed.partial_fit(X_strict[rows[0] : rows[-1] + 1, :], y[rows], classes=[0, 1, 2])
+        for fitted in (model, streamed):
+            proba = fitted.predict_proba(X_strict)
+            assert get_namespace(proba)[0] is strict
+            assert_allclose(_convert_to_numpy(proba, strict), expected, rtol=1e-6, atol=1e-12)
+
+
 @pytest.mark.parametrize("name", MODELS)
 def test_fit_equals_chunked_partial_fit_equals_merge(name):
     model, X, y = example(name)

@@ -20,9 +20,19 @@ ESTIMATORS = [
 # linear view) makes the check run and the input check rightly reject the data.
 # tests/test_linear_view.py checks the same rank consistency on count data.
 _NEGATIVE_BLOBS = "check_decision_proba_consistency feeds negative values to a positive-only model"
+# check_array_api_input asks an array-API output to have the NumPy output's dtype;
+# scikit-learn's own test_gnb_array_api_compliance (tests/models/test_sklearn_suite.py)
+# asks GaussianNB's array-API outputs for float32 X to be float32, while nbayes's NumPy
+# path returns float64 for float32 X (the log-likelihood's accuracy contract). The two
+# cannot both hold; the namespaces' values are compared in tests/test_array_api.py.
+_FLOAT32_OUTPUTS = (
+    "array-API GaussianNB keeps float32 (scikit-learn's compliance test); its NumPy path "
+    "returns float64"
+)
 EXPECTED_FAILURES = {
     "MultinomialNB": {"check_decision_proba_consistency": _NEGATIVE_BLOBS},
     "ComplementNB": {"check_decision_proba_consistency": _NEGATIVE_BLOBS},
+    "GaussianNB": {"check_array_api_input": _FLOAT32_OUTPUTS},
 }
 
 

@@ -4,7 +4,10 @@ The file ships inside the scikit-learn wheel (``sklearn/tests/test_naive_bayes.p
 We read it from the installed scikit-learn, point only its import of the five
 classes at ``nbayes``, and execute it in this module so pytest collects its tests.
 
-Excluded, each with its reason (see ``EXCLUDED``).
+Excluded, each with its reason (see ``EXCLUDED``: none today). Its array API test
+(``test_gnb_array_api_compliance``) runs for every namespace installed (NumPy,
+array-api-strict and PyTorch CPU in the test extra; CuPy and CUDA where present) with
+``SCIPY_ARRAY_API=1``, which ``tests/conftest.py`` sets.
 """
 
 from __future__ import annotations
@@ -17,12 +20,7 @@ SOURCE = Path(sklearn.__file__).parent / "tests" / "test_naive_bayes.py"
 ORIGINAL_IMPORT = "from sklearn.naive_bayes import ("
 NBAYES_IMPORT = "from nbayes import ("
 
-EXCLUDED = {
-    # Runs GaussianNB under array_api_dispatch on non-NumPy namespaces (torch,
-    # cupy, array-api-strict); nbayes is NumPy-only and does not claim the
-    # array API tag.
-    "test_gnb_array_api_compliance": "array API dispatch is not supported",
-}
+EXCLUDED: dict[str, str] = {}
 
 
 def _load_suite() -> dict:

@@ -8,6 +8,13 @@ from outside), the next batch copies them first (copy on write). Parameters are 
 from the statistics and the settings in force at the last training call, the first
 time a prediction or a fitted attribute needs them, so a hundred ``partial_fit``
 calls cost one estimate. Prediction is log-likelihood → :mod:`nbayes.core.posterior`.
+
+Array namespaces: under ``sklearn.set_config(array_api_dispatch=True)`` an input of
+another array-API namespace (PyTorch, CuPy, ...) is trained on and predicted in that
+namespace, on its device, by the event model's ``summarize_array`` and
+``log_likelihood_array`` (where the model has them: the ``array_api_support`` tag); the
+running statistics then live on that device. What leaves the estimator (``_stats``,
+model files, merges, explanations) is NumPy.
 """
 
 from __future__ import annotations
@@ -19,11 +26,22 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 from scipy.special import logsumexp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils._array_api import check_same_namespace
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from nbayes.core import posterior
+from nbayes.core.namespace import (
+    Space,
+    copy_array,
+    device_of,
+    dispatched,
+    namespace_of,
+    space_of,
+    to_numpy,
+    widest_float,
+)
 from nbayes.core.parallel import map_blocks, n_workers
 from nbayes.core.quick_check import quick_check_X_y
 from nbayes.core.state import Fitted, Scoring, _LazyFit, _RunningStats
@@ -117,6 +135,14 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             **own,
         }
 
+    def __sklearn_tags__(self):
+        """``array_api_support`` where the event model runs on any array namespace
+        (its ``summarize_array`` and ``log_likelihood_array``: see the contract)."""
+        tags = super().__sklearn_tags__()
+        event_type = getattr(type(self), "_event_type", None)
+        tags.array_api_support = bool(event_type is not None and event_type.runs_on_array_api())
+        return tags
+
     # ------------------------------------------------------------ the event model
     def _event_settings(self) -> dict[str, Any]:
         """The event model's settings: the parameters of the same names."""
@@ -136,12 +162,21 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------ statistics
     @property
     def _stats(self) -> Any:
-        """The running statistics. Reading them hands them out: the next training call
+        """The running statistics, as NumPy arrays (copied from their device where they
+        were trained on one). Reading them hands them out: the next training call
         copies them before adding in place, so what was read never changes."""
         running = self.__dict__.get("_running")
         if running is None:
             raise AttributeError(f"{type(self).__name__} has no statistics yet.")
         running.shared = True
+        return _on_host(running.stats)
+
+    def _live_stats(self) -> Any:
+        """The running statistics where they live (on a device after training on one),
+        for the estimator's own reads: estimates and fitted attributes."""
+        running = self.__dict__.get("_running")
+        if running is None:
+            raise AttributeError(f"{type(self).__name__} has no statistics yet.")
         return running.stats
 
     @property
@@ -150,6 +185,14 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         training after reading them copies them first, so they never change under the
         reader. AttributeError before training."""
         return self._stats
+
+    def on_host(self) -> BaseNB:
+        """This estimator, or where its statistics live on a device a copy of it with
+        NumPy statistics: what explanations read (model files, merges and the
+        public ``statistics`` and ``fitted_parameters`` are NumPy already)."""
+        if namespace_of(getattr(self._live_stats(), "class_count", None)) is np:
+            return self
+        return clone(self).restore_state(self.fitted_state())
 
     @_stats.setter
     def _stats(self, stats: Any) -> None:
@@ -289,7 +332,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     def _learn(self, event: EventModel, X, y, sample_weight, index=None) -> BaseNB:
         """Learn from X and labels y by ``event``; ``index`` (y's class indices) if
         already known."""
-        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        sample_weight = check_sample_weight(to_numpy(sample_weight), X.shape[0])
         if X.shape[0] != y.shape[0]:
             raise ValueError(
                 f"X.shape[0]={X.shape[0]} and y.shape[0]={y.shape[0]} are incompatible."
@@ -298,6 +341,16 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             index = label_index(y, self.classes_)
         W = hard_class_weights(index, len(self.classes_), sample_weight)
         return self.learn_weighted(X, W, event)
+
+    def _array_space(self, X) -> Space | None:
+        """Where X of another array namespace is computed (under scikit-learn's array
+        API dispatch): its namespace and device, in float64 where the device has it
+        (the NumPy path's dtype, so outputs agree across namespaces); None for the
+        NumPy path."""
+        space = dispatched(X)
+        if space is None:
+            return None
+        return space._replace(dtype=widest_float(space.xp, space.device))
 
     def learn_weighted(self, X, W: ClassWeights, event: EventModel | None = None) -> BaseNB:
         """Add the statistics of checked X under class weights W (n, n_classes), by
@@ -309,9 +362,15 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         self._check_prior_settings()
         running = self.__dict__["_running"]
         stats = running.stats
-        if event.adds_in_place and (running.shared or running.owner != id(self)):
-            stats = stats.copy()
-        stats = self._add_into(event, stats, X, W)
+        space = self._array_space(X)
+        if space is not None:  # on X's namespace and device: the batch's statistics added
+            X = X if X.dtype == space.dtype else space.xp.astype(X, space.dtype)
+            stats = stats.to_space(space) + event.summarize_array(X, W.on(space))
+        else:
+            stats = _on_host(stats)
+            if event.adds_in_place and (running.shared or running.owner != id(self)):
+                stats = stats.copy()
+            stats = self._add_into(event, stats, X, W)
         stats.warn_inexact()
         self._own_stats(stats)
         self._lazy = _LazyFit(event)
@@ -331,8 +390,11 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         batch)."""
         check_table(X, type(self).__name__)
         options = self._training_validation_options()
+        if dispatched(X) is not None:  # checked whole there (no deferred checks on a device)
+            options = {**_options_on_device(options, X), "ensure_all_finite": True}
         checked = None if reset else quick_check_X_y(self, X, y, options)
-        return checked or validate_data(self, X, y, **options, reset=reset)
+        X, y = checked or validate_data(self, X, y, **options, reset=reset)
+        return X, to_numpy(y)  # labels are read on the host (classes_, their codes)
 
     def check_X(self, X):
         """X validated, prepared and checked against the fitted model's domain."""
@@ -341,6 +403,8 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     def _input_for(self, event: EventModel, X):
         """Validated X as ``event`` reads it: prepared (e.g. binarized), and its values
         checked against the model's domain (a ValueError naming the value)."""
+        if dispatched(X) is not None and not event.runs_on_array_api():
+            event.summarize_array(X, None)  # its NotSupportedError, naming the model
         try:
             return event.check(self._prepare_X(canonical_sparse(X)))
         except DomainError as error:  # kept as the cause: the CLI names its line from it
@@ -353,7 +417,10 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         """X checked against the fitted model (shape, dtype, sparsity), not yet
         prepared: prediction prepares it block by block."""
         check_table(X, type(self).__name__)
-        return validate_data(self, X, **self._validation_options(), reset=False)
+        options = self._validation_options()
+        if dispatched(X) is not None:
+            options = _options_on_device(options, X)
+        return validate_data(self, X, **options, reset=False)
 
     def _validation_options(self) -> dict[str, Any]:
         return {}
@@ -392,27 +459,55 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         if lazy is None:
             raise AttributeError("This estimator is not fitted yet.")
         if lazy.fitted is None:
-            params = lazy.event.estimate(self._stats)
-            lazy.fitted = Fitted(params, self._log_prior(self._stats), lazy.event)
+            stats = self._live_stats()
+            lazy.fitted = Fitted(lazy.event.estimate(stats), self._log_prior(stats), lazy.event)
         return lazy.fitted
+
+    def _fitted_in(self, space: Space | None) -> Fitted:
+        """:attr:`_fitted` in ``space`` (an array namespace, device and dtype; None for
+        NumPy): the statistics moved there and estimated there, once per space."""
+        fitted = self._fitted
+        stats = self._live_stats()
+        counts = getattr(stats, "class_count", None)
+        here = namespace_of(counts)
+        if space is None and here is np:
+            return fitted
+        if (
+            space is not None
+            and here is space.xp
+            and device_of(counts) == space.device
+            and counts.dtype == space.dtype
+        ):
+            return fitted
+        lazy = self.__dict__["_lazy"]
+        key = None if space is None else (id(space.xp), str(space.device), str(space.dtype))
+        if key not in lazy.elsewhere:
+            moved = _on_host(stats) if space is None else stats.to_space(space)
+            params = lazy.event.estimate(moved)
+            lazy.elsewhere[key] = Fitted(params, self._log_prior(moved), lazy.event)
+        return lazy.elsewhere[key]
 
     @property
     def fitted_parameters(self) -> Fitted:
         """The estimate from the current statistics (``params``, ``log_prior``, the
         ``event`` model that made them), computed on first use. AttributeError before
-        training."""
-        return self._fitted
+        training. NumPy arrays wherever the model was trained (see :meth:`_fitted_in`)."""
+        return self._fitted_in(None)
 
     @property
     def class_count_(self) -> NDArray[np.float64]:
         """Weighted number of training samples per class, shape (n_classes,)."""
-        return self._stats.class_count.copy()
+        return copy_array(self._live_stats().class_count)
 
     # ------------------------------------------------------------ prediction
     def _joint_log_likelihood(self, X, fitted: Fitted | None = None) -> NDArray[np.float64]:
         fitted = self._fitted if fitted is None else fitted
+        if namespace_of(X) is np:
+            log_likelihood = fitted.event.log_likelihood(fitted.params, X)
+        else:
+            log_likelihood = fitted.event.log_likelihood_array(fitted.params, X)
         return posterior.joint_log_likelihood(
-            fitted.event.log_likelihood(fitted.params, X),
+            log_likelihood,
             self.prior_term(fitted.log_prior),
             out=True,
         )
@@ -422,11 +517,11 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         that leave it out (complement NB, where it only breaks a single class's tie)."""
         if self.event.uses_prior or log_prior.shape[0] == 1:
             return log_prior
-        return np.zeros_like(log_prior)
+        return namespace_of(log_prior).zeros_like(log_prior)
 
     def log_likelihood_terms(self, X) -> NDArray[np.float64]:
         """``log P(x_j | y)`` per feature of checked X: (n_samples, n_classes, n_features)."""
-        fitted = self._fitted
+        fitted = self._fitted_in(None)
         return fitted.event.log_likelihood_terms(fitted.params, X)
 
     def _row_blocks(self, X) -> list[slice]:
@@ -465,7 +560,10 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         which builds the lazily prepared parameters once and gives the output's shape.
         """
         X = self._validate_X(X)
-        fitted = self._fitted  # estimated once, before the threads start
+        space = self._array_space(X)
+        fitted = self._fitted_in(space)  # estimated once, before the threads start
+        if space is not None and X.dtype != space.dtype:
+            X = space.xp.astype(X, space.dtype)
         X = self._prediction_input(X, fitted)
         blocks = self._row_blocks(X)
 
@@ -503,34 +601,34 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------ explanations
     def value_grid(self, j: int) -> list:
         """The values of feature ``j`` explanations enumerate (see the contract)."""
-        fitted = self._fitted
+        fitted = self._fitted_in(None)
         prior = np.exp(fitted.log_prior - logsumexp(fitted.log_prior))
         return fitted.event.value_grid(fitted.params, self._stats, j, prior)
 
     def describe_features(self) -> list[dict]:
         """Per-feature summaries of the fitted model, per class (see the contract's
         ``describe``)."""
-        fitted = self._fitted
+        fitted = self._fitted_in(None)
         prior = np.exp(fitted.log_prior - logsumexp(fitted.log_prior))
         return fitted.event.describe(fitted.params, self._stats, self.n_features_in_, prior)
 
     def feature_log_likelihood(self, j: int, values) -> NDArray[np.float64]:
         """``log P(x_j = v | y)`` for each of ``values`` (model input values) of
         feature ``j``: (n_values, n_classes)."""
-        fitted = self._fitted
+        fitted = self._fitted_in(None)
         values = self._prepare_X(np.asarray(values)[:, None])[:, 0]  # e.g. binarized
         return fitted.event.feature_log_likelihood(fitted.params, j, values, self.n_features_in_)
 
     def factor_parts(self, j: int, value):
         """The parts of feature ``j``'s factor for ``value`` (see the contract's
         ``factor_parts``), or None."""
-        fitted = self._fitted
+        fitted = self._fitted_in(None)
         return fitted.event.factor_parts(fitted.params, j, value, self.n_features_in_)
 
     def unseen(self, j: int, value) -> bool:
         """Whether ``value`` (model input, not missing) of feature ``j`` is one training
         never gave the model (see the contract's ``unseen``)."""
-        fitted = self._fitted
+        fitted = self._fitted_in(None)
         values = self._prepare_X(np.asarray([value], dtype=object)[:, None])[:, 0]
         return bool(fitted.event.unseen(fitted.params, j, values)[0])
 
@@ -548,26 +646,50 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         Columns follow ``classes_``.
         """
         check_is_fitted(self)
+        self._check_namespace(X, "predict_joint_log_proba")
         return self._blockwise(X, lambda jll: jll)
 
     def predict(self, X) -> NDArray:
         """The MAP class ``argmax_y log P(y) + log P(x | y)``, shape (n_samples,)."""
         check_is_fitted(self)
-        log_prior = self._fitted.log_prior
-        index = self._blockwise(X, lambda jll: posterior.predict_index(jll, log_prior))
-        return self.classes_[index]
+        self._check_namespace(X, "predict")
+        prior = self._log_prior_for
+        index = self._blockwise(X, lambda jll: posterior.predict_index(jll, prior(jll)))
+        return self._labels(index)
+
+    def _check_namespace(self, X, method: str) -> None:
+        """Under array API dispatch, ValueError unless X is of the namespace and on the
+        device the model was trained on (scikit-learn's ``check_same_namespace``: a
+        model trained on a GPU predicts GPU arrays; with dispatch off, NumPy input)."""
+        check_same_namespace(X, self, attribute="class_count_", method=method)
+
+    def _log_prior_for(self, jll) -> Any:
+        """``log P(y)`` in the namespace and on the device of ``jll``."""
+        return self._fitted_in(None if namespace_of(jll) is np else space_of(jll)).log_prior
+
+    def _labels(self, index):
+        """The labels ``classes_[index]``: in index's namespace and on its device where
+        the labels are numbers (as scikit-learn's array-API predictions), else NumPy."""
+        xp = namespace_of(index)
+        if xp is np:
+            return self.classes_[index]
+        if self.classes_.dtype.kind not in "biuf":
+            return self.classes_[to_numpy(index)]
+        return xp.take(xp.asarray(self.classes_, device=device_of(index)), index)
 
     def predict_log_proba(self, X) -> NDArray[np.float64]:
         """``log P(y | x)`` by log-sum-exp normalisation, shape (n_samples, n_classes)."""
         check_is_fitted(self)
-        log_prior = self._fitted.log_prior
-        return self._blockwise(X, lambda jll: posterior.log_posterior(jll, log_prior))
+        self._check_namespace(X, "predict_log_proba")
+        prior = self._log_prior_for
+        return self._blockwise(X, lambda jll: posterior.log_posterior(jll, prior(jll)))
 
     def predict_proba(self, X) -> NDArray[np.float64]:
         """``P(y | x)``, shape (n_samples, n_classes); rows sum to 1."""
         check_is_fitted(self)
-        log_prior = self._fitted.log_prior
-        return self._blockwise(X, lambda jll: posterior.posterior_proba_inplace(jll, log_prior))
+        self._check_namespace(X, "predict_proba")
+        prior = self._log_prior_for
+        return self._blockwise(X, lambda jll: posterior.posterior_proba_inplace(jll, prior(jll)))
 
     # ------------------------------------------------------------ export
     def scoring(self) -> Scoring:
@@ -575,7 +697,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         prior terms; see :class:`nbayes.core.state.Scoring`), for exporters such as
         :func:`nbayes.to_onnx`."""
         check_is_fitted(self)
-        fitted = self._fitted
+        fitted = self._fitted_in(None)
         return Scoring(
             fitted.event, fitted.params, self.prior_term(fitted.log_prior), fitted.log_prior
         )
@@ -604,7 +726,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         """
         self._check_sample_count(n_samples)
         rng = np.random.default_rng(random_state)
-        fitted = self._fitted
+        fitted = self._fitted_in(None)
         if y is None:
             prior = np.exp(fitted.log_prior - logsumexp(fitted.log_prior))
             class_index = rng.choice(len(self.classes_), size=n_samples, p=prior / prior.sum())
@@ -627,6 +749,24 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     def _sample_features(self, params, class_index, rng, **options):
         """Rows drawn from ``P(x | y = classes_[class_index])``: (n, n_features)."""
         return self.event.sample(params, self._stats, class_index, rng, **options)
+
+
+def _options_on_device(options: dict[str, Any], X) -> dict[str, Any]:
+    """``validate_data`` options for X of another array namespace: NumPy dtypes named
+    as that namespace's dtypes of the same names."""
+    dtype = options.get("dtype")
+    if dtype is None or dtype == "numeric":
+        return options
+    xp = namespace_of(X)
+    dtypes = dtype if isinstance(dtype, list | tuple) else [dtype]
+    names = [np.dtype(np.int64 if d == "int" else d).name for d in dtypes]
+    return {**options, "dtype": [getattr(xp, name) for name in names]}
+
+
+def _on_host(stats: Any) -> Any:
+    """``stats`` with NumPy arrays (see :meth:`Statistics.to_numpy`)."""
+    to_host = getattr(stats, "to_numpy", None)
+    return stats if to_host is None else to_host()
 
 
 def _take_rows(X, rows: slice):

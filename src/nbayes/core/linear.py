@@ -19,7 +19,9 @@ class LinearNBMixin:
     """
 
     def _linear_terms(self):
-        fitted = self._fitted
+        """``(weights, intercept)`` as NumPy arrays (from the statistics copied to the
+        host where the model was trained on a device)."""
+        fitted = self.fitted_parameters
         weights, intercept = self.event.linear_terms(fitted.params)
         return weights, intercept + self.prior_term(fitted.log_prior)
 
@@ -44,6 +46,7 @@ class LinearNBMixin:
         """Log-odds of ``classes_[1]`` (binary, shape (n_samples,)), or the joint
         log-likelihood (multiclass, shape (n_samples, n_classes))."""
         check_is_fitted(self)
+        self._check_namespace(X, "decision_function")
         if len(self.classes_) != 2:
             return self._blockwise(X, lambda jll: jll)
 

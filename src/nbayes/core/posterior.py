@@ -10,15 +10,24 @@ probability under every class (an MLE model with unseen events, or a value far
 outside the floating-point range of every class density). Its posterior is
 undefined; we report the class prior for it instead of NaN. A row with ``+inf`` in
 some classes splits its mass evenly between those classes.
+
+Namespaces
+----------
+Every function takes arrays of any array-API namespace (PyTorch, CuPy, ... under
+scikit-learn's ``array_api_dispatch``) and computes in it, on the arrays' device;
+NumPy arrays take the NumPy path, with its compiled kernels, unchanged.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import logsumexp
 
 from nbayes._kernels import posterior as posterior_kernels
+from nbayes.core.namespace import device_of, namespace_of, space_of, to_space, widest_float
 
 
 def class_log_prior(
@@ -37,6 +46,9 @@ def class_log_prior(
     - otherwise the uniform prior ``1 / K``.
     """
     n_classes = class_count.shape[0]
+    xp = namespace_of(class_count)
+    if xp is not np:
+        return _class_log_prior_xp(xp, class_count, class_prior, fit_prior, pseudocount)
     if class_prior is not None:
         with np.errstate(divide="ignore"):
             return np.log(np.asarray(class_prior, dtype=np.float64))
@@ -54,6 +66,22 @@ def class_log_prior(
         return np.log(smoothed) - np.log(total)
 
 
+def _class_log_prior_xp(xp, class_count, class_prior, fit_prior: bool, pseudocount: float):
+    """:func:`class_log_prior` in the namespace ``xp`` of ``class_count``, on its device."""
+    n_classes = class_count.shape[0]
+    if class_prior is not None:
+        return xp.log(to_space(np.asarray(class_prior, dtype=np.float64), space_of(class_count)))
+    uniform = xp.full(n_classes, -math.log(n_classes), dtype=class_count.dtype)
+    uniform = to_space(uniform, space_of(class_count))
+    if not fit_prior:
+        return uniform
+    smoothed = class_count + pseudocount
+    total = xp.sum(smoothed)
+    if not float(total) > 0:
+        return uniform
+    return xp.log(smoothed) - xp.log(total)
+
+
 def joint_log_likelihood(
     log_likelihood: NDArray[np.float64], log_prior: NDArray[np.float64], out: bool = False
 ) -> NDArray[np.float64]:
@@ -62,6 +90,9 @@ def joint_log_likelihood(
     ``out=True``: the caller owns ``log_likelihood`` (a fresh array), which is
     updated in place when it is a writeable float64 array (one n x k pass saved).
     """
+    xp = namespace_of(log_likelihood)
+    if xp is not np:
+        return xp.where(log_prior == -math.inf, -math.inf, log_likelihood + log_prior)
     impossible = np.isneginf(log_prior)
     if impossible.any():  # P(y) = 0: P(x, y) = 0 whatever P(x | y), even +inf or NaN (0/0)
         with np.errstate(invalid="ignore"):
@@ -80,6 +111,9 @@ def log_posterior(jll: NDArray[np.float64], log_prior: NDArray[np.float64]) -> N
     Degenerate rows (see the module docstring) get the prior, or an even split
     between their ``+inf`` classes.
     """
+    xp = namespace_of(jll)
+    if xp is not np:
+        return _log_posterior_xp(xp, jll, log_prior)
     row_max = jll.max(axis=1) if jll.shape[0] else np.empty(0)
     regular = np.isfinite(row_max)
     if np.all(regular):
@@ -94,6 +128,37 @@ def log_posterior(jll: NDArray[np.float64], log_prior: NDArray[np.float64]) -> N
         split = np.log(infinite) - np.log(np.maximum(infinite.sum(axis=1), 1))[:, None]
     out[bad] = np.where(infinite.any(axis=1)[:, None], split, prior)
     return out
+
+
+def _log_posterior_xp(xp, jll, log_prior):
+    """:func:`log_posterior` in the namespace ``xp`` of ``jll``, on its device: rows
+    shifted by their maximum and normalised; degenerate rows (see the module doc) as
+    there, chosen by ``where`` rather than by indexing."""
+    if jll.shape[0] == 0:
+        return jll
+    row_max = xp.max(jll, axis=1, keepdims=True)
+    regular = xp.isfinite(row_max)
+    shifted = jll - xp.where(regular, row_max, xp.zeros_like(row_max))
+    wide = widest_float(xp, device_of(jll))
+    if wide == xp.float64:  # the normaliser in float64, rounded as the NumPy path rounds
+        # it (so float32 input keeps a near-certain row's log-probability, -4e-11)
+        exponentials = xp.exp(xp.astype(shifted, wide))
+        normaliser = xp.log(xp.sum(exponentials, axis=1, keepdims=True))
+        normalised = shifted - xp.astype(normaliser, jll.dtype)
+    else:  # no float64 (e.g. Apple's MPS): log1p of the sum without one maximal entry
+        classes = xp.arange(jll.shape[1], device=device_of(jll))
+        top = xp.argmax(jll, axis=1)[:, None] == classes
+        others = xp.where(top, xp.zeros_like(shifted), xp.exp(shifted))
+        normalised = shifted - xp.log1p(xp.sum(others, axis=1, keepdims=True))
+    if bool(xp.all(regular)):
+        return normalised
+    infinite = jll == math.inf
+    n_infinite = xp.sum(xp.astype(infinite, jll.dtype), axis=1, keepdims=True)
+    split = xp.where(infinite, -xp.log(xp.clip(n_infinite, 1, None)), -math.inf)
+    prior_max = xp.max(log_prior)
+    prior = log_prior - (prior_max + xp.log(xp.sum(xp.exp(log_prior - prior_max))))
+    fallback = xp.where(n_infinite > 0, split, xp.broadcast_to(prior, jll.shape))
+    return xp.where(regular, normalised, fallback)
 
 
 def _normalise(jll: NDArray[np.float64], row_max: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -118,6 +183,9 @@ def posterior_proba(
 ) -> NDArray[np.float64]:
     """``P(y | x) = exp(jll - m) / sum exp(jll - m)`` row by row, ``m`` the row maximum:
     ``exp(log_posterior(jll))`` in one exponential pass. Shape (n_samples, n_classes)."""
+    xp = namespace_of(jll)
+    if xp is not np:
+        return xp.exp(_log_posterior_xp(xp, jll, log_prior))
     row_max = jll.max(axis=1) if jll.shape[0] else np.empty(0)
     if not np.all(np.isfinite(row_max)):
         return np.exp(log_posterior(jll, log_prior))
@@ -136,11 +204,14 @@ def posterior_proba_inplace(
     For a writeable float64 ``jll``: the rows whose maximum is finite are shifted by
     it, exponentiated and divided by their sum (added in order of the classes); the
     others (degenerate) are set aside before and take the :func:`log_posterior` path.
+    Arrays of another namespace take :func:`posterior_proba` (no kernels there).
     Where the compiled kernels are used (:mod:`nbayes._kernels.posterior`: not for a
     small ``jll``), the row maximum and the row sum are compiled loops, one pass each
     instead of NumPy's slow reductions over short rows, with bitwise the same results,
     and the exponential is glibc's vector one where it is available (within 4 ulp of
     NumPy's)."""
+    if namespace_of(jll) is not np:
+        return posterior_proba(jll, log_prior)
     if jll.dtype == np.float64 and jll.flags.writeable and jll.ndim == 2 and jll.shape[1]:
         regular = posterior_kernels.shift_by_row_max(jll)
         compiled = regular is not None
@@ -195,6 +266,11 @@ def _by_columns(ufunc: np.ufunc, values: NDArray[np.float64]) -> NDArray[np.floa
 
 def predict_index(jll: NDArray[np.float64], log_prior: NDArray[np.float64]) -> NDArray[np.intp]:
     """The MAP class index ``argmax_y log P(x, y)``, shape (n_samples,)."""
+    xp = namespace_of(jll)
+    if xp is not np:
+        if jll.shape[0] == 0 or bool(xp.all(xp.isfinite(xp.max(jll, axis=1)))):
+            return xp.argmax(jll, axis=1)
+        return xp.argmax(_log_posterior_xp(xp, jll, log_prior), axis=1)
     index = np.argmax(jll, axis=1)
     if jll.shape[0] and not np.all(np.isfinite(jll[np.arange(jll.shape[0]), index])):
         bad = ~np.isfinite(jll.max(axis=1))

@@ -47,11 +47,13 @@ class _LazyFit:
     ``__dict__`` never changes during prediction.
     """
 
-    __slots__ = ("event", "fitted")
+    __slots__ = ("elsewhere", "event", "fitted")
 
     def __init__(self, event: Any) -> None:
         self.event = event
         self.fitted: Fitted | None = None
+        #: The same estimate in other array namespaces or devices, by their key.
+        self.elsewhere: dict[Any, Fitted] = {}
 
 
 class _RunningStats:

@@ -23,6 +23,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from nbayes import _kernels
 from nbayes._kernels import weights as weights_kernels
 from nbayes.core.arrow_strings import factorize_arrow_strings
+from nbayes.core.namespace import Space, to_space
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,19 @@ class ClassWeights:
         out = np.zeros((labels.shape[0], self.n_classes))
         out[np.arange(labels.shape[0]), labels] = self.values[rows]
         return out
+
+    def on(self, space: Space):
+        """``W`` as a dense array (n_samples, n_classes) of ``space``'s namespace, device
+        and floating dtype (:mod:`nbayes.core.namespace`): hard labels are one-hot
+        encoded there, so only the labels and weights cross to the device."""
+        if self.labels is None:
+            values = self.values.toarray() if sp.issparse(self.values) else self.values
+            return to_space(np.asarray(values, dtype=np.float64), space)
+        xp = space.xp
+        labels = to_space(np.asarray(self.labels, dtype=np.int64), space)
+        classes = xp.arange(self.n_classes, dtype=labels.dtype, device=space.device)
+        weights = to_space(np.asarray(self.values, dtype=np.float64), space)
+        return xp.astype(labels[:, None] == classes[None, :], space.dtype) * weights[:, None]
 
     def block_labels(self, rows: slice) -> NDArray[np.intp] | None:
         """The class index of the rows ``rows`` (hard labels), else None."""

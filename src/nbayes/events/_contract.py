@@ -169,6 +169,28 @@ class EventModel(ABC, Generic[StatsT, ParamsT]):
         :attr:`adds_in_place`: then ``stats`` must be owned by the caller)."""
         return stats + self.summarize(X, W)
 
+    def summarize_array(self, X, W) -> StatsT:
+        """The statistics of X (n_samples, n_features) under the dense class weights W
+        (n_samples, n_classes), both arrays of one array-API namespace (PyTorch, CuPy,
+        ...), on one device and of one floating dtype: the same statistics as
+        :meth:`summarize`, their floating fields on that device (what scikit-learn's
+        ``array_api_dispatch`` trains on; :meth:`estimate` and
+        :meth:`log_likelihood_array` then run there too). A model that provides it runs
+        on every namespace (:meth:`runs_on_array_api`); default: not supported."""
+        raise NotSupportedError(
+            f"The {self.name} model runs on NumPy arrays only: convert the input with "
+            "numpy.asarray, or set sklearn.set_config(array_api_dispatch=False)."
+        )
+
+    @classmethod
+    def runs_on_array_api(cls) -> bool:
+        """Whether the model trains and predicts on any array-API namespace
+        (:meth:`summarize_array` and :meth:`log_likelihood_array` provided)."""
+        return (
+            cls.summarize_array is not EventModel.summarize_array
+            and cls.log_likelihood_array is not EventModel.log_likelihood_array
+        )
+
     def validate(self, stats: StatsT, n_classes: int, n_features: int) -> None:
         """Raise :class:`nbayes.errors.StatisticsError` unless ``stats`` are this model's
         statistics of ``n_classes`` classes and ``n_features`` features, with finite,
@@ -207,6 +229,16 @@ class EventModel(ABC, Generic[StatsT, ParamsT]):
     @abstractmethod
     def log_likelihood(self, params: ParamsT, X) -> NDArray[np.float64]:
         """``log P(x | y)`` summed over the observed features: (n_samples, n_classes)."""
+
+    def log_likelihood_array(self, params: ParamsT, X):
+        """:meth:`log_likelihood` of X of an array-API namespace, with ``params``
+        estimated from statistics of that namespace and device (see
+        :meth:`summarize_array`): (n_samples, n_classes) in X's namespace, on its
+        device. Default: not supported."""
+        raise NotSupportedError(
+            f"The {self.name} model runs on NumPy arrays only: convert the input with "
+            "numpy.asarray, or set sklearn.set_config(array_api_dispatch=False)."
+        )
 
     @abstractmethod
     def log_likelihood_terms(self, params: ParamsT, X) -> NDArray[np.float64]:

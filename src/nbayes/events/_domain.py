@@ -9,6 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
+from nbayes.core.namespace import is_numpy, namespace_of, to_numpy
 from nbayes.errors import DomainError
 
 
@@ -30,8 +31,18 @@ def _values(X):
     return sp.csr_matrix(X).data if sp.issparse(X) else X
 
 
+def _checked_on_device(X, bad, problem: str, requirement: str):
+    """X (an array of another namespace) if ``bad`` (X's offending values, on X's
+    device) holds none; else the DomainError of the first, found on the host."""
+    if bool(namespace_of(X).any(bad)):
+        _raise_first(to_numpy(X), to_numpy(bad), problem, requirement)
+    return X
+
+
 def nonnegative(X, requirement: str):
     """X if no value is negative."""
+    if not is_numpy(X):
+        return _checked_on_device(X, X < 0, "Negative values", requirement)
     values = _values(X)
     if values.size and values.dtype.kind in "fiu" and np.nanmin(values, initial=0) < 0:
         _raise_first(X, values < 0, "Negative values", requirement)
@@ -40,6 +51,12 @@ def nonnegative(X, requirement: str):
 
 def integral(X, requirement: str):
     """X if every value is a whole number."""
+    if not is_numpy(X):
+        xp = namespace_of(X)
+        if not xp.isdtype(X.dtype, "real floating"):
+            return X
+        bad = (X != xp.floor(X)) & ~xp.isnan(X)
+        return _checked_on_device(X, bad, "Non-integer values", requirement)
     values = _values(X)
     if values.dtype.kind == "f":
         with np.errstate(invalid="ignore"):
@@ -51,6 +68,12 @@ def integral(X, requirement: str):
 
 def binary(X, requirement: str):
     """X if every value is 0 or 1."""
+    if not is_numpy(X):
+        xp = namespace_of(X)
+        bad = (X != 0) & (X != 1)
+        if xp.isdtype(X.dtype, "real floating"):
+            bad &= ~xp.isnan(X)
+        return _checked_on_device(X, bad, "Values other than 0 and 1", requirement)
     values = _values(X)
     bad = (values != 0) & (values != 1)
     if values.dtype.kind == "f":

@@ -13,6 +13,8 @@ counts or weights (never negative) and whether they must be finite. From that,
 - ``copy`` (every array copied),
 - ``validate`` (shapes agree with ``n_classes`` and ``n_features`` and with each other;
   counts finite and non-negative; nothing NaN),
+- ``to_space`` / ``to_numpy`` (the floating fields moved to an array-API namespace and
+  device, such as a GPU's, or back to NumPy: the same statistics wherever they live),
 
 so ``fit`` == ``partial_fit`` == ``merge``, and model files are checked, by the same code
 for every model.
@@ -38,6 +40,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+from nbayes.core.namespace import Space, is_numpy, namespace_of, to_numpy, to_space
 from nbayes.errors import InexactCountWarning, StatisticsError
 
 #: What an axis of a statistics array runs over.
@@ -134,13 +137,53 @@ class Statistics:
                 changes[field.name] = value.copy()
         return self._replace(**changes)
 
+    # ------------------------------------------------------------ namespaces
+    def to_space(self: S, space: Space) -> S:
+        """These statistics with every floating array field in ``space`` (an array-API
+        namespace, device and dtype: see :mod:`nbayes.core.namespace`); integer
+        fields (layouts: categories per feature, scale exponents) stay NumPy, read on
+        the host. ``self`` where nothing moves."""
+        changes = {}
+        for field in dataclasses.fields(self):  # type: ignore[arg-type]
+            value = getattr(self, field.name)
+            if isinstance(value, Statistics):
+                changes[field.name] = value.to_space(space)
+            elif field.metadata.get("axes") and value is not None:
+                if not (isinstance(value, np.ndarray) and value.dtype.kind in "iub"):
+                    changes[field.name] = to_space(value, space)
+        return self._replace(**changes) if changes else self
+
+    def to_numpy(self: S) -> S:
+        """These statistics with every array field a NumPy array (copied from its
+        device); ``self`` where all are NumPy already."""
+        changes = {}
+        for field in dataclasses.fields(self):  # type: ignore[arg-type]
+            value = getattr(self, field.name)
+            if isinstance(value, Statistics):
+                moved = value.to_numpy()
+                if moved is not value:
+                    changes[field.name] = moved
+            elif not is_numpy(value):
+                changes[field.name] = to_numpy(value)
+        return self._replace(**changes) if changes else self
+
+    @property
+    def namespace(self) -> Any:
+        """The array namespace the statistics live in (NumPy itself on the host)."""
+        return namespace_of(self.class_count)
+
     # ------------------------------------------------------------ checks
     def warn_inexact(self) -> None:
         """Warn (:class:`nbayes.errors.InexactCountWarning`) if a class count has reached
         :data:`EXACT_COUNTS`, beyond which adding a row no longer changes it. Every
         per-cell count of a row-counting model is at most its class's count; models
         whose cells sum values (multinomial counts) check their cells too."""
-        if self.class_count.max(initial=0.0) >= EXACT_COUNTS:
+        counts = self.class_count
+        if isinstance(counts, np.ndarray):
+            reached = counts.max(initial=0.0) >= EXACT_COUNTS
+        else:
+            reached = counts.shape[0] and float(namespace_of(counts).max(counts)) >= EXACT_COUNTS
+        if reached:
             warn_inexact(f"{type(self).__name__}.class_count")
 
     def validate(self, n_classes: int, n_features: int) -> None:

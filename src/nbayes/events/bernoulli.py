@@ -29,6 +29,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.utils.extmath import safe_sparse_dot
 
+from nbayes.core.namespace import errstate, namespace_of, scalar_like
 from nbayes.core.validation import ClassWeights
 from nbayes.events import _domain
 from nbayes.events._contract import EventModel, lidstone_alpha, skip_missing_setting
@@ -40,6 +41,8 @@ from nbayes.events.counts import (
     dense_rows,
     dirichlet_log_density,
     dot_with_infinities,
+    product_array,
+    summarize_array,
     weighted_terms,
 )
 
@@ -119,17 +122,23 @@ class Bernoulli(EventModel[BernoulliStats, BernoulliParams]):
         W.add_transpose_dot(missing.astype(np.float64), stats.missing_count)
         return stats
 
+    def summarize_array(self, X, W) -> BernoulliStats:
+        class_count, feature_count = summarize_array(X, W)
+        return BernoulliStats(class_count, feature_count, namespace_of(X).zeros_like(feature_count))
+
     def estimate(self, stats: BernoulliStats) -> BernoulliParams:
         """Lidstone-smoothed presence probabilities; ``alpha`` scalar or (n_features,)."""
-        present = stats.feature_count + self.alpha
-        if stats.missing_count.any():
+        xp = namespace_of(stats.feature_count)
+        alpha = scalar_like(self.alpha, stats.feature_count)
+        present = stats.feature_count + alpha
+        if bool(xp.any(stats.missing_count)):
             seen = stats.observed_count()
         else:
             seen = stats.class_count[:, None]
-        total = np.broadcast_to(seen + 2 * np.asarray(self.alpha), present.shape)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            log_prob = np.log(present) - np.log(total)
-            absent = np.log1p(-np.exp(log_prob))
+        total = xp.broadcast_to(seen + 2 * alpha, present.shape)
+        with errstate(xp, divide="ignore", invalid="ignore"):
+            log_prob = xp.log(present) - xp.log(total)
+            absent = xp.log1p(-xp.exp(log_prob))
         return BernoulliParams(log_prob, absent)
 
     def log_parameter_prior(self, params: BernoulliParams) -> float:
@@ -180,6 +189,20 @@ class Bernoulli(EventModel[BernoulliStats, BernoulliParams]):
             graph.dot(present, params.feature_log_prob),
             graph.dot(absent, params.absent_log_prob),
         )
+
+    def log_likelihood_array(self, params: BernoulliParams, X):
+        """:func:`_log_likelihood` in X's namespace: ``X @ log p + (1 - X) @ log(1 - p)``
+        with ``-inf`` exactly where an unsmoothed estimate forbids the event."""
+        xp = namespace_of(X)
+        absent = params.absent_log_prob
+        finite_absent = xp.where(xp.isfinite(absent), absent, xp.zeros_like(absent))
+        ll = product_array(X, params.feature_log_prob) - product_array(X, finite_absent)
+        ll = ll + xp.sum(finite_absent, axis=1)
+        impossible_when_absent = xp.astype(absent == -np.inf, X.dtype)
+        if bool(xp.any(impossible_when_absent)):
+            absent_hits = xp.sum(impossible_when_absent, axis=1) - X @ impossible_when_absent.T
+            ll = xp.where(absent_hits > 0, xp.full_like(ll, -np.inf), ll)
+        return ll
 
     def log_likelihood_terms(self, params: BernoulliParams, X) -> NDArray[np.float64]:
         """``x_j log p_cj + (1 - x_j) log(1 - p_cj)`` per feature, with ``0 * inf = 0``

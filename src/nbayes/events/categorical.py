@@ -44,6 +44,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from nbayes import _kernels
 from nbayes._kernels import categorical as categorical_kernels
 from nbayes.core import validation as _validate
+from nbayes.core.namespace import device_of, namespace_of, to_numpy
 from nbayes.core.parallel import Scratch
 from nbayes.core.validation import ClassWeights
 from nbayes.errors import UnknownCategoryError
@@ -90,6 +91,16 @@ class CategoricalStats(Statistics):
         n_categories = np.maximum(n_categories, self.n_categories)
         if np.array_equal(n_categories, self.n_categories):
             return self.counts
+        xp = namespace_of(self.counts)
+        if xp is not np:  # on a device: each feature's columns, then its new empty ones
+            old = offsets_of(self.n_categories)
+            shape = (self.counts.shape[0], 1)
+            empty = xp.zeros(shape, dtype=self.counts.dtype, device=device_of(self.counts))
+            parts = []
+            for j, (width, wider) in enumerate(zip(self.n_categories, n_categories, strict=True)):
+                parts.append(self.counts[:, int(old[j]) : int(old[j] + width)])
+                parts.extend([empty] * int(wider - width))
+            return xp.concat(parts, axis=1) if parts else self.counts
         out = np.zeros((self.counts.shape[0], int(n_categories.sum())))
         old, new = offsets_of(self.n_categories), offsets_of(n_categories)
         for j, width in enumerate(self.n_categories):
@@ -115,7 +126,15 @@ class CategoricalStats(Statistics):
 
     def per_feature(self) -> list[NDArray[np.float64]]:
         """``counts`` split into one (n_classes, K_j) array per feature."""
-        return np.split(self.counts, np.cumsum(self.n_categories)[:-1], axis=1)
+        return _split(self.counts, self.n_categories)
+
+
+def _split(flat, n_categories: NDArray[np.intp]) -> list:
+    """``flat`` (n_classes, sum K_j) split into one (n_classes, K_j) array per feature."""
+    if isinstance(flat, np.ndarray):
+        return np.split(flat, np.cumsum(n_categories)[:-1], axis=1)
+    starts = offsets_of(n_categories)
+    return [flat[:, int(a) : int(a + k)] for a, k in zip(starts, n_categories, strict=True)]
 
 
 def add_codes(
@@ -194,7 +213,7 @@ class CategoricalParams:
     n_categories: NDArray[np.intp]
 
     def per_feature(self) -> list[NDArray[np.float64]]:
-        return np.split(self.log_prob, np.cumsum(self.n_categories)[:-1], axis=1)
+        return _split(self.log_prob, self.n_categories)
 
     @cached_property
     def gather_table(self) -> NDArray[np.float64] | None:
@@ -215,6 +234,15 @@ class CategoricalParams:
 def _estimate(stats: CategoricalStats, alpha: float) -> CategoricalParams:
     """Lidstone-smoothed category log-probabilities, feature by feature."""
     smoothed = stats.counts + alpha
+    xp = namespace_of(smoothed)
+    if xp is not np:  # on a device: the same sums, one feature's block at a time
+        blocks = [
+            smoothed[:, int(start) : int(start + k)]
+            for start, k in zip(offsets_of(stats.n_categories), stats.n_categories, strict=True)
+        ]
+        parts = [xp.log(b) - xp.log(xp.sum(b, axis=1, keepdims=True)) for b in blocks]
+        log_prob = xp.concat(parts, axis=1) if parts else smoothed
+        return CategoricalParams(log_prob, stats.n_categories)
     n_categories = np.asarray(stats.n_categories)
     # per-feature sums; a feature with no category (every value missing) has no column
     # and its own total is never used (np.add.reduceat rejects its start, the width)
@@ -337,6 +365,10 @@ class Categorical(EventModel[CategoricalStats, CategoricalParams]):
         """``K_j`` the codes of X need: their largest plus one, at least
         ``min_categories``: shape (n_features,)."""
         seen = X.max(axis=0) + 1 if X.shape[0] else np.zeros(X.shape[1], np.intp)
+        return self.n_categories_of(seen)
+
+    def n_categories_of(self, seen: NDArray[np.intp]) -> NDArray[np.intp]:
+        """``K_j`` for codes whose largest plus one is ``seen`` (n_features,)."""
         if self.min_categories is None:
             return np.maximum(seen, 0)
         minimum = np.array(self.min_categories)
@@ -347,13 +379,24 @@ class Categorical(EventModel[CategoricalStats, CategoricalParams]):
         n_categories = np.maximum(seen, minimum, dtype=np.int64)
         if n_categories.shape != seen.shape:
             raise ValueError(
-                f"'min_categories' should have shape ({X.shape[1]},"
+                f"'min_categories' should have shape ({seen.shape[0]},"
                 f") when an array-like is provided. Got {minimum.shape} instead."
             )
         return n_categories
 
     def add_into(self, stats: CategoricalStats, X, W: ClassWeights) -> CategoricalStats:
         return add_codes(stats, X, W, self.n_categories(X))
+
+    def summarize_array(self, X, W) -> CategoricalStats:
+        """``N_cjt = W.T @ [x_j == t]`` feature by feature on X's device (codes as
+        floats; a negative code, missing, matches no category)."""
+        xp = namespace_of(X)
+        largest = to_numpy(xp.max(X, axis=0)) if X.shape[0] else np.full(X.shape[1], -1)
+        n_categories = self.n_categories_of(np.asarray(largest, dtype=np.int64) + 1)
+        codes = [xp.arange(int(k), dtype=X.dtype, device=device_of(X)) for k in n_categories]
+        parts = [W.T @ xp.astype(X[:, j : j + 1] == code, X.dtype) for j, code in enumerate(codes)]
+        counts = xp.concat(parts, axis=1) if parts else xp.zeros_like(W[:0, :].T)
+        return CategoricalStats(xp.sum(W, axis=0), n_categories.astype(np.intp), counts)
 
     def estimate(self, stats: CategoricalStats) -> CategoricalParams:
         """Lidstone-smoothed category log-probabilities; under ``"smooth"`` each feature
@@ -390,6 +433,31 @@ class Categorical(EventModel[CategoricalStats, CategoricalParams]):
         if self.handle_unknown == "smooth":
             x = graph.op("Min", x, graph.const((params.n_categories - 1)[None, :]))
         return graph.lookup_sum(x, params.per_feature())
+
+    def log_likelihood_array(self, params: CategoricalParams, X):
+        """``sum_j log P(x_j | c)`` on X's device: each feature's table gathered by its
+        codes (unseen codes raise, or count 0 under ``"ignore"``; under ``"smooth"``
+        they take the extra category); NaN (0/0 of an unsmoothed, unseen feature)
+        counts 0, as in the NumPy path."""
+        xp = namespace_of(X)
+        n_categories = params.n_categories
+        out = xp.zeros((X.shape[0], params.log_prob.shape[0]), dtype=X.dtype, device=device_of(X))
+        starts = offsets_of(n_categories)
+        for j, k in enumerate(n_categories.tolist()):
+            codes = X[:, j]
+            if self.handle_unknown == "smooth":
+                codes = xp.clip(codes, None, float(k - 1))
+            elif self.handle_unknown == "error" and bool(xp.any(codes >= k)):
+                one_hot(to_numpy(X).astype(np.intp), n_categories, "error")  # names the code
+            known = (codes >= 0) & (codes < k)
+            table = params.log_prob[:, int(starts[j]) : int(starts[j] + k)].T  # (K_j, classes)
+            table = xp.where(xp.isnan(table), xp.zeros_like(table), table)
+            if int(k) == 0:
+                continue
+            index = xp.astype(xp.where(known, codes, xp.zeros_like(codes)), xp.int64)
+            gathered = xp.take(table, index, axis=0)
+            out = out + xp.where(known[:, None], gathered, xp.zeros_like(gathered))
+        return out
 
     def log_likelihood_terms(self, params: CategoricalParams, X) -> NDArray[np.float64]:
         return _log_likelihood_terms(params, *self._known(params, np.asarray(X)))

@@ -32,6 +32,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from nbayes.core.namespace import errstate, namespace_of, scalar_like
 from nbayes.events._contract import setting
 from nbayes.events.counts import CountStats, LinearScorer
 from nbayes.events.multinomial import Multinomial, document_lengths, sample_counts
@@ -67,11 +68,13 @@ class Complement(Multinomial):
 
     def estimate(self, stats: CountStats) -> ComplementParams:
         """Complement weights from the class-by-feature counts."""
-        complement = stats.feature_count.sum(axis=0) + self.alpha - stats.feature_count
-        with np.errstate(divide="ignore", invalid="ignore"):
-            logged = np.log(complement / complement.sum(axis=1, keepdims=True))
+        counts = stats.feature_count
+        xp = namespace_of(counts)
+        complement = xp.sum(counts, axis=0) + scalar_like(self.alpha, counts) - counts
+        with errstate(xp, divide="ignore", invalid="ignore"):
+            logged = xp.log(complement / xp.sum(complement, axis=1, keepdims=True))
             if self.norm:
-                weights = logged / logged.sum(axis=1, keepdims=True)
+                weights = logged / xp.sum(logged, axis=1, keepdims=True)
             else:
                 weights = -logged
         return ComplementParams(weights)

@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.utils.extmath import safe_sparse_dot
 
+from nbayes.core.namespace import namespace_of
 from nbayes.core.validation import ClassWeights
 from nbayes.events._stats import CLASS, EXACT_COUNTS, FEATURE, Statistics, stat, warn_inexact
 
@@ -46,7 +47,14 @@ class CountStats(Statistics):
 
     def check_representable(self) -> None:
         """Raise ValueError if the counts, or the totals the estimates divide by
-        (per class, per feature, overall), overflow float64."""
+        (per class, per feature, overall), overflow float64 (or the dtype of counts
+        on a device: checked there, worded on the host)."""
+        xp = namespace_of(self.feature_count)
+        if xp is not np:
+            total = xp.sum(self.feature_count) + xp.sum(self.class_count)
+            if not bool(xp.isfinite(total)):
+                self.to_numpy().check_representable()
+            return
         with np.errstate(over="ignore", invalid="ignore"):
             total = self.feature_count.sum()
             finite = np.isfinite(total) and np.isfinite(self.class_count.sum())
@@ -126,6 +134,30 @@ def _check_added(stats: CountStats, batch_bound: float | None) -> None:
             return
     stats.check_representable()
     stats.warn_inexact_cells()
+
+
+def summarize_array(X, W):
+    """``(N_c, N_cj) = (W.sum(0), W.T @ X)`` for X (n_samples, n_features) and dense W
+    (n_samples, n_classes) of one array-API namespace and device: :func:`add_into`'s
+    statistics, computed there."""
+    xp = namespace_of(X)
+    return xp.sum(W, axis=0), W.T @ X
+
+
+def product_array(X, weights):
+    """:func:`dot_with_infinities` for X (n_samples, n_features) and weights (n_classes,
+    n_features) of one array-API namespace and device: ``X @ weights.T`` where an
+    infinite weight counts only in rows where its feature is present (never ``0 * inf
+    = NaN``), shape (n_samples, n_classes)."""
+    xp = namespace_of(X)
+    finite = xp.isfinite(weights)
+    if bool(xp.all(finite)):
+        return X @ weights.T
+    out = X @ xp.where(finite, weights, xp.zeros_like(weights)).T
+    for infinity in (-np.inf, np.inf):
+        hits = X @ xp.astype(weights == infinity, X.dtype).T
+        out = xp.where(hits > 0, xp.full_like(out, infinity), out)
+    return out
 
 
 def dot_with_infinities(X, weights: NDArray[np.float64]) -> NDArray[np.float64]:

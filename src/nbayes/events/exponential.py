@@ -45,6 +45,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from nbayes.core.namespace import errstate, namespace_of
 from nbayes.core.validation import ClassWeights
 from nbayes.events import _domain
 from nbayes.events._contract import EventModel
@@ -54,7 +55,9 @@ from nbayes.events.sums import (
     SumStats,
     mixture_quantiles,
     observed,
+    observed_array,
     summarize,
+    summarize_array,
 )
 
 __all__ = ["Exponential", "ExponentialParams", "SumStats"]
@@ -91,14 +94,19 @@ class Exponential(EventModel[SumStats, ExponentialParams]):
     def summarize(self, X, W: ClassWeights) -> SumStats:
         return summarize(X, W)
 
+    def summarize_array(self, X, W) -> SumStats:
+        return summarize_array(X, W)
+
     def estimate(self, stats: SumStats) -> ExponentialParams:
         """MLE (``alpha=1, beta=0``) or Gamma-MAP rates; see module doc."""
-        numerator = np.maximum(stats.count + self.alpha - 1.0, 0.0)
+        xp = namespace_of(stats.count)
+        zero = xp.zeros_like(stats.count)
+        numerator = xp.maximum(stats.count + self.alpha - 1.0, zero)
         denominator = stats.total + self.beta
         defined = (numerator > 0) | (denominator > 0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            rate = np.where(defined, numerator / denominator, 0.0)
-            log_rate = np.where(defined, np.log(rate), 0.0)
+        with errstate(xp, divide="ignore", invalid="ignore"):
+            rate = xp.where(defined, numerator / denominator, zero)
+            log_rate = xp.where(defined, xp.log(rate), zero)
         return ExponentialParams(rate, log_rate)
 
     def log_parameter_prior(self, params: ExponentialParams) -> float:
@@ -152,6 +160,28 @@ class Exponential(EventModel[SumStats, ExponentialParams]):
                                   to=graph.float_type), axis=2)  # fmt: skip
         return graph.where(graph.op("Greater", any_impossible, graph.const(0.0)),
                            graph.const(-np.inf), total)  # fmt: skip
+
+    def log_likelihood_array(self, params: ExponentialParams, X):
+        """:meth:`log_likelihood` in X's namespace: the product form where every rate is
+        finite and positive, else class by class as :func:`_terms_of_class` says."""
+        xp = namespace_of(X)
+        mask, filled = observed_array(X)
+        rate, log_rate = params.rate, params.log_rate
+        if bool(xp.all(xp.isfinite(log_rate))):
+            return mask @ log_rate.T - filled @ rate.T
+        shared = xp.all(rate == np.inf, axis=0)
+        positive = filled > 0
+        zero = xp.zeros_like(filled)
+        columns = []
+        for c in range(rate.shape[0]):
+            term = log_rate[c] - xp.where(positive, filled * rate[c], zero)
+            term = xp.where(positive & (rate[c] == np.inf), xp.full_like(term, -np.inf), term)
+            term = xp.where(~positive & shared, zero, term)
+            term = xp.where(mask > 0, term, zero)
+            impossible = xp.any(term == -np.inf, axis=1)
+            total = xp.sum(term, axis=1)
+            columns.append(xp.where(impossible, xp.full_like(total, -np.inf), total))
+        return xp.stack(columns, axis=1)
 
     def log_likelihood_terms(self, params: ExponentialParams, X) -> NDArray[np.float64]:
         """``log lambda_cj - lambda_cj x_j`` per feature, 0 where missing:

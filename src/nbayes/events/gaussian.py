@@ -56,6 +56,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from nbayes._kernels import gaussian as gaussian_kernels
 from nbayes._kernels import gaussian_observed
+from nbayes.core.namespace import copy_array, errstate, namespace_of, scalar_like
 from nbayes.core.validation import ClassWeights
 from nbayes.events._contract import EventModel, setting, skip_missing_setting
 from nbayes.events._gaussian_fit import add_into
@@ -100,13 +101,15 @@ class GaussianParams:
 def variance_floor(stats: GaussianStats, var_smoothing: float) -> float:
     """``var_smoothing`` times the largest overall feature variance (see module doc);
     features never observed are left out."""
+    xp = namespace_of(stats.total_count)
     seen = stats.total_count > 0
-    if not seen.any():
+    if not bool(xp.any(seen)):
         return 0.0
-    with np.errstate(over="ignore"):
-        scale = float(np.max(stats.total_m2[seen] / stats.total_count[seen]))
+    with errstate(xp, over="ignore", divide="ignore", invalid="ignore"):
+        unseen = xp.full_like(stats.total_m2, -np.inf)
+        scale = float(xp.max(xp.where(seen, stats.total_m2 / stats.total_count, unseen)))
         if not scale > 0:
-            scale = float(np.max(stats.total_mean[seen] ** 2))
+            scale = float(xp.max(xp.where(seen, stats.total_mean**2, unseen)))
     if not scale > 0:
         scale = np.finfo(np.float64).tiny
     return var_smoothing * min(scale, np.finfo(np.float64).max)
@@ -120,17 +123,23 @@ def _estimate(stats: GaussianStats, epsilon: Any, ddof: float) -> GaussianParams
     carries almost no evidence about it, instead of a zero-variance spike at 0.
     """
     count = stats.count
-    denominator = np.where(count > ddof, count - ddof, count)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        var = np.where(denominator > 0, stats.m2 / denominator, 0.0)
-    theta = stats.mean.copy()
+    xp = namespace_of(count)
+    zero = xp.zeros_like(count)
+    denominator = xp.where(count > ddof, count - ddof, count)
+    with errstate(xp, divide="ignore", invalid="ignore"):
+        var = xp.where(denominator > 0, stats.m2 / denominator, zero)
+    theta = copy_array(stats.mean)
     unobserved = (count <= 0) & (stats.class_count[:, None] > 0)
-    if unobserved.any():
-        with np.errstate(divide="ignore", invalid="ignore"):
-            total_var = np.where(stats.total_count > 0, stats.total_m2 / stats.total_count, 0.0)
-        theta = np.where(unobserved, stats.total_mean, theta)
-        var = np.where(unobserved, total_var, var)
-    return GaussianParams(theta, var + epsilon, epsilon)
+    if bool(xp.any(unobserved)):
+        with errstate(xp, divide="ignore", invalid="ignore"):
+            total_var = xp.where(
+                stats.total_count > 0,
+                stats.total_m2 / stats.total_count,
+                xp.zeros_like(stats.total_m2),
+            )
+        theta = xp.where(unobserved, stats.total_mean, theta)
+        var = xp.where(unobserved, total_var, var)
+    return GaussianParams(theta, var + scalar_like(epsilon, var), epsilon)
 
 
 #: Scaled inputs are clipped to this magnitude (beyond it every class's density is 0
@@ -443,6 +452,35 @@ class Gaussian(EventModel[GaussianStats, GaussianParams]):
                 observed = None
         return add_into(stats, X, W, observed, on_non_finite)
 
+    def summarize_array(self, X, W) -> GaussianStats:
+        """The moments of X under W computed on X's device, two passes each (means,
+        then squared deviations), as scikit-learn's array-API GaussianNB does: class
+        by class, then over all rows. Unscaled (every exponent 0): values near the
+        float64 limits overflow there and are refused by the representability check."""
+        xp = namespace_of(X)
+        n_classes, n_features = W.shape[1], X.shape[1]
+        class_count = xp.sum(W, axis=0)
+        count = xp.broadcast_to(class_count[:, None], (n_classes, n_features))
+        nonempty = xp.where(class_count > 0, class_count, 1.0)
+        mean = (W.T @ X) / nonempty[:, None]
+        m2 = xp.stack([W[:, c] @ (X - mean[c, :]) ** 2 for c in range(n_classes)])
+        row_weight = xp.sum(W, axis=1)
+        total_count = xp.sum(class_count)
+        total_mean = (row_weight @ X) / xp.where(total_count > 0, total_count, 1.0)
+        total_m2 = row_weight @ (X - total_mean) ** 2
+        stats = GaussianStats(
+            class_count,
+            xp.asarray(count, copy=True),
+            mean,
+            m2,
+            xp.asarray(xp.broadcast_to(total_count, (n_features,)), copy=True),
+            total_mean,
+            total_m2,
+            np.zeros(n_features, dtype=np.int64),
+        )
+        stats.check_representable()
+        return stats
+
     def variance_floor(self, stats: GaussianStats) -> Any:
         """``epsilon``: one floor for all features (``"largest"``) or one per feature."""
         if self.floor == "largest":
@@ -529,6 +567,19 @@ class Gaussian(EventModel[GaussianStats, GaussianParams]):
 
     def onnx_column_kind(self, params: GaussianParams, j: int) -> str:
         return "float"
+
+    def log_likelihood_array(self, params: GaussianParams, X):
+        """``log P(x | c)`` in X's namespace, class by class as scikit-learn's
+        array-API GaussianNB computes it: ``-1/2 sum_j log(2 pi var_cj) + (x_j -
+        theta_cj)^2 / var_cj`` (unscaled parameters: see :meth:`summarize_array`)."""
+        xp = namespace_of(X)
+        theta, var = params.theta, params.var
+        log_norm = xp.sum(xp.log((2.0 * np.pi) * var), axis=1)
+        columns = [
+            -0.5 * (log_norm[c] + xp.sum((X - theta[c, :]) ** 2 / var[c, :], axis=1))
+            for c in range(theta.shape[0])
+        ]
+        return xp.stack(columns, axis=1)
 
     def log_likelihood_terms(self, params: GaussianParams, X) -> NDArray[np.float64]:
         X = np.asarray(X, dtype=np.float64)

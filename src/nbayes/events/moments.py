@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from nbayes.core.namespace import errstate, namespace_of
 from nbayes.errors import StatisticsError
 from nbayes.events._stats import CLASS, FEATURE, Statistics, stat
 
@@ -75,9 +76,14 @@ def chan_merge(
     ``mean = mean_a + delta N_b / N`` and
     ``M2 = M2_a + M2_b + delta^2 N_a N_b / N`` with ``delta = mean_b - mean_a``.
     """
-    count = np.add(count_a, count_b)
-    share_b = np.divide(count_b, count, out=np.zeros(np.shape(count)), where=count > 0)
-    with np.errstate(over="ignore", invalid="ignore"):
+    xp = namespace_of(mean_a, mean_b)
+    count = count_a + count_b if xp is not np else np.add(count_a, count_b)
+    if xp is np:
+        share_b = np.divide(count_b, count, out=np.zeros(np.shape(count)), where=count > 0)
+    else:  # arrays of one namespace (statistics on a device)
+        nonempty = count > 0
+        share_b = xp.where(nonempty, count_b / xp.where(nonempty, count, 1.0), 0.0)
+    with errstate(xp, over="ignore", invalid="ignore"):
         delta = mean_b - mean_a
         mean = mean_a + delta * share_b
         # delta * (delta * N_a N_b / N): exactly 0 when one side is empty, however
@@ -207,13 +213,17 @@ class GaussianStats(Statistics):
     def finite_features(self) -> NDArray[np.bool_]:
         """Whether each feature's class and overall means and M2 are all finite,
         shape (n_features,)."""
-        finite = np.isfinite(self.mean).all(axis=0) & np.isfinite(self.m2).all(axis=0)
-        finite &= np.isfinite(self.total_mean) & np.isfinite(self.total_m2)
-        return finite
+        xp = namespace_of(self.mean)
+        finite = xp.all(xp.isfinite(self.mean), axis=0) & xp.all(xp.isfinite(self.m2), axis=0)
+        return finite & xp.isfinite(self.total_mean) & xp.isfinite(self.total_m2)
 
     def check_representable(self) -> None:
         """Raise ValueError naming the features whose moments overflow float64."""
         finite = self.finite_features()
+        if not isinstance(finite, np.ndarray):  # on a device: checked there, worded here
+            if bool(namespace_of(finite).all(finite)):
+                return
+            finite = self.to_numpy().finite_features()
         if not finite.all():
             raise ValueError(
                 f"The variance of feature(s) {np.flatnonzero(~finite).tolist()} cannot be "

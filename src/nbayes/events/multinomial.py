@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
+from nbayes.core.namespace import errstate, namespace_of, scalar_like
 from nbayes.core.validation import ClassWeights
 from nbayes.events import _domain
 from nbayes.events._contract import EventModel, lidstone_alpha, skip_missing_setting
@@ -37,6 +38,8 @@ from nbayes.events.counts import (
     LinearScorer,
     add_into,
     dirichlet_log_density,
+    product_array,
+    summarize_array,
     weighted_terms,
 )
 
@@ -106,12 +109,16 @@ class Multinomial(EventModel[CountStats, MultinomialParams]):
     def add_into(self, stats: CountStats, X, W: ClassWeights) -> CountStats:
         return add_into(stats, without_missing(X) if self.skip_missing else X, W)
 
+    def summarize_array(self, X, W) -> CountStats:
+        return CountStats(*summarize_array(X, W))
+
     def estimate(self, stats: CountStats) -> MultinomialParams:
         """Lidstone-smoothed ``log theta_cj``; ``alpha`` scalar or shape (n_features,)."""
-        smoothed = stats.feature_count + self.alpha
+        xp = namespace_of(stats.feature_count)
+        smoothed = stats.feature_count + scalar_like(self.alpha, stats.feature_count)
         # counts summing past float64 give NaN here; the fit refuses them with its own error
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            log_prob = np.log(smoothed) - np.log(smoothed.sum(axis=1, keepdims=True))
+        with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
+            log_prob = xp.log(smoothed) - xp.log(xp.sum(smoothed, axis=1, keepdims=True))
         return MultinomialParams(log_prob)
 
     def log_parameter_prior(self, params: MultinomialParams) -> float:
@@ -132,6 +139,9 @@ class Multinomial(EventModel[CountStats, MultinomialParams]):
         if self.skip_missing:
             x = graph.filled(x)[1]
         return graph.dot(x, params.feature_log_prob)
+
+    def log_likelihood_array(self, params: MultinomialParams, X):
+        return product_array(X, params.feature_log_prob)
 
     def log_likelihood_terms(self, params: MultinomialParams, X) -> NDArray[np.float64]:
         """``x_j log theta_cj`` per feature: shape (n_samples, n_classes, n_features)."""

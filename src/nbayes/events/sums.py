@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from nbayes.core.namespace import namespace_of
 from nbayes.core.validation import ClassWeights
 from nbayes.events._stats import CLASS, FEATURE, Statistics, stat
 
@@ -63,6 +64,22 @@ def summarize(X: NDArray[np.float64], W: ClassWeights) -> SumStats:
         W.transpose_dot(mask.astype(np.float64)),
         W.transpose_dot(filled),
     )
+
+
+def observed_array(X):
+    """:func:`observed` for X of any array-API namespace, in it: ``(mask, filled)``
+    with the mask as X's floating dtype (what the products take)."""
+    xp = namespace_of(X)
+    missing = xp.isnan(X)
+    return xp.astype(~missing, X.dtype), xp.where(missing, xp.zeros_like(X), X)
+
+
+def summarize_array(X, W) -> SumStats:
+    """:func:`summarize` for X (n_samples, n_features) and dense W (n_samples,
+    n_classes) of one array-API namespace and device, computed there."""
+    xp = namespace_of(X)
+    mask, filled = observed_array(X)
+    return SumStats(xp.sum(W, axis=0), W.T @ mask, W.T @ filled)
 
 
 def mixture_quantiles(

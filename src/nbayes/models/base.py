@@ -14,6 +14,7 @@ core imports neither, and a new estimator subclasses this one class.
 from __future__ import annotations
 
 from nbayes.core.base import BaseNB
+from nbayes.core.namespace import to_numpy
 from nbayes.files.methods import ModelFileMethods
 
 
@@ -27,4 +28,4 @@ class EstimatorNB(ModelFileMethods, BaseNB):
         see :func:`nbayes.inspection.explain.explain`."""
         from nbayes.inspection.explain import explain
 
-        return explain(self, x, **options)
+        return explain(self.on_host(), to_numpy(x), **options)

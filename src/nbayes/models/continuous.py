@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nbayes.core.base import BATCH_SIZE, PRIOR_ALPHA
+from nbayes.core.namespace import copy_array, namespace_of
 from nbayes.events.binned import Binned
 from nbayes.events.exponential import Exponential
 from nbayes.events.kde import KernelDensity
@@ -42,7 +43,8 @@ class _ContinuousNB(EstimatorNB):
     @property
     def class_prior_(self) -> NDArray[np.float64]:
         """``P(y)``, shape (n_classes,)."""
-        return np.exp(self._fitted.log_prior)
+        log_prior = self._fitted.log_prior
+        return namespace_of(log_prior).exp(log_prior)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -62,12 +64,12 @@ class _RateNB(_ContinuousNB):
     @property
     def feature_count_(self) -> NDArray[np.float64]:
         """``n_cj``, the weighted number of observed values, (n_classes, n_features)."""
-        return self._stats.count.copy()
+        return copy_array(self._live_stats().count)
 
     @property
     def feature_sum_(self) -> NDArray[np.float64]:
         """``S_cj``, the weighted sum of the observed values, (n_classes, n_features)."""
-        return self._stats.total.copy()
+        return copy_array(self._live_stats().total)
 
     @property
     def rate_(self) -> NDArray[np.float64]:

@@ -21,6 +21,7 @@ from sklearn.utils._param_validation import Interval
 
 from nbayes.core.base import BATCH_SIZE, PRIOR_ALPHA
 from nbayes.core.linear import LinearNBMixin
+from nbayes.core.namespace import copy_array, device_of, float_dtype, is_numpy, namespace_of
 from nbayes.errors import DomainError
 from nbayes.events.bernoulli import Bernoulli
 from nbayes.events.complement import Complement
@@ -77,7 +78,7 @@ class _DiscreteNB(LinearNBMixin, EstimatorNB):
     @property
     def feature_count_(self) -> NDArray[np.float64]:
         """Weighted feature totals per class, shape (n_classes, n_features)."""
-        return self._stats.feature_count.copy()
+        return copy_array(self._live_stats().feature_count)
 
     @property
     def feature_log_prob_(self) -> NDArray[np.float64]:
@@ -215,7 +216,8 @@ class ComplementNB(_CountsNB):
 
     @property
     def feature_all_(self) -> NDArray[np.float64]:
-        return self._stats.feature_count.sum(axis=0)
+        counts = self._live_stats().feature_count
+        return namespace_of(counts).sum(counts, axis=0)
 
 
 class BernoulliNB(_DiscreteNB):
@@ -259,6 +261,10 @@ class BernoulliNB(_DiscreteNB):
         self.batch_size = batch_size
 
     def _prepare_X(self, X):
+        if self.binarize is not None and not is_numpy(X):  # another array namespace
+            xp = namespace_of(X)
+            dtype = float_dtype(xp, X.dtype, device_of(X))
+            return xp.astype(xp.astype(X, dtype) > self.binarize, dtype)
         if self.binarize is not None:
             # imported here: sklearn.preprocessing costs ~0.2 s of start-up, which
             # `nbayes train` paid for listing the models (bench/NOTES.md, scenario J)

@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 from sklearn.utils import assert_all_finite
 
 from nbayes.core.base import BATCH_SIZE, PRIOR_ALPHA
+from nbayes.core.namespace import dispatched, namespace_of, numpy_dtype
 from nbayes.events import _gaussian_fit
 from nbayes.events.gaussian import Gaussian
 from nbayes.events.moments import chan_merge
@@ -87,11 +88,18 @@ class GaussianNB(EstimatorNB):
     def _validated_X_y(self, X, y, reset):
         X, y = super()._validated_X_y(X, y, reset)
         if reset:
-            self._fit_dtype = X.dtype
+            self._fit_dtype = numpy_dtype(X.dtype)
         return X, y
 
+    def _array_space(self, X):
+        """X's own floating dtype, float32 included, as scikit-learn's array-API
+        GaussianNB (its fitted attributes and outputs are float32 for float32 X)."""
+        return dispatched(X)
+
     def _prepare_X(self, X):
-        return X.astype(np.float64, copy=False)
+        """float64 NumPy X; X of another namespace as it is (trained and scored in its
+        own floating dtype, float32 included, as scikit-learn's array-API GaussianNB)."""
+        return X.astype(np.float64, copy=False) if isinstance(X, np.ndarray) else X
 
     def check_restored(self) -> None:
         """Also the dtype of the training X, which the fitted attributes take."""
@@ -141,7 +149,8 @@ class GaussianNB(EstimatorNB):
         return mean, m2 / n
 
     def _as_fit_dtype(self, array):
-        return array.astype(self._fit_dtype, copy=False)
+        """NumPy parameters as the training dtype; on a device they are in it already."""
+        return array.astype(self._fit_dtype, copy=False) if isinstance(array, np.ndarray) else array
 
     @property
     def theta_(self) -> NDArray:
@@ -163,4 +172,5 @@ class GaussianNB(EstimatorNB):
     @property
     def class_prior_(self) -> NDArray:
         """``P(y)``, shape (n_classes,)."""
-        return self._as_fit_dtype(np.exp(self._fitted.log_prior))
+        log_prior = self._fitted.log_prior
+        return self._as_fit_dtype(namespace_of(log_prior).exp(log_prior))
