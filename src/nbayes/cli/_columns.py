@@ -21,11 +21,12 @@ READS = ("number", "bool", "text")
 _BOOLEANS = ("true", "false")
 
 
-def infer_read(column, name: str, source: Source) -> tuple[str, object]:
+def infer_read(column, name: str, source: Source, hint: bool = True) -> tuple[str, object]:
     """How to parse a column for the mixed model, and the column so parsed: ``number``
     if every value reads as a number, ``bool`` if every value is true or false, else
     ``text`` (the kind of the parsed column is then
-    :func:`nbayes.mixed.columns.infer_kind`'s)."""
+    :func:`nbayes.mixed.columns.infer_kind`'s). With ``hint``, numbers but for a few
+    other values get a note on the ``--na-values`` that would make those missing."""
     pa = pyarrow()
     kind = column.type
     if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind):
@@ -42,7 +43,8 @@ def infer_read(column, name: str, source: Source) -> tuple[str, object]:
             parsed = parsing.parse(column)
             if parsed is not None:
                 return read, parsed
-    _hint_markers(column, name, source)
+    if hint:
+        _hint_markers(column, name, source)
     return "text", column
 
 

@@ -251,7 +251,7 @@ def _parse(column, kind: str | None, name: str, source: Source) -> tuple[str, ob
     """How to parse a column of the mixed model, and the parsed column: inferred, or
     as the given kind's event model reads (true/false stays bool for a numeric kind
     such as bernoulli)."""
-    inferred, parsed = infer_read(column, name, source)
+    inferred, parsed = infer_read(column, name, source, hint=kind is None)
     if inferred == "number":
         check_finite(parsed, column, name, source)
     if kind is None:
