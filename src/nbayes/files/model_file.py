@@ -343,12 +343,22 @@ class _Decoder:
             and sorted(value) == ["data", "indices", "indptr", "shape"]
         ):
             parts = {key: self(item) for key, item in value.items()}
+            shape = parts["shape"]
+            if not (
+                isinstance(shape, list)
+                and len(shape) == 2
+                and all(type(n) is int and 0 <= n < 2**63 for n in shape)
+            ):
+                raise ModelFileError(
+                    f"Malformed model file: a sparse matrix's shape {shape!r:.60} is not "
+                    "two counts."
+                )
             try:
                 matrix = sp.csr_matrix(
-                    (parts["data"], parts["indices"], parts["indptr"]), shape=tuple(parts["shape"])
+                    (parts["data"], parts["indices"], parts["indptr"]), shape=tuple(shape)
                 )
                 matrix.check_format(full_check=True)
-            except (TypeError, ValueError) as exc:
+            except (TypeError, ValueError, OverflowError) as exc:
                 raise ModelFileError(f"Malformed model file: bad sparse matrix ({exc}).") from None
             return matrix
         raise ModelFileError(f"Malformed model file: unknown metadata entry {tag!r:.40}.")
@@ -570,7 +580,11 @@ def _read(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         raise ModelFileError(f"{path} is a directory, not a model file.")
     if not path.is_file():
         raise ModelFileError(f"{path}: no such model file.")
-    if not zipfile.is_zipfile(path):
+    try:
+        is_zip = zipfile.is_zipfile(path)
+    except (OSError, ValueError, NotImplementedError):
+        is_zip = False
+    if not is_zip:
         raise ModelFileError(f"{path} is not an nbayes model file (not an npz archive).")
     try:
         arrays = read_npz(path)

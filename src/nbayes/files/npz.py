@@ -28,8 +28,11 @@ from __future__ import annotations
 
 import os
 import re
+import struct
 import zipfile
+import zlib
 from pathlib import Path
+from tokenize import TokenError
 
 import numpy as np
 from numpy.lib import format as npy_format
@@ -74,8 +77,26 @@ def read_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
                 info.filename[:-4]: _array(archive, info, *headers[info.filename], budget)
                 for info in members
             }
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError) as exc:
+    except ArchiveError:
+        raise
+    except _CORRUPT as exc:
         raise ArchiveError(f"truncated or corrupted archive: {exc}") from None
+
+
+#: What :mod:`zipfile` raises on a damaged archive: besides its own errors, a flipped
+#: "version needed" field is a NotImplementedError ("zip file version 10.9"), a damaged
+#: name a UnicodeDecodeError (a ValueError), a damaged deflate stream a zlib.error.
+_CORRUPT = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    EOFError,
+    OSError,
+    NotImplementedError,
+    RuntimeError,
+    ValueError,
+    zlib.error,
+    struct.error,
+)
 
 
 class _Budget:
@@ -95,9 +116,7 @@ class _Budget:
             )
 
 
-def _checked_members(
-    archive: zipfile.ZipFile, file_size: int
-) -> tuple[list[zipfile.ZipInfo], int]:
+def _checked_members(archive: zipfile.ZipFile, file_size: int) -> tuple[list[zipfile.ZipInfo], int]:
     """The central directory's members, checked against the bounds (see module doc),
     and the inflate budget in bytes."""
     members = archive.infolist()
@@ -142,7 +161,7 @@ def _header(
                 header = npy_format.read_array_header_2_0(handle, MAX_HEADER_BYTES)
             else:
                 raise ValueError(f"unsupported .npy version {version}")
-        except (ValueError, SyntaxError, TypeError) as exc:
+        except (ValueError, SyntaxError, TypeError, TokenError, RecursionError) as exc:
             raise ArchiveError(
                 f"corrupted: member {info.filename!r} is not a valid .npy array ({exc})"
             ) from None

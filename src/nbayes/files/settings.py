@@ -64,6 +64,15 @@ def check_file_settings(params: dict[str, Any]) -> None:
         )
     if "ngram_range" in params:
         check_ngram_range(params["ngram_range"])
+    if (
+        "token_pattern" in params
+        and params["token_pattern"] is None
+        and params.get("tokenizer") is None
+        and params.get("analyzer", "word") == "word"
+    ):
+        raise ValueError(
+            "token_pattern=None and tokenizer=None: a word vectorizer needs one of them"
+        )
 
 
 def _leaves(name: str, value: Any) -> Iterator[tuple[str, Any]]:

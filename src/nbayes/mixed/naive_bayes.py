@@ -404,6 +404,10 @@ class ColumnKinds(str):
         return str(self)
 
 
+def _types(items) -> list[type] | None:
+    return [type(item) for item in items] if isinstance(items, tuple | list) else None
+
+
 def _same_layout(layout: tuple, expected: tuple[Block, ...]) -> bool:
     """Whether ``layout`` is ``expected``: the same blocks (kind, keys, positions) with
     the same options (compared as arrays, which a bandwidth per column may be)."""
@@ -415,6 +419,10 @@ def _same_layout(layout: tuple, expected: tuple[Block, ...]) -> bool:
             want.keys,
             want.positions,
         ):
+            return False
+        if _types(block.keys) != _types(want.keys) or _types(block.positions) != _types(
+            want.positions
+        ):  # True == 1: a position True indexed nothing
             return False
         if len(block.options) != len(want.options):
             return False
