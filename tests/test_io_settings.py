@@ -282,3 +282,49 @@ def test_a_huge_integer_in_the_metadata_is_a_model_file_error(tmp_path):
             archive.writestr(name, data)
     with pytest.raises(nbayes.ModelFileError, match="not valid JSON"):
         nbayes.load(tmp_path / "big.npz")
+
+
+# ---------------------------------------------------------------- probes of issue 25's review
+@pytest.mark.parametrize(
+    "pattern",
+    [r"[[:alpha:]]+", r"\pL+", r"\Qab\E", r"\x{61}", r"\C"],
+    ids=["posix-class", "unicode-property", "quoted", "braced-hex", "any-byte"],
+)
+def test_a_pattern_python_reads_otherwise_or_not_at_all_is_refused(tmp_path, pattern):
+    """RE2 reads these (a POSIX class, \\pL, \\Q...\\E); Python's re reads a nested set
+    or refuses them: the model would count other tokens than it was saved with."""
+    pytest.importorskip("re2")
+    path = _tampered(
+        _saved(tmp_path, CountVectorizer(token_pattern=r"[a-z]+").fit(DOCS)),
+        tmp_path / "t.npz",
+        lambda params: params.update(token_pattern={"str": pattern}),
+    )
+    with pytest.raises(nbayes.ModelFileError, match="Python's re reads alike"):
+        nbayes.load(path)
+
+
+def test_a_refused_pattern_is_one_line_on_stderr(tmp_path):
+    """RE2 logs its parse errors to stderr by itself; the refusal alone is said."""
+    pytest.importorskip("re2")
+    path = _tampered(
+        _saved(tmp_path, CountVectorizer(token_pattern=r"[a-z]+").fit(DOCS)),
+        tmp_path / "t.npz",
+        lambda params: params.update(token_pattern={"str": "(?<=a)b"}),
+    )
+    result = _run(path, "default")
+    assert result.returncode != 0
+    assert "re2.cc" not in result.stderr
+    assert "cannot run in linear time" in result.stderr
+
+
+@pytest.mark.parametrize("dtype", ["<f2", "|i1", "<i2", "|u1", "<u2", ">i8"])
+def test_a_vectorizer_dtype_that_wraps_or_sparse_cannot_hold_is_refused(tmp_path, dtype):
+    """float16 (scipy.sparse refuses it at the first document, a traceback) and small
+    integers (a count of 128 tokens wraps to -128) from a file are refused on load."""
+    path = _tampered(
+        _saved(tmp_path, CountVectorizer().fit(DOCS)),
+        tmp_path / "t.npz",
+        lambda params: params.update(dtype={"scalar_type": dtype}),
+    )
+    with pytest.raises(nbayes.ModelFileError, match=r"dtype .* is not one a parameter may name"):
+        nbayes.load(path)

@@ -92,6 +92,12 @@ FORMAT = "nbayes-model"
 VERSION = 2
 _META_KEY = "__nbayes__"
 
+#: The dtypes a parameter read from a file may name (``CountVectorizer(dtype=...)``), in
+#: native byte order: those scipy.sparse holds and a count cannot wrap in.
+PARAMETER_DTYPES = tuple(
+    np.dtype(name) for name in ("bool", "int32", "int64", "uint32", "uint64", "float32", "float64")
+)
+
 
 @dataclass
 class ModelFile:
@@ -371,13 +377,20 @@ class _Decoder:
         return float(value) if tag == "float" else value
 
     def _dtype(self, value: Any) -> np.dtype:
-        """A numeric dtype (a parameter such as ``dtype=np.float32``)."""
+        """A numeric dtype (a parameter such as ``dtype=np.float32``) among
+        :data:`PARAMETER_DTYPES`: a float16 is one scipy.sparse cannot hold, and an int8
+        or int16 count wraps to a negative number past 127 or 32,767 tokens."""
         try:
             dtype = np.dtype(self._scalar("str", value))
         except TypeError:
             dtype = None
         if dtype is None or dtype.kind not in "biuf":
             raise ModelFileError(f"Malformed model file: {value!r:.40} is not a numeric dtype.")
+        if dtype not in PARAMETER_DTYPES:
+            raise ModelFileError(
+                f"Malformed model file: dtype {value!r:.40} is not one a parameter may name "
+                f"({', '.join(sorted(np.dtype(d).name for d in PARAMETER_DTYPES))})."
+            )
         return dtype
 
     def _array(self, key: Any, as_object: Any) -> np.ndarray:

@@ -20,6 +20,7 @@ Example
 from __future__ import annotations
 
 import re
+import warnings
 from typing import Any
 
 __all__ = [
@@ -53,6 +54,14 @@ def linear_time_pattern(pattern: str) -> Any:
             f"token_pattern {pattern!r:.80} uses \\w, \\b, \\d or \\s, which mean other "
             "characters on the linear-time engine (RE2: ASCII only) than on Python's re"
         )
+    try:  # Python's meaning must exist: RE2 alone reads \pL, \C, \Q...\E, \x{41}
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # "possible nested set": [[:alpha:]]
+            re.compile(body)
+    except (re.error, Warning) as error:
+        raise PatternError(
+            f"token_pattern {pattern!r:.80} is not a pattern Python's re reads alike ({error})"
+        ) from None
     try:
         import re2
     except ImportError:
@@ -61,7 +70,9 @@ def linear_time_pattern(pattern: str) -> Any:
             "installed (pip install 'nbayes[re2]', the google-re2 package)"
         ) from None
     try:
-        compiled = re2.compile(body)
+        options = re2.Options()
+        options.log_errors = False  # the refusal below says why, in one line
+        compiled = re2.compile(body, options)
     except Exception as error:  # re2.error, and whatever its C++ side raises
         raise PatternError(
             f"token_pattern {pattern!r:.80} cannot run in linear time (RE2: {error})"
