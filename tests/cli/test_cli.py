@@ -20,6 +20,8 @@ from conftest import WORKED_EXAMPLES, require_path
 import nbayes
 from nbayes.cli import main
 
+DEEP = "[" * 5000 + "]" * 5000  # a JSON value nested past Python's recursion limit
+
 
 def run(*args: str, input: str | bytes | None = None, ok: bool = True):
     result = CliRunner().invoke(main, [str(a) for a in args], input=input)
@@ -183,6 +185,11 @@ def test_a_composite_model_file_is_refused_in_one_line(tmp_path):
         (["train", "{w}", "-t", "Play", "-c", "Nope=gaussian", "-o", "{m}"], "no column 'Nope'"),
         (["train", "{w}", "-t", "Play", "-m", "gaussian", "-o", "{m}"], "not a number"),
         (["train", "{w}", "-t", "Play", "-p", "alpha=-1", "-o", "{m}"], "alpha"),
+        (["train", "{w}", "-t", "Play", "-p", "alpha=" + "9" * 5000, "-o", "{m}"], "4,300 digits"),
+        (
+            ["train", "{w}", "-t", "Play", "-p", "class_prior=" + DEEP, "-o", "{m}"],
+            "nested too deeply",
+        ),
         (["train", "{d}/missing.csv", "-t", "Play", "-o", "{m}"], "no such file"),
         (["train", "{d}/empty.csv", "-t", "Play", "-o", "{m}"], "empty"),
         (["train", "{d}/header.csv", "-t", "Play", "-o", "{m}"], "no rows"),

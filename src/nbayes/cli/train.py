@@ -87,6 +87,16 @@ def parse_params(specs: tuple[str, ...]) -> dict:
             params[name.strip()] = json.loads(text)
         except json.JSONDecodeError:
             params[name.strip()] = text.strip()
+        except RecursionError:
+            raise CLIError(
+                f"--param {name.strip()}: the value is nested too deeply; give a number, "
+                "a string or a flat list"
+            ) from None
+        except ValueError:  # an integer past Python's digit limit (4,300 digits)
+            raise CLIError(
+                f"--param {name.strip()}: an integer of more than 4,300 digits; "
+                "give it in exponent form, e.g. 1e300"
+            ) from None
     return params
 
 
