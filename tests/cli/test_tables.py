@@ -358,3 +358,27 @@ def test_hostile_corpus_as_users_run_it(tmp_path, name, options, status, says):
 
 def test_corpus_files_are_all_used():
     assert {name for name, *_ in CORPUS} == {p.name for p in HOSTILE.iterdir()}
+
+
+# ---------------------------------------------------------------- probes of issue 25's review
+def test_a_number_of_100000_digits_is_quoted_short(tmp_path):
+    """The error names the value, cut, with its length (it quoted all 100,001 digits)."""
+    data = tmp_path / "digits.csv"
+    data.write_text("a,b,label\n1" + "0" * 100_000 + ",1,x\n2,1,y\n3,2,x\n4,2,y\n")
+    status, output = invoke("train", data, "-t", "label", "-o", tmp_path / "m.npz")
+    assert_clear(status, output)
+    assert status == 2 and "line 2" in output and "(100,001 characters)" in output
+    assert len(output) < 300
+
+
+def test_a_line_longer_than_the_reading_block_is_named(tmp_path):
+    """pyarrow's 'straddling object straddles two block boundaries' becomes the line
+    and what to look for."""
+    from nbayes.cli._tables import BLOCK_SIZE
+
+    data = tmp_path / "long.csv"
+    data.write_text("a,b,label\n1,2,x\n1," + "x" * (3 * BLOCK_SIZE) + ",y\n")
+    status, output = invoke("train", data, "-t", "label", "-o", tmp_path / "m.npz")
+    assert_clear(status, output)
+    assert status == 2 and "long.csv, line 3: a line longer than 8 MiB" in output
+    assert not (tmp_path / "m.npz").exists()

@@ -63,7 +63,7 @@ def _hint_markers(column, name: str, source: Source) -> None:
     if not 0 < len(others) <= _MAX_MARKERS:
         return
     found = ", ".join(
-        f"{item['values'].as_py()!r} ({_rows(item['counts'].as_py())})" for item in others
+        f"{shown(item['values'].as_py())} ({_rows(item['counts'].as_py())})" for item in others
     )
     given = " ".join(f"--na-values {item['values'].as_py()!r}" for item in others)
     click.echo(
@@ -110,6 +110,18 @@ def convert(column, read: str, name: str, source: Source, offset: int = 0):
     return parsed
 
 
+def shown(value: str, limit: int = 60) -> str:
+    """``value`` as an error message quotes it: its repr, cut after ``limit`` characters
+    with its length said (a number of 100,000 digits made a 100 kB error line).
+
+    >>> shown("1" * 100)
+    "'111111111111111111111111111111111111111111111111111111111111'... (100 characters)"
+    """
+    if not isinstance(value, str) or len(value) <= limit:
+        return repr(value)
+    return f"{value[:limit]!r}... ({len(value):,} characters)"
+
+
 def check_finite(parsed, column, name: str, source: Source, offset: int = 0) -> None:
     """No model takes an infinity (``inf``, or ``1e400`` read as one): the first in
     ``parsed`` (float64, parsed from ``column``) is an error naming its line."""
@@ -119,7 +131,7 @@ def check_finite(parsed, column, name: str, source: Source, offset: int = 0) -> 
         row = int(np.flatnonzero(infinite.to_numpy(zero_copy_only=False))[0])
         raise CLIError(
             f"{source.where(offset + row)}: column {name!r} holds "
-            f"{column[row].as_py()!r}, not a finite number"
+            f"{shown(column[row].as_py())}, not a finite number"
         )
 
 
@@ -234,7 +246,7 @@ def _fail(column, name: str, source: Source, offset: int, what: str, ok) -> None
         if value is not None and not ok(value):
             marker = f" (if it marks a missing value: --na-values {value.strip()!r})"
             raise CLIError(
-                f"{source.where(offset + row)}: column {name!r} holds {value!r}, not {what}"
+                f"{source.where(offset + row)}: column {name!r} holds {shown(value)}, not {what}"
                 + (marker if len(value.strip()) <= _MARKER_LENGTH else "")
             )
     raise CLIError(f"{source.name}: column {name!r} is not {what}")

@@ -535,6 +535,13 @@ class Source:
             at = f", line {line}" if line else ""
             counts = first.split(":")[1].strip() if ":" in first else first
             return f"{self.name}{at}: {counts.lower()} (a row with a different number of fields)"
+        if "straddling object straddles" in first:  # pyarrow's block, outgrown by one line
+            line = self._scan(lambda line_text: len(line_text) > BLOCK_SIZE)
+            at = f", line {line}" if line else ""
+            return (
+                f"{self.name}{at}: a line longer than {BLOCK_SIZE >> 20} MiB, which nbayes "
+                "does not read (a quote left open, or not a table of rows?)"
+            )
         if "Empty CSV file" in first or "Empty file" in first:
             return f"{self.name}: no data (empty input)"
         if " row " in first and self.fmt == "jsonl":
