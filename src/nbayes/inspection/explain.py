@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -35,6 +34,13 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from nbayes.errors import NotSupportedError
+from nbayes.inspection.explanation import (
+    Contribution,
+    Explanation,
+    Folded,
+    Part,
+    _plain,
+)
 from nbayes.inspection.features import (
     DENSITY,
     factor_kind,
@@ -43,173 +49,6 @@ from nbayes.inspection.features import (
     value_grids,
     value_log_likelihoods,
 )
-
-
-class Contribution(NamedTuple):
-    """One feature's log-likelihood ratio ``log P(x_j | a) - log P(x_j | b)``."""
-
-    feature: str
-    value: Any
-    log_ratio: float
-
-
-class Folded(NamedTuple):
-    """The features of a wide row at 0 (absent words), folded into one factor: how
-    many, and the sum of their log factors, (n_classes,)."""
-
-    n_features: int
-    log_factor: NDArray[np.float64]
-
-    @property
-    def label(self) -> str:
-        return f"{self.n_features:,} others"
-
-
-class Part(NamedTuple):
-    """One part of a factor that is a sum (a token of a text column): how often it
-    occurs, its log terms per class, and its log ratio between the contrasted classes
-    (None without two classes)."""
-
-    part: str
-    count: float
-    log_terms: NDArray[np.float64]
-    log_ratio: float | None
-
-
-@dataclass(frozen=True)
-class Explanation:
-    """The worked computation of the posterior of one row.
-
-    Arrays follow ``classes``: ``log_prior`` (n_classes,), ``log_factors``
-    (n_classes, n_features), ``log_joint`` and ``posterior`` (n_classes,).
-    """
-
-    model: str
-    classes: list
-    features: list[str]
-    values: list
-    log_prior: NDArray[np.float64]
-    log_factors: NDArray[np.float64]
-    log_joint: NDArray[np.float64]
-    log_evidence: float
-    posterior: NDArray[np.float64]
-    predicted: Any
-    contrast: tuple[Any, Any] | None
-    prior_log_odds: float | None
-    contributions: list[Contribution]
-    factor_kind: str  # "probability", "density" or "weight"
-    #: The parts of the factors that are sums, by feature name (a text column's tokens),
-    #: the most telling first.
-    parts: dict[str, list[Part]] = field(default_factory=dict)
-    #: Features the row has no value for (missing, or not given), in feature order:
-    #: marginalised, a factor of 1 in every class.
-    left_out: list[str] = field(default_factory=list)
-    #: Those of ``left_out`` the row did not name at all (a mapping without them).
-    not_given: list[str] = field(default_factory=list)
-    #: Feature -> value, for values training never gave the model (an unknown
-    #: category): their factor is the model's rule for the unknown.
-    unseen: dict[str, Any] = field(default_factory=dict)
-    #: The features at 0 not listed (a wide row's absent words), or None: the prior,
-    #: the listed factors and this one make the numerator.
-    folded: Folded | None = None
-
-    @property
-    def prior(self) -> NDArray[np.float64]:
-        """``P(y)``, shape (n_classes,)."""
-        return np.exp(self.log_prior)
-
-    @property
-    def factors(self) -> NDArray[np.float64]:
-        """``P(x_j | y)``, shape (n_classes, n_features)."""
-        return np.exp(self.log_factors)
-
-    @property
-    def numerator(self) -> NDArray[np.float64]:
-        """``P(y) prod_j P(x_j | y)``, shape (n_classes,)."""
-        return np.exp(self.log_joint)
-
-    @property
-    def evidence(self) -> float:
-        """``sum_y P(y) prod_j P(x_j | y)``."""
-        return math.exp(self.log_evidence)
-
-    @property
-    def log_odds(self) -> float | None:
-        """``log P(a | x) - log P(b | x)`` for the contrasted classes ``(a, b)``."""
-        if self.contrast is None:
-            return None
-        a, b = (self.classes.index(label) for label in self.contrast)
-        if np.isneginf(self.log_joint[a]) and np.isneginf(self.log_joint[b]):
-            # no class can have made x (a value no class was seen with, alpha=0): the
-            # model's posterior then falls back as predict_proba says; its log-odds
-            with np.errstate(divide="ignore"):
-                return float(np.log(self.posterior[a]) - np.log(self.posterior[b]))
-        return float(self.log_joint[a] - self.log_joint[b])
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-serialisable dict; non-finite numbers become "inf", "-inf", "nan"."""
-        rows = {
-            "prior": self.prior,
-            "log_prior": self.log_prior,
-            "numerator": self.numerator,
-            "log_numerator": self.log_joint,
-            "posterior": self.posterior,
-        }
-        return {
-            "model": self.model,
-            "classes": [_plain(c) for c in self.classes],
-            "features": [
-                {
-                    "feature": name,
-                    "value": _plain(value),
-                    "factor": _numbers(self.factors[:, j]),
-                    "log_factor": _numbers(self.log_factors[:, j]),
-                }
-                for j, (name, value) in enumerate(zip(self.features, self.values, strict=True))
-            ],
-            "factor_kind": self.factor_kind,
-            **{key: _numbers(value) for key, value in rows.items()},
-            "evidence": _number(self.evidence),
-            "log_evidence": _number(self.log_evidence),
-            "predicted": _plain(self.predicted),
-            "contrast": None if self.contrast is None else [_plain(c) for c in self.contrast],
-            "prior_log_odds": _number(self.prior_log_odds),
-            "log_odds": _number(self.log_odds),
-            "contributions": [
-                {"feature": c.feature, "value": _plain(c.value), "log_ratio": _number(c.log_ratio)}
-                for c in self.contributions
-            ],
-            "parts": {
-                name: [
-                    {
-                        "part": part.part,
-                        "count": _number(part.count),
-                        "log_terms": _numbers(part.log_terms),
-                        "log_ratio": _number(part.log_ratio),
-                    }
-                    for part in parts
-                ]
-                for name, parts in self.parts.items()
-            },
-            "folded": None
-            if self.folded is None
-            else {
-                "features": self.folded.n_features,
-                "factor": _numbers(np.exp(self.folded.log_factor)),
-                "log_factor": _numbers(self.folded.log_factor),
-            },
-            "left_out": list(self.left_out),
-            "unseen": {name: _plain(value) for name, value in self.unseen.items()},
-        }
-
-    def to_text(self) -> str:
-        """The computation laid out as the course notes do, one line per step."""
-        from nbayes.inspection.explain_text import format_explanation
-
-        return format_explanation(self)
-
-    def __str__(self) -> str:
-        return self.to_text()
 
 
 def explain(
@@ -505,23 +344,3 @@ def _is_missing(value: Any) -> bool:
     """A missing value: None or NaN (what models that leave missing values out read
     as missing)."""
     return value is None or (isinstance(value, float | np.floating) and math.isnan(value))
-
-
-def _plain(value: Any) -> Any:
-    """A JSON-friendly Python scalar."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float):
-        return _number(value)
-    return value
-
-
-def _number(value: float | None) -> float | str | None:
-    if value is None:
-        return None
-    value = float(value)
-    return value if math.isfinite(value) else str(value)
-
-
-def _numbers(values) -> list:
-    return [_number(v) for v in np.asarray(values, dtype=float).ravel()]

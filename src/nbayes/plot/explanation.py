@@ -12,7 +12,7 @@ from nbayes.plot._figure import new_figure
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from nbayes.inspection.explain import Explanation
+    from nbayes.inspection.explanation import Explanation
 
 _PROBABILITY_TICKS = (0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999)
 
