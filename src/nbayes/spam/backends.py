@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from nbayes.spam.stores import Store
+    from nbayes.spam.store_protocol import Store
 
 
 def open_shared(

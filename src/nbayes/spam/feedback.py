@@ -18,7 +18,7 @@ from nbayes.spam.store_options import record_options
 from nbayes.spam.tokens import TokenOptions
 
 if TYPE_CHECKING:
-    from nbayes.spam.stores import Store
+    from nbayes.spam.store_protocol import Store
 
 
 def tell(

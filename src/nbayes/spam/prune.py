@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from nbayes.spam.store import today
 
 if TYPE_CHECKING:
-    from nbayes.spam.stores import Store
+    from nbayes.spam.store_protocol import Store
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     import scipy.sparse as sp
     from numpy.typing import NDArray
 
-    from nbayes.spam.stores import Store
+    from nbayes.spam.store_protocol import Store
 
 METHODS = ("fisher", "graham", "naive-bayes")
 #: The largest Laplace ``alpha``: ``alpha * V`` stays finite for any vocabulary size ``V``

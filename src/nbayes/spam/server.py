@@ -68,7 +68,7 @@ from nbayes.spam.spamd import (
 )
 
 if TYPE_CHECKING:
-    from nbayes.spam.stores import Store
+    from nbayes.spam.store_protocol import Store
 
 DEFAULT_PORT = 783  # spamd's
 #: Seconds a stopping server gives requests being scored to finish and be sent.

@@ -30,7 +30,7 @@ from nbayes.spam.score import ScoreSettings, maturity_factor
 from nbayes.spam.store import Totals
 
 if TYPE_CHECKING:
-    from nbayes.spam.stores import Store
+    from nbayes.spam.store_protocol import Store
 
 
 def fisher_score(

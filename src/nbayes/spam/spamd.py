@@ -59,7 +59,7 @@ from nbayes.spam.tokens import TokenOptions, tokenize
 from nbayes.spam.users import check_user
 
 if TYPE_CHECKING:
-    from nbayes.spam.stores import Store
+    from nbayes.spam.store_protocol import Store
 
 PROTOCOL = "SPAMD/1.5"
 EX_OK, EX_DATAERR, EX_UNAVAILABLE, EX_SOFTWARE, EX_TEMPFAIL, EX_PROTOCOL = 0, 65, 69, 70, 75, 76

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from nbayes.spam.tokens import DEFAULT_OPTIONS, LEGACY_OPTIONS, TokenOptions
 
 if TYPE_CHECKING:
-    from nbayes.spam.stores import Store
+    from nbayes.spam.store_protocol import Store
 
 
 def recorded_options(store: Store) -> TokenOptions | None:

@@ -44,7 +44,7 @@ from nbayes.spam.store_options import record_options, store_options
 from nbayes.spam.tokens import DEFAULT_OPTIONS, TokenOptions
 
 if TYPE_CHECKING:
-    from nbayes.spam.stores import Store
+    from nbayes.spam.store_protocol import Store
 
 #: The thick threshold of ``until-mature`` training unless one is given.
 UNTIL_MATURE_MARGIN = 0.05

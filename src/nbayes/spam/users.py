@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     from nbayes.spam.store import Message
-    from nbayes.spam.stores import Store
+    from nbayes.spam.store_protocol import Store
 
 #: Messages of each class from which a user's own counts are scored alone.
 USER_MATURITY = 50

@@ -20,7 +20,7 @@ from nbayes.spam.store import DEFAULT_TIMEOUT
 from nbayes.spam.tokens import DEFAULT_OPTIONS, HEADER_MODES, MAX_OSB_WINDOW, TokenOptions
 
 if TYPE_CHECKING:
-    from nbayes.spam.stores import Store
+    from nbayes.spam.store_protocol import Store
 
 _DEFAULTS = ScoreSettings()
 #: What a command exits with when it cannot do its work (bogofilter's convention).
