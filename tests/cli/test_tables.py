@@ -382,3 +382,17 @@ def test_a_line_longer_than_the_reading_block_is_named(tmp_path):
     assert_clear(status, output)
     assert status == 2 and "long.csv, line 3: a line longer than 8 MiB" in output
     assert not (tmp_path / "m.npz").exists()
+
+
+def test_a_wide_table_reads_in_time_linear_in_its_columns(tmp_path):
+    """20,000 columns of 2 rows: column kinds and the model's columns were looked up in
+    a list rebuilt for each column (d² steps: minutes); the hang guard fails it then."""
+    width = 20_000
+    data = tmp_path / "wide.csv"
+    header = ",".join(f"c{j}" for j in range(width))
+    data.write_text(
+        f"{header},label\n" + ",".join(["1"] * width) + ",x\n" + ",".join(["2"] * width) + ",y\n"
+    )
+    status, output = invoke("train", data, "-t", "label", "-o", tmp_path / "m.npz")
+    assert status == 0, output
+    assert "read 2 rows, 20001 columns" in output

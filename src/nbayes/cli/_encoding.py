@@ -93,7 +93,8 @@ class TableEncoder:
         """Each feature column of ``table`` parsed as its ``read`` (pyarrow arrays);
         columns the table lacks are all missing where ``absent_ok``, else an error."""
         pa = pyarrow()
-        absent = [name for name in self.features if name not in table.column_names]
+        present = set(table.column_names)  # a list built per call: O(d) a lookup
+        absent = [name for name in self.features if name not in present]
         if absent and not absent_ok:
             raise CLIError(
                 f"{source.name} has no column(s) {', '.join(map(repr, absent))} "

@@ -264,7 +264,7 @@ def missing_mask(values: NDArray) -> NDArray[np.bool_]:
 
 def infer_kind(X, j: int) -> str:
     """The kind of DataFrame column ``j`` from its dtype (see the module table)."""
-    name = column_names(X)[j]
+    name = X.columns[j] if is_dataframe(X) else j  # not column_names(X): O(d) a column
     if _is_pandas(X):
         import pandas as pd
 
