@@ -1,8 +1,9 @@
 """Python side of the compiled tokenizer: the interned tables of tokens and features
 that give names to ids (:class:`Vocabulary`), and how text becomes features
-(:class:`Rules`). A pass over documents (:class:`nbayes.text._pass.Pass`) turns
-them into a feature stream, in one thread or two (:mod:`nbayes.text._parallel`);
-names sort by :mod:`nbayes.text._sort`. None of those import this module back.
+(:class:`Rules`, from :mod:`nbayes.text._rules`). A pass over documents
+(:class:`nbayes.text._pass.Pass`) turns them into a feature stream, in one thread or
+two (:mod:`nbayes.text._parallel`); names sort by :mod:`nbayes.text._sort`. None of those
+import this module back.
 
 Those modules (numba) are imported on first use, not with this one: importing
 :mod:`nbayes.text` costs no compiler, and a small job that needs none
@@ -12,42 +13,12 @@ Those modules (numba) are imported on first use, not with this one: importing
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
 from nbayes.text._encode import Text, encode_documents, read_documents  # noqa: F401 (API)
-
-
-@dataclass(frozen=True)
-class Rules:
-    """How text becomes features (see :class:`nbayes.text.Tokenizer`)."""
-
-    lowercase: bool = True
-    rich: bool = False
-    min_len: int = 2
-    max_len: int | None = None
-    numbers: bool = True
-    ngram_range: tuple[int, int] = (1, 1)
-
-    def opts(self, insert: bool) -> NDArray[np.int64]:
-        """The rules the compiled pass reads at run time (the layout of
-        :mod:`nbayes.text._kernels`); ``rich`` picks the pass itself
-        (:func:`nbayes.text._kernels.analyze_for`), and so does whether n-grams are formed."""
-        max_len = np.iinfo(np.int64).max if self.max_len is None else self.max_len
-        return np.array(
-            [
-                self.lowercase,
-                self.min_len,
-                max_len,
-                self.numbers,
-                self.ngram_range[0],
-                self.ngram_range[1],
-                insert,
-            ],
-            dtype=np.int64,
-        )
+from nbayes.text._rules import Rules
 
 
 def _utf8_strings(strings: Iterable[str]) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:

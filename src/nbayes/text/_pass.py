@@ -4,16 +4,35 @@ tally, the counts) that runs of documents append to, grown as the kernel asks
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
 from nbayes.text import _kernels, _unicode
 from nbayes.text._encode import Text
+from nbayes.text._rules import Rules
 
-if TYPE_CHECKING:  # the pass fills a vocabulary's tables, which do not know passes
-    from nbayes.text._engine import Vocabulary
+
+class Tables(Protocol):
+    """What a pass reads and grows of a vocabulary (:class:`nbayes.text._engine.Vocabulary`,
+    which calls passes, so this module does not import it): its rules, the interned
+    tables of tokens and n-grams with their counts ``counts = [n_tokens, n_grams]``,
+    and the row positions ``t_where`` (n_tokens + 1,) and ``g_where`` (n_grams + 1,)
+    that a pass fills."""
+
+    rules: Rules
+    counts: NDArray[np.int64]
+    t_where: NDArray[np.int64]
+    g_where: NDArray[np.int64]
+
+    @property
+    def n_tokens(self) -> int: ...
+    @property
+    def n_grams(self) -> int: ...
+    def _tokens(self) -> tuple: ...
+    def _grams(self) -> tuple: ...
+    def reserve(self, tokens: int, token_bytes: int, grams: int, gram_tokens: int) -> None: ...
 
 _SCHEMES = ("http://", "https://", "ftp://", "www.")
 
@@ -56,7 +75,7 @@ class Pass:
     one in the current row.
     """
 
-    def __init__(self, vocab: Vocabulary, n_bytes: int, insert: bool, tally: bool, dtype):
+    def __init__(self, vocab: Tables, n_bytes: int, insert: bool, tally: bool, dtype):
         self.vocab, self.insert, self.tally = vocab, insert, tally
         rules = vocab.rules
         lo, hi = rules.ngram_range

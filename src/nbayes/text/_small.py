@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes.text._engine import Rules
+from nbayes.text._rules import Rules
 
 #: The most characters (all documents together) the Python path takes: there it
 #: costs ~1 ms more than the compiled pass would (~50 ns a character more, measured
