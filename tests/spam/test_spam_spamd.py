@@ -142,6 +142,8 @@ def test_compressed_and_length_less_requests(store):
         (b"CHECK SPAMC/1.5\r\nContent-length: 3\r\n", EX_PROTOCOL),  # no empty line
         (b"CHECK SPAMC/1.5\r\nX: " + b"y" * 9000 + b"\r\n\r\n", EX_PROTOCOL),
         (b"CHECK SPAMC/1.5\r\nContent-length: 99\r\n\r\nshort", EX_PROTOCOL),
+        # two lengths: the request is framed one way by the server, another by a proxy
+        (b"CHECK SPAMC/1.5\r\nContent-length: 2\r\nContent-Length: 5\r\n\r\nabcde", EX_PROTOCOL),
         (b"CHECK SPAMC/1.5\r\nContent-length: 2000\r\n\r\n" + b"x" * 2000, EX_DATAERR),
         (b"CHECK SPAMC/1.5\r\nCompress: zlib\r\nContent-length: 3\r\n\r\nabc", EX_DATAERR),
         (request("CHECK", b"\x00\x01\x02" * 100), EX_DATAERR),

@@ -113,7 +113,10 @@ def parse_head(head: bytes) -> Request:
         name, colon, value = line.rstrip(b"\r").decode("latin-1").partition(":")
         if not colon or len(headers) >= MAX_HEADERS or len(line) > MAX_LINE:
             raise ProtocolError(f"bad header line: {line[:80]!r}")
-        headers[name.strip().lower()] = value.strip()
+        key, value = name.strip().lower(), value.strip()
+        if headers.get(key, value) != value:  # which one frames the body? (spamc sends one)
+            raise ProtocolError(f"header {name.strip()[:40]!r} given twice, differently")
+        headers[key] = value
     return Request(method, version, headers)
 
 
