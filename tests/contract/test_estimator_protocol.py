@@ -15,6 +15,7 @@ import pytest
 from nbayes.core import registry
 from nbayes.core.base import BaseNB
 from nbayes.core.protocol import Estimator
+from nbayes.events import EVENT_MODELS
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "nbayes"
 CORE = SRC / "core"
@@ -126,3 +127,23 @@ def test_the_scan_finds_a_private_access():
     visitor = _PrivateAccesses(_private_members())
     visitor.visit(ast.parse(code))
     assert [text for _, text in visitor.found] == ["model._stats"]
+
+
+@pytest.mark.parametrize("kind", sorted(EVENT_MODELS))
+def test_every_event_model_offers_what_the_core_calls_of_it(kind):
+    """The core types the event model it holds by :class:`EventModelProtocol` (so it
+    imports nothing of ``nbayes.events``): every registered event model, and the
+    contract they derive from, has each of its members."""
+    from nbayes.core.event_model import EventModelProtocol
+    from nbayes.events import event_model
+    from nbayes.events._contract import EventModel
+
+    members = set(EventModelProtocol.__annotations__) | {
+        name for name in vars(EventModelProtocol) if not name.startswith("_")
+    }
+    assert members >= {"estimate", "log_likelihood", "name", "settings"}
+    declared = set(dir(EventModel)) | set(EventModel.__annotations__)
+    assert members <= declared, f"the contract lacks {sorted(members - declared)}"
+    cls = event_model(kind)
+    missing = sorted(name for name in members if not hasattr(cls, name))
+    assert not missing, f"{cls.__name__} lacks {missing}"

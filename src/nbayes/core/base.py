@@ -60,8 +60,8 @@ from nbayes.core.validation import (
 )
 from nbayes.errors import DomainError, NotEstimableError
 
-if TYPE_CHECKING:  # the contract is the event models' (nbayes.events), above the core
-    from nbayes.events._contract import EventModel
+if TYPE_CHECKING:  # what the core calls of the event models' contract (nbayes.events)
+    from nbayes.core.event_model import EventModelProtocol
 
 #: Sparse prediction blocks: at most this many nonzeros (views of X, not copies;
 #: temporaries of (rows, n_classes), e.g. 40k rows x 20 classes: 6 MiB).
@@ -97,7 +97,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     """
 
     #: The event model this estimator is derived from.
-    _event_type: ClassVar[type[EventModel]]
+    _event_type: ClassVar[type[EventModelProtocol]]
     #: Fitted attributes model files store besides the statistics.
     _state_attributes: ClassVar[tuple[str, ...]] = (
         "classes_",
@@ -149,12 +149,12 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         params = self.get_params(deep=False)
         return {name: params[name] for name in self._event_type.settings() if name in params}
 
-    def _event_model(self) -> EventModel:
+    def _event_model(self) -> EventModelProtocol:
         """The event model under the current parameters."""
         return self._event_type(**self._event_settings())
 
     @property
-    def event(self) -> EventModel:
+    def event(self) -> EventModelProtocol:
         """The event model of the last training call (the one the statistics are read by)."""
         lazy = self.__dict__.get("_lazy")
         return lazy.event if lazy is not None else self._event_model()
@@ -276,7 +276,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         state["statistics"] = self._stats
         return state
 
-    def _add_into(self, event: EventModel, stats, X, W: ClassWeights):
+    def _add_into(self, event: EventModelProtocol, stats, X, W: ClassWeights):
         """``stats`` plus the statistics of X under W (hook: GaussianNB checks X's
         finiteness on the moments)."""
         return event.add_into(stats, X, W)
@@ -295,7 +295,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         self._own_stats(event.zero(len(self.classes_), X.shape[1]))
         return self._learn(event, X, y, sample_weight, index)
 
-    def _training_input(self, event: EventModel, X, y):
+    def _training_input(self, event: EventModelProtocol, X, y):
         """``(input, (classes, label index))`` of validated X and y: X as ``event``
         reads it (``_input_for``) and the labels encoded (checked, sorted distinct
         labels and each row's index among them)."""
@@ -329,7 +329,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             self._own_stats(event.zero(len(self.classes_), X.shape[1]))
         return self._learn(event, X, y, sample_weight)
 
-    def _learn(self, event: EventModel, X, y, sample_weight, index=None) -> BaseNB:
+    def _learn(self, event: EventModelProtocol, X, y, sample_weight, index=None) -> BaseNB:
         """Learn from X and labels y by ``event``; ``index`` (y's class indices) if
         already known."""
         sample_weight = check_sample_weight(to_numpy(sample_weight), X.shape[0])
@@ -352,7 +352,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             return None
         return space._replace(dtype=widest_float(space.xp, space.device))
 
-    def learn_weighted(self, X, W: ClassWeights, event: EventModel | None = None) -> BaseNB:
+    def learn_weighted(self, X, W: ClassWeights, event: EventModelProtocol | None = None) -> BaseNB:
         """Add the statistics of checked X under class weights W (n, n_classes), by
         ``event`` (default: the model under the current parameters).
 
@@ -400,7 +400,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         """X validated, prepared and checked against the fitted model's domain."""
         return self._input_for(self.event, self._validate_X(X))
 
-    def _input_for(self, event: EventModel, X):
+    def _input_for(self, event: EventModelProtocol, X):
         """Validated X as ``event`` reads it: prepared (e.g. binarized), and its values
         checked against the model's domain (a ValueError naming the value)."""
         if dispatched(X) is not None and not event.runs_on_array_api():

@@ -61,8 +61,8 @@ from numpy.typing import NDArray
 from nbayes.core.state import Fitted, Scoring
 from nbayes.core.validation import ClassWeights
 
-if TYPE_CHECKING:  # the event models' contract (nbayes.events), above the core
-    from nbayes.events._contract import EventModel
+if TYPE_CHECKING:  # what the core calls of the event models' contract (nbayes.events)
+    from nbayes.core.event_model import EventModelProtocol
 
 
 @runtime_checkable
@@ -82,7 +82,7 @@ class Estimator(Protocol):
 
     # ------------------------------------------------------------ model and statistics
     @property
-    def event(self) -> EventModel:
+    def event(self) -> EventModelProtocol:
         """The event model of the last training call (the one its statistics are read
         by and its parameters estimated by)."""
 
