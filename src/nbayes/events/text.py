@@ -368,13 +368,11 @@ class Text(EventModel[TextStats, TextParams]):
         document (the empty string, or one of the graph's missing strings) counts
         nothing. :class:`NotSupportedError` for a tokenizer ONNX cannot express (the
         default "rich" kind: use ``kind_options={"text": {"kind": "words"}}``)."""
-        from nbayes.export.text import document_counts
-
         total = None
         for j, column in enumerate(x):
             if not params.vocabulary[j]:
                 continue
-            counts = document_counts(graph, column, self.tokenizer(), params.vocabulary[j])
+            counts = graph.document_counts(column, self.tokenizer(), params.vocabulary[j])
             ll = graph.dot(counts, params.column(j))
             total = ll if total is None else graph.op("Add", total, ll)
         if total is None:  # no column has a vocabulary: nothing to score

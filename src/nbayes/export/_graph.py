@@ -355,6 +355,15 @@ class Graph:
         return self.op("LabelEncoder", x, domain="ai.onnx.ml", keys_strings=list(keys),
                        values_int64s=[int(c) for c in codes], default_int64=int(default))
 
+    def document_counts(self, column: str, tokenizer: Any, terms: Sequence[str]) -> str:
+        """A text column (n, 1) as counts (n, len(terms)) of ``terms`` under the
+        :class:`nbayes.text.Tokenizer` ``tokenizer`` (:func:`nbayes.export.text.document_counts`):
+        offered here so the text event model writes its counts without importing the
+        exporter."""
+        from nbayes.export.text import document_counts
+
+        return document_counts(self, column, tokenizer, terms)
+
     def model(self, producer: str = "nbayes") -> Any:
         """The finished :class:`onnx.ModelProto`."""
         from onnx import helper
