@@ -64,7 +64,7 @@ def weather_data() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def weather_example() -> dict[str, float]:
     """``P(play | Sunny)`` by unsmoothed categorical naive Bayes."""
-    from nbayes import CategoricalNB
+    from nbayes.models.categorical import CategoricalNB
 
     codes, play, outlooks = weather_data()
     model = CategoricalNB(alpha=0.0).fit(codes, play)
@@ -75,7 +75,7 @@ def weather_example() -> dict[str, float]:
 
 def person_example() -> dict[str, float]:
     """Posterior numerators ``P(sex) prod_j p(x_j | sex)`` of the sample person."""
-    from nbayes import GaussianNB
+    from nbayes.models.gaussian import GaussianNB
 
     model = GaussianNB(priors=[0.5, 0.5], ddof=1, var_smoothing=0.0)
     model.fit(PERSON, PERSON_SEX)

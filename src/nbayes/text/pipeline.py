@@ -299,7 +299,8 @@ def make_text_classifier(
     object array of labels) as unlabelled rows, trained on by EM (Nigam et al., 2000)
     with that weight; their text also enters the vocabulary and the IDF.
     """
-    from nbayes import ComplementNB, MultinomialNB, SemiSupervisedNB
+    from nbayes.meta.semi_supervised import SemiSupervisedNB
+    from nbayes.models.discrete import ComplementNB, MultinomialNB
 
     models = {"complement": ComplementNB, "multinomial": MultinomialNB}
     if model not in models:

@@ -146,7 +146,7 @@ class RennieTransformer(
 def make_twcnb(alpha: float = 1.0, **rennie) -> Pipeline:
     """TWCNB: :class:`RennieTransformer` (steps 1-3) then ``ComplementNB(norm=True)``
     (step 7), on a count matrix."""
-    from nbayes import ComplementNB
+    from nbayes.models.discrete import ComplementNB
 
     return Pipeline(
         [("rennie", RennieTransformer(**rennie)), ("cnb", ComplementNB(alpha=alpha, norm=True))]
