@@ -219,3 +219,22 @@ def test_calibrating_a_semi_supervised_model_keeps_its_classes(method, tmp_path)
     with pytest.raises(nbayes.ModelFileError, match="not a CalibratedNB"):
         nbayes.CalibratedNB.load(tmp_path / "em.nbm")
     np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+
+
+def test_a_denormal_temperature_gives_the_argmax_without_overflow():
+    """T = 5e-324 (a forged model file passes it: positive, finite): jll / T overflowed
+    (a RuntimeWarning) and every class at -inf gave 0.5 / 0.5; the limit T -> 0 is the
+    estimator's argmax, one-hot."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3))
+    y = (X[:, 0] + rng.normal(scale=0.5, size=80) > 0).astype(int)
+    model = nbayes.CalibratedNB(nbayes.GaussianNB(), method="temperature").fit(X, y)
+    model.temperature_ = 5e-324
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        proba = model.predict_proba(X)
+    assert np.all(np.isfinite(proba))
+    np.testing.assert_array_equal(proba.argmax(axis=1), model.estimator_.predict(X))
+    assert set(np.unique(proba)) <= {0.0, 1.0}

@@ -337,8 +337,15 @@ def _log_prior(model) -> NDArray[np.float64]:
 
 
 def _tempered_log_posterior(jll, model, temperature: float) -> NDArray[np.float64]:
-    """``log softmax(jll / T)`` through :func:`nbayes.core.posterior.log_posterior`."""
-    return posterior.log_posterior(jll / temperature, _log_prior(model))
+    """``log softmax(jll / T)`` through :func:`nbayes.core.posterior.log_posterior`,
+    each row shifted by its largest finite term first (softmax is unchanged by a shift):
+    ``jll / T`` overflowed for a tiny ``T`` (a denormal from a model file), and every
+    class at ``-inf`` gave the uniform posterior, not the limit, the argmax."""
+    top = np.max(jll, axis=1, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(over="ignore"):  # (jll - top) <= 0: it can only reach -inf
+        scaled = (jll - top) / temperature
+    return posterior.log_posterior(scaled, _log_prior(model))
 
 
 def fit_temperature(folds, truth: NDArray[np.intp], weights: NDArray[np.float64]) -> float:
