@@ -9,13 +9,19 @@ all rows, which set the variance floor. The variance is ``M2_cj / (N_cj - ddof)`
 ``ddof=0`` is the maximum-likelihood (biased) estimate, ``ddof=1`` Bessel's
 correction. Without missing values ``N_cj = N_c``, the class's weighted row count;
 with ``skip_missing`` a NaN adds nothing, and its term (and that of a feature never
-observed at all) is left out of the likelihood.
+observed at all) is left out of the likelihood. A class with rows but no observed
+value of feature ``j`` has no evidence about it; its ``theta_cj`` and ``var_cj`` back
+off to the feature's pooled (all-class) mean and variance, the estimate of a class
+about which nothing more is known (as a categorical class without counts gets
+Lidstone's uniform distribution): a density, in the units of x, that other classes'
+densities compare with, never a spike from the variance floor alone.
 
 Variance floor: ``epsilon = var_smoothing * max_j Var(x_j)`` is added to every
 variance, as in scikit-learn, with ``Var`` the (weighted) variance over all rows
 (``floor="largest"``). When every feature is constant that is 0 and would give a zero
-variance; then the floor is ``var_smoothing * max_j mean(x_j)^2``, and
-``var_smoothing * tiny`` (the smallest normal float) when the data are all zero. With
+variance; then the floor is ``var_smoothing * max_j mean(x_j)^2``. A positive floor is
+never below ``tiny``, the smallest normal float (so ``1 / var`` is finite: the floor of
+data that are all zero, where ``var_smoothing * tiny`` would be subnormal). With
 ``floor="per_feature"`` each feature's floor is ``var_smoothing`` times its own
 overall variance (the columns of a table have unrelated scales: adult's fnlwgt varies
 ~1e10, education-num ~7, and a floor set by one column would swamp another).
@@ -112,7 +118,10 @@ def variance_floor(stats: GaussianStats, var_smoothing: float) -> float:
             scale = float(xp.max(xp.where(seen, stats.total_mean**2, unseen)))
     if not scale > 0:
         scale = np.finfo(np.float64).tiny
-    return var_smoothing * min(scale, np.finfo(np.float64).max)
+    floor = var_smoothing * min(scale, np.finfo(np.float64).max)
+    # a positive floor is at least the smallest normal float, whose reciprocal (the
+    # precision) still fits in float64: a subnormal one would overflow 1 / var
+    return max(floor, np.finfo(np.float64).tiny) if var_smoothing > 0 else floor
 
 
 def _estimate(stats: GaussianStats, epsilon: Any, ddof: float) -> GaussianParams:
@@ -389,7 +398,7 @@ def _scaled_estimate(
             lower = (power[high] - 2 * exponent[high]).astype(np.int64)
             floors[high] = np.ldexp(mantissa[high], lower)
         if var_smoothing > 0:
-            floors = np.maximum(floors, var_smoothing * np.finfo(np.float64).tiny)
+            floors = np.maximum(floors, np.finfo(np.float64).tiny)
         unfloored = _estimate(stats, 0.0, ddof)
         shift = scale - exponent
         theta = np.ldexp(unfloored.theta, shift)
