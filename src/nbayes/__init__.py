@@ -15,8 +15,8 @@ _EXPORTS = {
     "AODE": "nbayes.models.aode",
     "TAN": "nbayes.models.aode",
     "CalibratedNB": "nbayes.meta.calibration",
-    "expected_calibration_error": "nbayes.meta.calibration",
-    "reliability_table": "nbayes.meta.calibration",
+    "expected_calibration_error": "nbayes.inspection.calibration",
+    "reliability_table": "nbayes.inspection.calibration",
     "CategoricalNB": "nbayes.models.categorical",
     "BinnedNB": "nbayes.models.continuous",
     "ExponentialNB": "nbayes.models.continuous",
@@ -41,13 +41,10 @@ lazy_exports(__name__, _EXPORTS)
 if TYPE_CHECKING:  # what static tools see; at run time the names load on first use
     from nbayes.errors import ModelFileError, NotSupportedError, UnknownCategoryError
     from nbayes.export import to_onnx
+    from nbayes.inspection.calibration import expected_calibration_error, reliability_table
     from nbayes.io import load, save
     from nbayes.merge import merge
-    from nbayes.meta.calibration import (
-        CalibratedNB,
-        expected_calibration_error,
-        reliability_table,
-    )
+    from nbayes.meta.calibration import CalibratedNB
     from nbayes.meta.semi_supervised import SemiSupervisedNB
     from nbayes.mixed.naive_bayes import NaiveBayes
     from nbayes.models.aode import AODE, TAN

@@ -37,7 +37,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import _safe_indexing
 
 from nbayes.errors import NotSupportedError
-from nbayes.meta.calibration import expected_calibration_error
+from nbayes.inspection.calibration import expected_calibration_error
 
 
 @dataclass(frozen=True)

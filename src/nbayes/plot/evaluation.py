@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn import metrics
 
-from nbayes.meta.calibration import reliability_table
+from nbayes.inspection.calibration import reliability_table
 from nbayes.plot._figure import new_figure
 
 if TYPE_CHECKING:
