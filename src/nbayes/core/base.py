@@ -542,10 +542,13 @@ class BaseNB(ClassifierMixin, BaseEstimator):
                 return row_blocks(n_rows, max(X.shape[1], len(self.classes_)))
             # Each block is a view of X's arrays; its product streams through it once per
             # cache-sized block of classes (see events.counts.product), so blocks are
-            # large, split evenly over the block threads.
-            workers = n_workers()
+            # large, split evenly over the block threads. The thread count is asked
+            # only for large X: its first call scans every loaded library (~10 ms of a
+            # fresh process, more than a small predict).
             n_blocks = -(-X.nnz // SPARSE_BLOCK_NONZEROS)
-            n_blocks = -(-n_blocks // workers) * workers if X.nnz > 1 << 20 else n_blocks
+            if X.nnz > 1 << 20:
+                workers = n_workers()
+                n_blocks = -(-n_blocks // workers) * workers
             step = max(64, -(-n_rows // max(n_blocks, 1)))
         return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
 
