@@ -228,3 +228,25 @@ def test_compiled_gather_skips_missing_codes():
     got = categorical.Categorical(handle_unknown="ignore").log_likelihood(params, codes)
     expected = np.array([[1 + 5, 7 + 11, 13 + 17], [2, 8, 14], [0, 6, 12]], dtype=float)
     np.testing.assert_array_equal(got, expected)
+
+
+def test_small_sparse_predict_does_not_scan_the_loaded_libraries():
+    """The BLAS thread count (threadpoolctl's scan of every loaded library, ~10 ms a
+    fresh process) is asked for sparse row blocks only when X is large enough to split
+    over the threads; a small predict in a fresh process never builds it."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import numpy as np, scipy.sparse as sp
+        from nbayes import MultinomialNB
+        from nbayes.core import parallel
+        rng = np.random.default_rng(0)
+        X = sp.csr_matrix(rng.poisson(1.0, size=(200, 30)).astype(float))
+        y = rng.integers(0, 2, 200)
+        MultinomialNB().fit(X, y).predict(X)
+        print(parallel._controller is None)
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.split() == ["True"], done.stderr[-2000:]
