@@ -1,7 +1,8 @@
 """No NaN with exit 0 from a parameter: every numeric parameter of every registered
 estimator, set to an extreme value (0, the smallest denormal, +-1e308, NaN, +-inf),
 is refused with a clear ValueError when the model is fitted, or the model predicts
-finite probabilities that sum to 1. Parameters that take an array (priors, a
+finite probabilities that sum to 1, without a RuntimeWarning (numpy's overflow or
+invalid-value warnings on the way are failures too). Parameters that take an array (priors, a
 pseudocount or bandwidth per feature) are swept as arrays of one per class and one per
 feature, all set to the value, and with only the first entry set.
 
@@ -73,6 +74,7 @@ def test_an_extreme_parameter_is_refused_or_predicts_proper_probabilities(
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. alpha below 1e-10 raised to 1e-10
+            warnings.simplefilter("error", RuntimeWarning)  # numpy overflow: not clean
             model.fit(X, y)
             proba = model.predict_proba(X)
     except ValueError as error:
@@ -144,6 +146,7 @@ def test_an_extreme_column_setting_is_refused_or_predicts_proper_probabilities(
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            warnings.simplefilter("error", RuntimeWarning)
             proba = model.fit(X, y).predict_proba(X)
     except ValueError as error:
         assert str(error)

@@ -68,9 +68,22 @@ def setting(default: Any, *constraints: Any, shared: str | None = None) -> Any:
     return dataclasses.field(default=default, metadata=metadata)
 
 
+#: The largest pseudocount ``alpha`` a model accepts: ``alpha * K`` and every sum of
+#: pseudocounts and counts stay finite for any number ``K`` of categories or features up
+#: to 2**64 (as the spam filter's ``MAX_ALPHA``); beyond, sums overflow to inf.
+MAX_PSEUDOCOUNT = float(np.finfo(np.float64).max) / 2.0**64
+
+
+def pseudocount_interval() -> Interval:
+    """The constraint of a Lidstone pseudocount: ``0 <= alpha <= MAX_PSEUDOCOUNT``."""
+    return Interval(Real, 0, MAX_PSEUDOCOUNT, closed="both")
+
+
 def lidstone_alpha() -> Any:
     """The Lidstone pseudocount setting: scalar or one per feature, 1 by default;
-    ``NaiveBayes(alpha=...)`` sets it for every block."""
+    ``NaiveBayes(alpha=...)`` sets it for every block. Its constraint is
+    scikit-learn's (the drop-ins' messages are theirs); the estimators check
+    :data:`MAX_PSEUDOCOUNT` when they fit."""
     return setting(1.0, Interval(Real, 0, None, closed="left"), "array-like", shared="alpha")
 
 

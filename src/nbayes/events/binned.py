@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from numbers import Integral, Real
+from numbers import Integral
 from typing import ClassVar
 
 import numpy as np
@@ -43,7 +43,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from nbayes.core.validation import ClassWeights
 from nbayes.events import categorical
-from nbayes.events._contract import EventModel, setting
+from nbayes.events._contract import EventModel, pseudocount_interval, setting
 from nbayes.events.grid import GridStats, summarize
 
 __all__ = ["Binned", "BinnedParams", "GridStats", "mdl_cuts"]
@@ -202,7 +202,7 @@ class Binned(EventModel[GridStats, BinnedParams]):
 
     strategy: str = setting("mdl", StrOptions(set(STRATEGIES)))
     n_bins: int = setting(5, Interval(Integral, 2, None, closed="left"))
-    alpha: float = setting(1.0, Interval(Real, 0, None, closed="left"), shared="alpha")
+    alpha: float = setting(1.0, pseudocount_interval(), shared="alpha")
     max_bins: int = setting(1024, Interval(Integral, 2, None, closed="left"))
 
     def zero(self, n_classes: int, n_features: int) -> GridStats:

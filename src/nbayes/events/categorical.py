@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from numbers import Integral, Real
+from numbers import Integral
 from typing import Any, ClassVar
 
 import numpy as np
@@ -49,7 +49,7 @@ from nbayes.core.parallel import Scratch
 from nbayes.core.validation import ClassWeights
 from nbayes.errors import UnknownCategoryError
 from nbayes.events import _domain
-from nbayes.events._contract import EventModel, Reads, setting
+from nbayes.events._contract import EventModel, Reads, pseudocount_interval, setting
 from nbayes.events._stats import CLASS, FEATURE, Statistics, StatisticsError, stat
 from nbayes.events.counts import dirichlet_log_density, dot_with_infinities
 
@@ -347,7 +347,7 @@ class Categorical(EventModel[CategoricalStats, CategoricalParams]):
     reads: ClassVar[Reads] = "codes"
     adds_in_place: ClassVar[bool] = True
 
-    alpha: float = setting(1.0, Interval(Real, 0, None, closed="left"), shared="alpha")
+    alpha: float = setting(1.0, pseudocount_interval(), shared="alpha")
     handle_unknown: str = setting(
         "error", StrOptions({"error", "ignore", "smooth"}), shared="handle_unknown"
     )

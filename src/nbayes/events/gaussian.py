@@ -285,9 +285,12 @@ def _observed_log_likelihood(params: GaussianParams, X: NDArray[np.float64]) -> 
     computed directly, the terms added in order of j: one pass over the rows whatever
     their patterns of missing values (compiled), or one NumPy pass per feature over the
     rows that know it (the same operations in the same order)."""
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):
         log_norm = np.log(2.0 * np.pi * params.var)
         precision = 1.0 / params.var
+    overflowed = np.isposinf(log_norm)
+    if overflowed.any():  # 2 pi var beyond float64: its log still is finite
+        log_norm[overflowed] = np.log(2.0 * np.pi) + np.log(params.var[overflowed])
     if params.exponent is not None:  # scaled: x_j / 2**p_j, each known term gains -p_j log 2
         X = _in_units(X, params.exponent)
         log_norm = log_norm + 2.0 * _LOG_2 * params.exponent

@@ -28,7 +28,7 @@ from nbayes.core import vocabulary as _vocabulary
 from nbayes.core.posterior import class_log_prior
 from nbayes.core.validation import ClassWeights
 from nbayes.errors import StatisticsError
-from nbayes.events._contract import EventModel, Reads, setting
+from nbayes.events._contract import EventModel, Reads, pseudocount_interval, setting
 from nbayes.events._stats import CLASS, Statistics, stat
 from nbayes.events.categorical import offsets_of
 
@@ -407,7 +407,7 @@ class _Pairwise(EventModel[PairStats, AODEParams]):
     factor_kind: ClassVar[str] = "conditional probability"
     reads: ClassVar[Reads] = "values"
 
-    alpha: float = setting(1.0, Interval(Real, 0, None, closed="left"))
+    alpha: float = setting(1.0, pseudocount_interval())
     prior_alpha: float = setting(0.0, Interval(Real, 0, None, closed="left"))
 
     def check(self, X):

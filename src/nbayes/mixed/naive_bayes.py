@@ -24,7 +24,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from nbayes.core.validation import encode_targets, label_index, row_blocks
 from nbayes.errors import NotSupportedError
-from nbayes.events._contract import EventModel
+from nbayes.events._contract import EventModel, pseudocount_interval
 from nbayes.mixed.blocks import Block, check_kind_options, column_kinds, column_settings
 from nbayes.mixed.columns import (
     ResolvedColumn,
@@ -152,7 +152,7 @@ class NaiveBayes(EstimatorNB):
     _state_attributes = (*EstimatorNB._state_attributes, "_layout", "_resolved")
     _parameter_constraints: dict = {
         "columns": [None, str, EventModel, dict, list, tuple],
-        "alpha": [Interval(Real, 0, None, closed="left")],
+        "alpha": [pseudocount_interval()],
         "var_smoothing": [Interval(Real, 0, None, closed="left")],
         "ddof": [Interval(Real, 0, None, closed="left")],
         "handle_unknown": [StrOptions({"ignore", "smooth", "error"})],

@@ -23,6 +23,7 @@ from nbayes.core.base import BATCH_SIZE, PRIOR_ALPHA
 from nbayes.core.linear import LinearNBMixin
 from nbayes.core.namespace import copy_array, device_of, float_dtype, is_numpy, namespace_of
 from nbayes.errors import DomainError
+from nbayes.events._contract import MAX_PSEUDOCOUNT
 from nbayes.events.bernoulli import Bernoulli
 from nbayes.events.complement import Complement
 from nbayes.events.multinomial import Multinomial
@@ -63,6 +64,11 @@ class _DiscreteNB(LinearNBMixin, EstimatorNB):
                 )
             if alpha_min < 0:
                 raise ValueError("All values in alpha must be greater than 0.")
+        if not np.all(alpha <= MAX_PSEUDOCOUNT):
+            raise ValueError(
+                f"alpha must be finite and at most {MAX_PSEUDOCOUNT:.3g} "
+                "(beyond, the pseudocount sums overflow)."
+            )
         if alpha_min < _ALPHA_MIN and not self.force_alpha:
             warnings.warn(
                 "alpha too small will result in numeric errors, setting alpha ="
