@@ -97,3 +97,35 @@ def test_fit_partial_fit_and_merge_agree_with_a_class_unobserved(kind):
         tolerance = {"rtol": 1e-9}
     np.testing.assert_allclose(_proba_clean(streamed, X_kind), expected, **tolerance)
     np.testing.assert_allclose(_proba_clean(merged, X_kind), expected, **tolerance)
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "kde", "exponential", "binned"])
+def test_a_class_without_values_does_not_depend_on_the_units_of_x(kind):
+    """Its factor is a density in the units of x, as the other classes' are (a term
+    left out, a factor of 1, would change the posterior with the units)."""
+    X_kind = np.abs(X[:, :1])
+    proba = _proba_clean(_fit_clean(NaiveBayes(columns=[kind]), X_kind, Y), X_kind)
+    scaled = _fit_clean(NaiveBayes(columns=[kind]), 1000.0 * X_kind, Y)
+    np.testing.assert_allclose(_proba_clean(scaled, 1000.0 * X_kind), proba, rtol=1e-9)
+
+
+def test_a_kde_class_without_values_is_the_pooled_kde():
+    model = _fit_clean(NaiveBayes(columns=["kde"]), X[:, :1], Y)
+    known = ~np.isnan(X[:, 0])
+    pooled = _fit_clean(NaiveBayes(columns=["kde"]), X[known, :1], np.full(known.sum(), "a"))
+    grid = np.linspace(-2.0, 8.0, 11)[:, None]
+    prior_a = np.mean(Y == "a")
+    np.testing.assert_allclose(model.predict_joint_log_proba(grid)[:, 0] - np.log(prior_a),
+                               pooled.predict_joint_log_proba(grid)[:, 0], rtol=1e-12)
+
+
+def test_a_poisson_class_without_values_and_no_prior_rate_takes_the_pooled_rate():
+    from scipy.stats import poisson
+
+    counts = np.abs(np.round(X[:, :1]))
+    options = {"poisson": {"alpha": 1.0, "beta": 0.0}}  # the MLE: no prior rate
+    model = _fit_clean(NaiveBayes(columns=["poisson"], kind_options=options), counts, Y)
+    known = ~np.isnan(counts[:, 0])
+    grid = np.arange(8.0)[:, None]
+    expected = np.log(np.mean(Y == "a")) + poisson.logpmf(grid[:, 0], counts[known, 0].mean())
+    np.testing.assert_allclose(model.predict_joint_log_proba(grid)[:, 0], expected, rtol=1e-12)

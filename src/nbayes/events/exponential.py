@@ -20,7 +20,12 @@ above (the posterior then splits evenly between such classes). A feature that is
 a point mass in every class (a column of zeros) is a common factor at 0 and counts 0
 there; above 0 it is impossible in every class. Where
 ``n_cj + a - 1 <= 0`` and ``S_cj + b = 0`` there is no estimate, and the term is left
-out (``lambda = 0``, ``log lambda = 0``).
+out (``lambda = 0``, ``log lambda = 0``). A class with no observed value of feature
+``j`` (every one missing) has no evidence about it; with a prior it has the prior's
+mode (as a categorical class without counts has Lidstone's uniform), without one
+(``n_cj + a - 1 <= 0``, ``S_cj + b = 0``) it takes the pooled rate,
+``max(sum_c n_cj + a - 1, 0) / (sum_c S_cj + b)``, as a gaussian column takes the pooled
+mean and variance: a density in the units of x, as the other classes' are.
 
 Missing values: NaN entries of X add nothing to the statistics and leave their term
 out of ``log_likelihood`` (see :mod:`nbayes.events.sums`).
@@ -103,6 +108,15 @@ class Exponential(EventModel[SumStats, ExponentialParams]):
         zero = xp.zeros_like(stats.count)
         numerator = xp.maximum(stats.count + self.alpha - 1.0, zero)
         denominator = stats.total + self.beta
+        # a class with no observed value of a feature and no estimate from the prior
+        # backs off to the pooled rate (with a prior it has the prior's mode)
+        unobserved = (stats.count <= 0) & ~((numerator > 0) | (denominator > 0))
+        if bool(xp.any(unobserved)):
+            pooled_count = xp.sum(stats.count, axis=0) + zero  # broadcast to (k, d)
+            numerator = xp.where(unobserved, xp.maximum(pooled_count + self.alpha - 1.0, zero),
+                                 numerator)  # fmt: skip
+            denominator = xp.where(unobserved, xp.sum(stats.total, axis=0) + self.beta + zero,
+                                   denominator)  # fmt: skip
         defined = (numerator > 0) | (denominator > 0)
         with errstate(xp, divide="ignore", invalid="ignore"):
             rate = xp.where(defined, numerator / denominator, zero)

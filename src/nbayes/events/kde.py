@@ -258,6 +258,32 @@ def bandwidth(stats: moments.MomentStats, rule: str | float | NDArray) -> NDArra
     return sigma * factor
 
 
+def _pool_unobserved(moments_, rule, per_class, h, log_norm, j: int, exponent: int) -> None:
+    """A class with no observed value of feature ``j`` has no evidence about it: its
+    density backs off to the pooled one, every class's kernels together (bandwidth by
+    the rule at the pooled count and spread), as a gaussian column backs off to the
+    pooled mean and variance; not a term left out (a factor of 1, which depends on the
+    units of x). Updates ``per_class``, ``h`` and ``log_norm`` in place."""
+    empty = [c for c, (points, _) in enumerate(per_class) if points.shape[0] == 0]
+    total = float(np.sum(moments_.count[:, j]))
+    if not empty or not total > 0:
+        return
+    points = np.concatenate([p for p, _ in per_class])
+    log_weights = np.concatenate([w for _, w in per_class])
+    if isinstance(rule, str):
+        spread = float(np.sqrt(moments.total_variance(moments_))[j])
+        width = spread * (total ** (-0.2) if rule == "scott" else (0.75 * total) ** (-0.2))
+    else:
+        width = None
+    for c in empty:
+        per_class[c] = (points, log_weights)
+        if width is not None:
+            h[c, j] = width
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_norm[c, j] = -(np.log(total) + np.log(h[c, j]) + _LOG_2 * exponent
+                               + _HALF_LOG_2PI)  # fmt: skip
+
+
 def _estimate(stats: KDEStats, bandwidth_rule: str | float | NDArray) -> KDEParams:
     """Bandwidths (see module doc) and kernel centres: the rows or bin centres."""
     h = bandwidth(stats.moments, bandwidth_rule)
@@ -283,6 +309,7 @@ def _estimate(stats: KDEStats, bandwidth_rule: str | float | NDArray) -> KDEPara
         for c in range(n_classes):
             positive = weights[c] > 0
             per_class.append((points[c, positive], np.log(weights[c, positive])))
+        _pool_unobserved(stats.moments, bandwidth_rule, per_class, h, log_norm, j, exponent[j])
         centres.append(per_class)
     curves = None
     if stats.grid is not None:  # binned: tabulate each density once (see log_likelihood)

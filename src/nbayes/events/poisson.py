@@ -13,8 +13,12 @@ in a class (and then any positive count has probability 0). The prior reads as
 ``b`` pseudo-observations with total count ``a - 1``: the default ``a = 2, b = 1``
 adds one observation of count 1, so no rate is ever 0 (the Poisson analogue of
 Laplace smoothing). Where ``n_cj + b = 0`` (no data and no prior rate) there is no
-estimate, and the rate-dependent part of the term is left out (``lambda = 0``,
-``log lambda = 0``: the term is ``-log x_j!``, the same for every class).
+estimate: a class with no observed value of feature ``j`` then takes the pooled
+rate, ``max(sum_c S_cj + a - 1, 0) / (sum_c n_cj + b)`` (no evidence about the
+feature: the population's, as a gaussian column backs off to the pooled mean and
+variance); where there is none either (no data at all), the rate-dependent part of
+the term is left out (``lambda = 0``, ``log lambda = 0``: the term is ``-log x_j!``,
+the same for every class).
 
 Missing values: NaN entries of X add nothing to the statistics and leave their term
 out of ``log_likelihood`` (see :mod:`nbayes.events.sums`).
@@ -97,6 +101,15 @@ class Poisson(EventModel[SumStats, PoissonParams]):
         zero = xp.zeros_like(stats.total)
         numerator = xp.maximum(stats.total + self.alpha - 1.0, zero)
         denominator = stats.count + self.beta
+        # a class with no observed value of a feature and no prior rate (b = 0) backs
+        # off to the pooled rate (with b > 0 it has the prior's, as Lidstone's uniform)
+        unobserved = (stats.count <= 0) & ~(denominator > 0)
+        if bool(xp.any(unobserved)):
+            pooled_total = xp.sum(stats.total, axis=0) + zero  # broadcast to (k, d)
+            numerator = xp.where(unobserved, xp.maximum(pooled_total + self.alpha - 1.0, zero),
+                                 numerator)  # fmt: skip
+            denominator = xp.where(unobserved, xp.sum(stats.count, axis=0) + self.beta + zero,
+                                   denominator)  # fmt: skip
         defined = denominator > 0
         with errstate(xp, divide="ignore", invalid="ignore"):
             rate = xp.where(defined, numerator / denominator, zero)
