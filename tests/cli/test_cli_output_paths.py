@@ -15,7 +15,12 @@ import click
 import pytest
 
 from nbayes.cli import main
-from nbayes.cli.paths import guard_outputs, refuse_overwriting_inputs, same_file
+from nbayes.cli.paths import (
+    guard_outputs,
+    refuse_missing_parents,
+    refuse_overwriting_inputs,
+    same_file,
+)
 
 EXE = str(Path(sys.executable).with_name("nbayes"))
 ENV = {**os.environ, "PYTHONWARNINGS": "ignore"}
@@ -248,3 +253,52 @@ def test_guard_outputs_names_parameters_that_exist():
         @click.argument("data")
         def command(data):
             """A command without the output it claims."""
+
+
+# An output whose folder is absent is refused before any work (issue 25), for the
+# table commands; spam --db creates its folder and is left alone.
+def _missing(tmp: Path, model: Path, name: str) -> list:
+    data = tmp / "weather.csv"
+    data.write_text(WEATHER * 3)
+    out = tmp / "missing" / "dir" / name
+    return {
+        "train": ["train", data, "-t", "Play", "-o", out],
+        "predict": ["predict", model, data, "-o", out],
+        "evaluate": ["evaluate", data, "-t", "Play", "-k", "2", "--report", out],
+        "export": ["export", model, "-o", out],
+    }
+
+
+@pytest.mark.parametrize("command", ["train", "predict", "evaluate", "export"])
+def test_an_output_in_a_missing_folder_is_refused_before_any_work(command, tmp_path, model_file):
+    args = _missing(tmp_path, model_file, "out.file")[command]
+    result = nbayes(*args, cwd=tmp_path)
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "does not exist" in lines[0] and str(tmp_path / "missing" / "dir") in lines[0]
+    assert result.stdout == ""  # nothing predicted, nothing printed
+    assert not (tmp_path / "missing").exists()
+
+
+def test_an_output_under_a_file_is_refused(tmp_path, model_file):
+    (tmp_path / "plain").write_text("a file, not a folder\n")
+    data = tmp_path / "weather.csv"
+    data.write_text(WEATHER)
+    result = nbayes("predict", model_file, data, "-o", tmp_path / "plain" / "o.csv", cwd=tmp_path)
+    assert result.returncode == 2 and "is not a folder" in result.stderr
+    assert (tmp_path / "plain").read_text() == "a file, not a folder\n"
+
+
+def test_the_table_writers_check_folders_and_spam_does_not():
+    commands = _commands(main)
+    for name in ("train", "predict", "evaluate", "export"):
+        assert commands[name].parents_checked, name
+    for name in ("spam train", "spam unlearn", "spam serve"):
+        assert not commands[name].parents_checked, name
+
+
+def test_refuse_missing_parents_skips_stdout_and_unset(tmp_path):
+    refuse_missing_parents({"--output": None, "--report": "-", "--o": tmp_path / "x"})
+    with pytest.raises(click.ClickException, match="does not exist"):
+        refuse_missing_parents({"--output": (tmp_path / "x", tmp_path / "no" / "y")})

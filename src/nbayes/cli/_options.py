@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import click
 
-from nbayes.cli._tables import FORMATS, ReadSpec, is_text_encoding
+from nbayes.cli._tables import (
+    DEFAULT_MAX_COLUMNS,
+    FORMATS,
+    MAX_MAX_COLUMNS,
+    ReadSpec,
+    is_text_encoding,
+)
 
 
 def _known_encoding(_ctx, _param, value: str | None) -> str | None:
@@ -79,6 +85,15 @@ def read_options(command=None, *, output_formats: tuple[str, ...] = ()):
             "on after its closing quote, as in the SMS Spam Collection's TSV, where a "
             "message starting with a quote would swallow the lines after it).",
         ),
+        click.option(
+            "--max-columns",
+            type=click.IntRange(1, MAX_MAX_COLUMNS),
+            default=None,
+            metavar="N",
+            help=f"The widest table read (default {DEFAULT_MAX_COLUMNS:,} columns): a wider "
+            "one is refused before it is parsed, as it would take minutes and gigabytes. "
+            "Kept in the model file for predict, score and explain.",
+        ),
     ]
     for option in reversed(options):
         command = option(command)
@@ -87,7 +102,7 @@ def read_options(command=None, *, output_formats: tuple[str, ...] = ()):
 
 def read_spec(
     fmt=None, sep=None, encoding=None, header=None, na_values=(), default_na=None,
-    strip_spaces=None, quoting=None, input_fmt=None,
+    strip_spaces=None, quoting=None, input_fmt=None, max_columns=None,
 ) -> ReadSpec:  # fmt: skip
     """The reading options as a :class:`ReadSpec` (None where not given; ``fmt`` an
     input format: an output's given to --format is the caller's to take out first)."""
@@ -96,5 +111,5 @@ def read_spec(
         sep = {"\\t": "\t", "tab": "\t"}.get(sep, sep)
     return ReadSpec(
         fmt, sep, encoding, header, tuple(na_values) or None, default_na, strip_spaces,
-        quoting,
+        quoting, max_columns=max_columns,
     )  # fmt: skip

@@ -101,6 +101,8 @@ class ReadSpec:
     #: The format the model was trained on: read where the path tells none (a file
     #: without a known suffix, stdin), unless ``--format`` is given.
     trained_fmt: str | None = None
+    #: ``--max-columns``: the widest table read (None: :data:`DEFAULT_MAX_COLUMNS`).
+    max_columns: int | None = None
 
     def or_(self, other: ReadSpec) -> ReadSpec:
         """This spec with what it leaves open taken from ``other``."""
@@ -129,7 +131,9 @@ class ReadSpec:
         from elsewhere, or tampered with), never a traceback when the table is read."""
         if not isinstance(data, dict):
             return cls()
-        unknown = sorted(set(data) - {*_FLAGS, "sep", "encoding", "na_values", "format"})
+        unknown = sorted(
+            set(data) - {*_FLAGS, "sep", "encoding", "na_values", "format", "max_columns"}
+        )
         if unknown:
             raise _bad_option(unknown[0], data[unknown[0]], "is not a reading option")
         for name in _FLAGS:
@@ -148,6 +152,15 @@ class ReadSpec:
             raise _bad_option(
                 "na_values", na, f"is not a list of at most {MAX_NA_VALUES} short strings"
             )
+        widest = data.get("max_columns")
+        if widest is not None and not (
+            isinstance(widest, int)
+            and not isinstance(widest, bool)
+            and 1 <= widest <= MAX_MAX_COLUMNS
+        ):
+            raise _bad_option(
+                "max_columns", widest, f"is not a whole number from 1 to {MAX_MAX_COLUMNS}"
+            )
         fmt = data.get("format")
         if fmt is not None and fmt not in set(FORMATS.values()):
             raise _bad_option(
@@ -162,11 +175,19 @@ class ReadSpec:
             strip_spaces=data.get("strip_spaces"),
             quoting=data.get("quoting"),
             trained_fmt=fmt,
+            max_columns=widest,
         )
 
 
 #: The reading options that are switches.
 _FLAGS = ("header", "default_na", "strip_spaces", "quoting")
+#: The widest table read unless ``--max-columns`` says otherwise (issue 25: a 1 MB CSV
+#: of 100,000 columns took 50 s and 1.7 GB; 1,000,000 aborted pyarrow), and the
+#: largest ``--max-columns`` taken.
+DEFAULT_MAX_COLUMNS = 10_000
+MAX_MAX_COLUMNS = 10_000_000
+#: Most bytes of a CSV's first record read to count its fields.
+_FIRST_RECORD_BYTES = 64 << 20
 #: Most missing-value markers a model file may keep, and their longest.
 MAX_NA_VALUES = 1000
 MAX_NA_VALUE_LENGTH = 1000
@@ -224,6 +245,7 @@ class Source:
         self.sep = spec.sep or _DEFAULT_SEP.get(self.fmt, ",")
         self.names: list[str] | None = None
         self._first_record: list[str] | None = None  # as written, from the CSV options
+        self.max_columns = spec.max_columns or DEFAULT_MAX_COLUMNS
 
     # ------------------------------------------------------------ where
     def where(self, row: int) -> str:
@@ -276,11 +298,14 @@ class Source:
         if self.fmt == "parquet":
             import pyarrow.parquet as pq
 
-            table = self._errors(lambda: pq.read_table(self._parquet_source()))
+            source = self._parquet_source()
+            self._check_parquet_width(source)
+            table = self._errors(lambda: pq.read_table(source))
             return self._named(table, first=True)
         stream = self._open(progress)
         try:
             if self.fmt == "jsonl":
+                self._check_json_width(stream)
                 table = self._errors(lambda: pa.json.read_json(stream, **self._json_options()))
                 return self._named(table, first=True)
             stream = self._line_ended(stream)
@@ -296,12 +321,15 @@ class Source:
         if self.fmt == "parquet":
             import pyarrow.parquet as pq
 
-            parquet = self._errors(lambda: pq.ParquetFile(self._parquet_source()))
+            source = self._parquet_source()
+            self._check_parquet_width(source)
+            parquet = self._errors(lambda: pq.ParquetFile(source))
             reader = parquet.iter_batches(batch_size=rows)
             stream = None
         else:
             stream = self._open(progress)
             if self.fmt == "jsonl":
+                self._check_json_width(stream)
                 options = self._json_options()
                 reader = self._errors(lambda: pa.json.open_json(stream, **options))
             else:
@@ -388,6 +416,7 @@ class Source:
             self._check_separator(head)
         if self.spec.quoting is None:
             self._check_quoting(head)
+        self._check_csv_width(stream, head)
         width, self._first_record = _first_record(
             head, self.sep, self.spec.encoding, self.spec.quoting
         )
@@ -459,6 +488,62 @@ class Source:
             "quoting (--quoting reads them as quoting)",
             err=True,
         )
+
+    # ------------------------------------------------------------ width
+    def _too_wide(self, columns: int, exact: bool) -> CLIError:
+        count = f"{columns:,} columns" if exact else f"at least {columns:,} columns"
+        return CLIError(
+            f"{self.name}: the table has {count}, more than nbayes reads (at most "
+            f"{self.max_columns:,}); --max-columns N raises the limit"
+        )
+
+    def _check_csv_width(self, stream, head: bytes) -> None:
+        """Refuse a CSV/TSV whose first record has more than ``max_columns`` fields,
+        counted by Python's csv reader (quoting as pyarrow reads it), before pyarrow
+        parses anything. A file is read again up to :data:`_FIRST_RECORD_BYTES` for a
+        first record longer than the head; a stream (stdin, xz, zip) is judged by its head."""
+        quoting = csv.QUOTE_NONE if self.spec.quoting is False else csv.QUOTE_MINIMAL
+        chunks: Iterator[bytes]
+        if isinstance(stream, str):
+            chunks = _doubling_reads(stream, _FIRST_RECORD_BYTES)
+        else:
+            chunks = iter([head])
+        fields, complete = _first_record_width(
+            chunks, self.sep, self.spec.encoding, quoting, self.max_columns
+        )
+        if fields > self.max_columns:
+            raise self._too_wide(fields, complete)
+
+    def _check_parquet_width(self, source) -> None:
+        """Refuse a Parquet file of more than ``max_columns`` columns, from its footer."""
+        import pyarrow.parquet as pq
+
+        columns = len(self._errors(lambda: pq.read_schema(source)).names)
+        if hasattr(source, "seek"):
+            source.seek(0)
+        if columns > self.max_columns:
+            raise self._too_wide(columns, True)
+
+    def _check_json_width(self, stream) -> None:
+        """Refuse JSON lines whose first object has more than ``max_columns`` keys (a
+        first line too long to hold whole in :data:`_FIRST_RECORD_BYTES` is left to
+        pyarrow). Files only: stdin is read once."""
+        if not isinstance(stream, str):
+            return
+        import json
+
+        text = b""
+        for chunk in _doubling_reads(stream, _FIRST_RECORD_BYTES):
+            text = chunk
+            if b"\n" in text:
+                break
+        first = text.split(b"\n", 1)[0]
+        try:
+            record = json.loads(first)
+        except ValueError:
+            return  # pyarrow says what is wrong, with its line
+        if isinstance(record, dict) and len(record) > self.max_columns:
+            raise self._too_wide(len(record), True)
 
     def _json_options(self) -> dict[str, Any]:
         pa = pyarrow()
@@ -681,6 +766,47 @@ def _first_record(
     if end >= len(text) and not text.endswith(("\n", "\r")):  # cut off
         return 1 << 12, None
     return text[:end].count(sep) + 1, record
+
+
+def _doubling_reads(path: str, limit: int) -> Iterator[bytes]:
+    """The (decompressed) start of the file ``path``, longer each time (64 KiB, 128 KiB,
+    ...): each item the whole start read so far, at most ``limit`` bytes."""
+    with pyarrow().input_stream(path, compression="detect") as stream:
+        data, size = b"", _HEAD_SIZE
+        while True:
+            block = stream.read(size - len(data))
+            data += block
+            yield data
+            if not block or len(data) >= limit:
+                return
+            size = min(2 * size, limit)
+
+
+def _first_record_width(
+    starts: Iterator[bytes], sep: str, encoding: str | None, quoting: int, most: int
+) -> tuple[int, bool]:
+    """The number of fields of the first record (Python's csv reader) of a text whose
+    ever longer starts ``starts`` gives, and whether that record was whole: reading
+    stops as soon as it has more than ``most`` fields, or is whole.
+
+    >>> _first_record_width(iter([b'a,"b,c",d\\n1,2,3\\n']), ",", None, csv.QUOTE_MINIMAL, 10)
+    (3, True)
+    """
+    fields, complete = 0, False
+    for start in starts:
+        text = start.decode(encoding or "utf-8", "replace").removeprefix("\ufeff")
+        lines = io.StringIO(text, newline="")
+        try:
+            record = next(csv.reader(lines, delimiter=sep, quoting=quoting))
+        except StopIteration:
+            return 0, True
+        except csv.Error:
+            return fields, complete  # pyarrow says what is wrong, with its line
+        fields = len(record)
+        complete = lines.tell() < len(text) or text.endswith(("\n", "\r"))
+        if complete or fields > most:
+            return fields, complete
+    return fields, True  # the whole file is one record
 
 
 def _lines(stream) -> Iterator[bytes]:

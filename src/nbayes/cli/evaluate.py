@@ -20,7 +20,7 @@ from nbayes.cli.train import prepare, table_options
 from nbayes.inspection.evaluation import cross_validate, top_features_by_class
 
 
-@guard_outputs(outputs=["report"], inputs=["data"])
+@guard_outputs(outputs=["report"], inputs=["data"], parent_must_exist=True)
 @click.command()
 @click.argument("data")
 @table_options

@@ -9,7 +9,7 @@ import click
 from nbayes.cli.paths import guard_outputs
 
 
-@guard_outputs(outputs=["output"], inputs=["model_file"])
+@guard_outputs(outputs=["output"], inputs=["model_file"], parent_must_exist=True)
 @click.command()
 @click.argument("model_file", metavar="MODEL")
 @click.option("--output", "-o", required=True, help="The ONNX file to write.")

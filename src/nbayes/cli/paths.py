@@ -23,6 +23,12 @@ A command declares its outputs and inputs by parameter name with :func:`guard_ou
 
 Code that is not a click command (or that learns a path later) calls
 :func:`refuse_overwriting_inputs` itself.
+
+A command whose outputs must land in an existing folder (the table commands: a model,
+predictions, a report, written only after all the work) passes ``parent_must_exist=True``:
+an output whose folder is absent is then refused before any work
+(:func:`refuse_missing_parents`), rather than after minutes of it with ``[Errno 2]``.
+Commands that create their output's folder themselves (``spam --db``) leave it False.
 """
 
 from __future__ import annotations
@@ -36,7 +42,14 @@ from pathlib import Path
 
 import click
 
-__all__ = ["OverwriteError", "guard_outputs", "refuse_overwriting_inputs", "same_file"]
+__all__ = [
+    "MissingFolderError",
+    "OverwriteError",
+    "guard_outputs",
+    "refuse_missing_parents",
+    "refuse_overwriting_inputs",
+    "same_file",
+]
 
 #: A path as a command takes it: text, a ``pathlib.Path``, None (not given) or ``-``.
 PathLike = str | os.PathLike | None
@@ -49,6 +62,36 @@ class OverwriteError(click.ClickException):
     (bad usage, as for every other input error of the command line)."""
 
     exit_code = 2
+
+
+class MissingFolderError(click.ClickException):
+    """An output path whose folder does not exist: one line, exit status 2."""
+
+    exit_code = 2
+
+
+def refuse_missing_parents(outputs: Mapping[str, Paths]) -> None:
+    """Raise :class:`MissingFolderError` if the folder of a path of ``outputs`` (what
+    the user calls it, ``--output``, mapped to a path or paths; None and ``-`` skipped)
+    is absent or not a folder, so that a command refuses it before any work.
+
+    >>> refuse_missing_parents({"--output": "out.csv"})
+    >>> refuse_missing_parents({"--output": "/no/such/folder/out.csv"})
+    Traceback (most recent call last):
+    ...
+    nbayes.cli.paths.MissingFolderError: --output /no/such/folder/out.csv: the folder ...
+    """
+    for out_name, out_paths in outputs.items():
+        for output in _each(out_paths):
+            if output is None or str(output) == "-":
+                continue
+            folder = Path(os.path.abspath(output)).parent
+            if not folder.is_dir():
+                what = "is not a folder" if folder.exists() else "does not exist"
+                raise MissingFolderError(
+                    f"{out_name} {output}: the folder {folder} {what}; create it "
+                    "first (mkdir -p) or choose another output path"
+                )
 
 
 def same_file(output: PathLike, source: PathLike) -> str | None:
@@ -148,12 +191,14 @@ def _label(command: click.Command, name: str) -> str:
 
 
 def guard_outputs(
-    *, outputs: Sequence[str], inputs: Sequence[str]
+    *, outputs: Sequence[str], inputs: Sequence[str], parent_must_exist: bool = False
 ) -> Callable[[click.Command], click.Command]:
     """Decorate a click command (put it above ``@click.command()``) so that, before its
     body runs, the paths of the parameters ``outputs`` are checked against those of
-    ``inputs`` (:func:`refuse_overwriting_inputs`). The command gets ``guarded =
-    (outputs, inputs)``, the names, for tests that try every writing command."""
+    ``inputs`` (:func:`refuse_overwriting_inputs`) and, with ``parent_must_exist``, for
+    a folder that exists (:func:`refuse_missing_parents`). The command gets ``guarded =
+    (outputs, inputs)``, the names, for tests that try every writing command, and
+    ``parents_checked = parent_must_exist``."""
 
     def decorate(command: click.Command) -> click.Command:
         for name in (*outputs, *inputs):
@@ -162,6 +207,10 @@ def guard_outputs(
 
         @functools.wraps(callback)
         def guarded(*args, **kwargs):
+            if parent_must_exist:
+                refuse_missing_parents(
+                    {_label(command, name): kwargs.get(name) for name in outputs}
+                )
             refuse_overwriting_inputs(
                 {_label(command, name): kwargs.get(name) for name in outputs},
                 {_label(command, name): kwargs.get(name) for name in inputs},
@@ -170,6 +219,7 @@ def guard_outputs(
 
         command.callback = guarded
         command.guarded = (tuple(outputs), tuple(inputs))
+        command.parents_checked = parent_must_exist
         return command
 
     return decorate

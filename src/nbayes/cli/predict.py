@@ -30,7 +30,7 @@ def output_format(output: str | None, given: str | None) -> str:
     raise CLIError(f"{output}: cannot tell the output format from the suffix; use --to")
 
 
-@guard_outputs(outputs=["output"], inputs=["model_file", "data"])
+@guard_outputs(outputs=["output"], inputs=["model_file", "data"], parent_must_exist=True)
 @click.command()
 @click.argument("model_file", metavar="MODEL")
 @click.argument("data")

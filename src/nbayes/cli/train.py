@@ -353,7 +353,7 @@ def save_model(estimator, output: str, metadata: dict) -> int:
     return target.stat().st_size
 
 
-@guard_outputs(outputs=["output"], inputs=["data"])
+@guard_outputs(outputs=["output"], inputs=["data"], parent_must_exist=True)
 @click.command()
 @click.argument("data")
 @table_options
