@@ -16,22 +16,11 @@ from spam_mail import corpus
 from spamd_clients import NBAYES
 
 from nbayes.spam.limits import DEFAULT_MAX_SIZE, read_at_most
-from nbayes.spam.store import TokenStore
-from nbayes.spam.tokens import tokenize
 
 SPAM = corpus(41, 0)[0][-1]
 #: Address space for the classify process: enough for Python and nbayes, far from the
 #: gigabyte streamed through it.
 ADDRESS_SPACE = 768 * 2**20
-
-
-@pytest.fixture
-def db(tmp_path):
-    messages, labels = corpus(40, 40)
-    path = tmp_path / "t.db"
-    with TokenStore(path) as store:
-        store.learn([(tokenize(m), m, lab) for m, lab in zip(messages, labels, strict=True)])
-    return path
 
 
 def _limited() -> None:

@@ -24,15 +24,6 @@ SPAM, HAM = corpus(41, 0)[0][-1], corpus(0, 41)[0][-1]
 
 
 @pytest.fixture
-def db(tmp_path):
-    messages, labels = corpus(40, 40)
-    path = tmp_path / "t.db"
-    with TokenStore(path) as store:
-        store.learn([(tokenize(m), m, lab) for m, lab in zip(messages, labels, strict=True)])
-    return path
-
-
-@pytest.fixture
 def server(db, tmp_path):
     spamc_binary()
     running = Server(db, tmp_path / "spamd.sock", "--allow-tell")

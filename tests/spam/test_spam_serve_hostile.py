@@ -8,7 +8,6 @@ from __future__ import annotations
 import threading
 import time
 
-import pytest
 from spam_mail import corpus
 from spamd_clients import (
     HOSTILE_ADDRESS,
@@ -21,19 +20,7 @@ from spamd_clients import (
     trickle,
 )
 
-from nbayes.spam.store import TokenStore
-from nbayes.spam.tokens import tokenize
-
 SPAM, HAM = corpus(41, 0)[0][-1], corpus(0, 41)[0][-1]
-
-
-@pytest.fixture
-def db(tmp_path):
-    messages, labels = corpus(40, 40)
-    path = tmp_path / "t.db"
-    with TokenStore(path) as store:
-        store.learn([(tokenize(m), m, lab) for m, lab in zip(messages, labels, strict=True)])
-    return path
 
 
 def well_behaved_answers(server: Server, rounds: int = 3) -> None:
