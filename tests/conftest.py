@@ -95,3 +95,19 @@ def redis_server(tmp_path_factory):
     server = RedisServer(tmp_path_factory.mktemp("redis"))
     yield server
     server.stop()
+
+
+@pytest.fixture
+def db(tmp_path):
+    """A SQLite spam token store trained on 40 synthetic spam and 40 ham messages (the
+    spam tests' common store; a test module may define its own ``db`` instead)."""
+    from spam_mail import corpus
+
+    from nbayes.spam.store import TokenStore
+    from nbayes.spam.tokens import tokenize
+
+    messages, labels = corpus(40, 40)
+    path = tmp_path / "t.db"
+    with TokenStore(path) as store:
+        store.learn([(tokenize(m), m, lab) for m, lab in zip(messages, labels, strict=True)])
+    return path
