@@ -182,7 +182,10 @@ def test_mixed_model(numeric_csv, categorical_csv, tmp_path):
         (["--target", "kind", "--column", "colour=weird"], "unknown column kind 'weird'"),
         (["--target", "kind", "--folds", "1"], "need at least 2 folds"),
         (["--target", "kind", "--folds", "500"], "500 folds need at least 500 rows"),
-        (["--target", "kind", "--report", "/no/such/dir/r.html"], "no such directory"),
+        (
+            ["--target", "kind", "--report", "/no/such/dir/r.html"],
+            "the folder /no/such/dir does not exist",
+        ),
         (["--target", "kind", "-p", "bogus=1"], "has no parameter(s) bogus"),
         (["--target", "kind", "--top", "-1"], "--top -1: must be at least 0"),
     ],
