@@ -5,7 +5,7 @@ The code lives in :mod:`nbayes.files`: the format and its reader and writer
 (:mod:`nbayes.files.model_file`, whose docstring gives the layout of a file), the
 bounded ``.npz`` reader (:mod:`nbayes.files.npz`), the codecs of scikit-learn classes
 (:mod:`nbayes.files.sklearn_codecs`) and the checks of stored attributes
-(:mod:`nbayes.files.fitted_attributes`).
+(:mod:`nbayes.core.fitted_attributes`).
 
 >>> import numpy as np, nbayes
 >>> model = nbayes.GaussianNB().fit(np.array([[0.0], [1.0], [5.0], [6.0]]), [0, 0, 1, 1])

@@ -14,7 +14,7 @@ from typing import IO
 import numpy as np
 
 from nbayes.cli._tables import CLIError, csv_line, pyarrow
-from nbayes.files.atomic import atomic_file
+from nbayes.core.atomic import atomic_file
 
 #: Characters that make a CSV value need quotes.
 _STRUCTURAL = set(",\t\"'\r\n")

@@ -28,8 +28,8 @@ def export(model_file, output, float32, opset) -> None:
     import numpy as np
 
     from nbayes.cli._encoding import load_cli_model
+    from nbayes.core.atomic import atomic_file
     from nbayes.export import to_onnx
-    from nbayes.files.atomic import atomic_file
 
     model, encoder, target, spec = load_cli_model(model_file)
     graph = to_onnx(

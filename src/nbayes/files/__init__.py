@@ -1,4 +1,4 @@
-"""Model files, and writing any file safely.
+"""Model files.
 
 - :mod:`~nbayes.files.model_file`: the format (JSON metadata plus arrays in one
   ``.npz``, never a pickle), :func:`~nbayes.files.model_file.save` and
@@ -6,11 +6,13 @@
   and ``nbayes.load``);
 - :mod:`~nbayes.files.npz`: reading a stranger's ``.npz`` with memory and time bounded
   by its size;
-- :mod:`~nbayes.files.sklearn_codecs` and :mod:`~nbayes.files.fitted_attributes`: how
-  the fitted state of scikit-learn and nbayes objects is stored and checked;
-- :mod:`~nbayes.files.methods`: the ``save``/``load`` methods every estimator has;
-- :mod:`~nbayes.files.atomic`: writing a file atomically (model files, reports and the
-  command line's outputs).
+- :mod:`~nbayes.files.sklearn_codecs`: how the fitted state of scikit-learn's classes
+  is stored and checked (with the declarations of :mod:`nbayes.core.fitted_attributes`,
+  which nbayes' own classes use too);
+- :mod:`~nbayes.files.settings`: the allow-lists of settings a file may hold;
+- :mod:`~nbayes.files.methods`: the ``save``/``load`` methods every estimator has.
+
+Files are written through :mod:`nbayes.core.atomic` (a reader never sees half a file).
 
 What a model file may name is the allow-list of :mod:`nbayes.core.registry`.
 """

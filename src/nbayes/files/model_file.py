@@ -76,12 +76,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from nbayes._version import __version__
+from nbayes.core.atomic import atomic_file
+from nbayes.core.fitted_attributes import OwnState
 from nbayes.core.registry import DATACLASSES, SKLEARN, resolve, savable, savable_name
 from nbayes.errors import ModelFileError, StatisticsError
 from nbayes.events import EVENT_MODELS, event_model
 from nbayes.events._contract import EventModel
-from nbayes.files.atomic import atomic_file
-from nbayes.files.fitted_attributes import OwnState
 from nbayes.files.npz import ArchiveError, read_npz
 from nbayes.files.settings import check_file_settings, use_linear_time_patterns
 from nbayes.files.sklearn_codecs import CODECS
@@ -110,7 +110,7 @@ class ModelFile:
 def _codec(name: str) -> Any:
     """How a model file stores the object called ``name``: the scikit-learn codec of
     that name (:data:`nbayes.files.sklearn_codecs.CODECS`), else the object's own
-    methods (:class:`nbayes.files.fitted_attributes.OwnState`)."""
+    methods (:class:`nbayes.core.fitted_attributes.OwnState`)."""
     return CODECS[name] if name in SKLEARN else OwnState()
 
 

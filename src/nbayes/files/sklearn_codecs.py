@@ -5,7 +5,7 @@ fitted state. nbayes classes give their fitted state themselves (``fitted_state`
 ``restore_state`` / ``check_restored``); for the scikit-learn classes allow-listed in
 :data:`nbayes.core.registry.SKLEARN` the same three steps are written here, as a
 :class:`Codec`: the fitted attributes to store, each with the check a restored value
-must pass (:mod:`nbayes.files.fitted_attributes`), the parameter values that cannot be
+must pass (:mod:`nbayes.core.fitted_attributes`), the parameter values that cannot be
 stored safely, and what to rebuild or cross-check once the attributes are set. Private
 attributes scikit-learn derives deterministically from the public ones (a OneHotEncoder's
 output widths, an IsotonicRegression's interpolator) are rebuilt by scikit-learn's own
@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from nbayes.files.fitted_attributes import (
+from nbayes.core.fitted_attributes import (
     Field,
     FittedAttributes,
     array,

@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from nbayes.files.atomic import atomic_file
+from nbayes.core.atomic import atomic_file
 from nbayes.inspection.evaluation import Evaluation
 
 if TYPE_CHECKING:

@@ -38,8 +38,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from nbayes.core import posterior
-from nbayes.core.validation import check_sample_weight, label_index
-from nbayes.files.fitted_attributes import (
+from nbayes.core.fitted_attributes import (
     Field,
     FittedAttributes,
     StoresFittedAttributes,
@@ -48,6 +47,7 @@ from nbayes.files.fitted_attributes import (
     sequence_of,
     with_methods,
 )
+from nbayes.core.validation import check_sample_weight, label_index
 from nbayes.files.methods import ModelFileMethods
 from nbayes.inspection.calibration import (  # noqa: F401 (API: measuring, defined there)
     ReliabilityTable,

@@ -57,8 +57,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from nbayes.core import posterior
 from nbayes.core.base import BaseNB
-from nbayes.core.validation import check_sample_weight, label_index, soft_class_weights
-from nbayes.files.fitted_attributes import (
+from nbayes.core.fitted_attributes import (
     Field,
     FittedAttributes,
     StoresFittedAttributes,
@@ -67,6 +66,7 @@ from nbayes.files.fitted_attributes import (
     integer,
     subclass_of,
 )
+from nbayes.core.validation import check_sample_weight, label_index, soft_class_weights
 from nbayes.files.methods import ModelFileMethods
 
 UNLABELED = -1

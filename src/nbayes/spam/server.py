@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from nbayes.files.atomic import naming
+from nbayes.core.atomic import naming
 from nbayes.spam.limits import DEFAULT_MAX_SIZE
 from nbayes.spam.spamd import (
     EX_TEMPFAIL,

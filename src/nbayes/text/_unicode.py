@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nbayes._kernels import cache_root
-from nbayes.files.atomic import atomic_file
+from nbayes.core.atomic import atomic_file
 
 N_CODE_POINTS = 0x110000
 

@@ -29,7 +29,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from nbayes.files.fitted_attributes import (
+from nbayes.core.fitted_attributes import (
     Field,
     FittedAttributes,
     StoresFittedAttributes,

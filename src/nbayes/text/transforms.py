@@ -23,7 +23,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from nbayes.files.fitted_attributes import (
+from nbayes.core.fitted_attributes import (
     Field,
     FittedAttributes,
     StoresFittedAttributes,

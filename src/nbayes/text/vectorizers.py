@@ -24,7 +24,7 @@ from sklearn.feature_extraction import text as sk_text
 from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_is_fitted
 
-from nbayes.files.fitted_attributes import boolean, strings, vocabulary_terms
+from nbayes.core.fitted_attributes import boolean, strings, vocabulary_terms
 from nbayes.text import _engine, _small
 from nbayes.text._ngram_range import check_ngram_range
 from nbayes.text.tokenize import Tokenizer, stop_word_set

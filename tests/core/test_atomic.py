@@ -1,4 +1,4 @@
-"""Atomic writes (nbayes.files.atomic): all or nothing, with ordinary permissions."""
+"""Atomic writes (nbayes.core.atomic): all or nothing, with ordinary permissions."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from nbayes.files.atomic import atomic_file
+from nbayes.core.atomic import atomic_file
 
 
 def test_replaces_the_target_only_when_done(tmp_path):
