@@ -1,6 +1,6 @@
 """``python -m nbayes``: the ``nbayes`` command line."""
 
-from nbayes.cli import run
+from nbayes.console import run
 
 if __name__ == "__main__":
     run()

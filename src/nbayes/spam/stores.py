@@ -24,12 +24,22 @@ statistics or for one user's (:mod:`nbayes.spam.users`)::
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from nbayes.spam.database import StoreError
 from nbayes.spam.store_protocol import Store
 
-__all__ = ["Store", "StoreError", "open_store"]
+__all__ = ["Store", "StoreError", "default_db", "open_store"]
+
+
+def default_db() -> Path:
+    """``$XDG_DATA_HOME/nbayes/spam.db``, or ``~/.local/share/nbayes/spam.db`` where that
+    variable is unset, empty or not an absolute path (the XDG base directory rules)."""
+    base = os.environ.get("XDG_DATA_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base, "nbayes", "spam.db")
 
 
 def open_store(

@@ -24,9 +24,9 @@ from nbayes.cli.spam.options import (
     subject_tag_checked,
     user_option,
 )
-from nbayes.spam.mark import DEFAULT_HEADER, POINTS, check_header_name
+from nbayes.spam.deliver import EXIT as EXIT
+from nbayes.spam.mark import DEFAULT_HEADER, check_header_name
 
-EXIT = {"Spam": 0, "Ham": 1, "Unsure": 2}
 _PASSTHROUGH_FLAG = re.compile(r"--passthrough|-[a-zA-Z]*p[a-zA-Z]*")
 
 
@@ -123,78 +123,19 @@ def classify(
     message passed on unscanned: a database that cannot be read, mail nested deeper
     than --max-mime-depth, a message over --max-size, which is streamed through and
     never held whole)."""
-    from nbayes.spam.limits import copy_rest, read_at_most
-
-    raw, whole = read_at_most(sys.stdin.buffer, max_size)
-    if not whole:  # spamc's way: too large to scan, passed on as it is
-        click.echo(f"nbayes: message over {max_size} bytes (--max-size): not scanned", err=True)
-        if passthrough:
-            sys.stdout.buffer.write(raw)
-            copy_rest(sys.stdin.buffer, sys.stdout.buffer)
-            sys.stdout.flush()
-        sys.exit(EXIT_ERROR)
-    try:
-        verdict, value = _classify(raw, db, user, lock_timeout, settings, update, max_mime_depth)
-        if passthrough:
-            spamassassin = POINTS * value if spamassassin_headers else None
-            output = _marked(
-                raw, verdict, value, header=header, subject_tag=subject_tag,
-                spamassassin=spamassassin, threshold=POINTS * settings.spam_cutoff,
-            )  # fmt: skip
-        else:
-            output = None
-    except Exception as error:  # anything at all: the message goes through unchanged
-        click.echo(f"nbayes: {_one_line(error)}", err=True)
-        if passthrough:
-            sys.stdout.buffer.write(raw)
-            sys.stdout.flush()
-        sys.exit(EXIT_ERROR)
-    if output is None:
-        click.echo(f"{verdict}\t{value:.6f}")
-    else:
-        sys.stdout.buffer.write(output)
-        sys.stdout.flush()
-    sys.exit(0 if exit_zero else EXIT[verdict])
-
-
-def _classify(
-    raw: bytes, db, user: str | None, timeout: float, settings, update: bool,
-    max_mime_depth: int,
-) -> tuple[str, float]:
-    """(verdict, score) of ``raw``; with ``update``, learnt as its verdict if not Unsure."""
     from nbayes.cli.spam.options import open_store
-    from nbayes.spam.parse import check_mime_depth
-    from nbayes.spam.single import score_message
-    from nbayes.spam.store_options import store_options
-    from nbayes.spam.tokens import tokenize
+    from nbayes.spam.deliver import classify_delivery
 
-    check_mime_depth(raw, max_mime_depth)
-    create = update and user is not None  # a user's own store starts with their first -u
-    with open_store(db, timeout, readonly=not update, create=create, user=user) as store:
-        options = store_options(store)  # the tokenizer the database was trained with
-        tokens = tokenize(raw, options)
-        value = score_message(store, tokens, settings)
-        verdict = settings.verdict(value)
-        if update and verdict != "Unsure":  # once per message, however often it comes
-            from nbayes.spam.feedback import tell
+    def opened(update: bool):
+        # a user's own store starts with their first -u
+        return open_store(
+            db, lock_timeout, readonly=not update, create=update and user is not None, user=user
+        )
 
-            tell(store, tokens, raw, verdict.lower(), learn=True, options=options)
-    return verdict, value
-
-
-def _marked(raw: bytes, verdict: str, value: float, **how) -> bytes:
-    from nbayes.spam.mark import mark
-
-    return mark(raw, verdict, value, **how)
-
-
-def _one_line(error: BaseException) -> str:
-    """An error in one line: its message (a StoreError or MailParseError says what went
-    wrong), or its type and message for anything unexpected."""
-    from nbayes.spam.parse import MailParseError
-    from nbayes.spam.store import StoreError
-
-    text = " ".join(str(error).split())
-    if isinstance(error, (StoreError, MailParseError, OSError)):
-        return text or type(error).__name__
-    return f"cannot classify this message: {type(error).__name__}: {text}"[:500]
+    status = classify_delivery(
+        sys.stdin.buffer, sys.stdout.buffer, sys.stderr, opened, settings,
+        passthrough=passthrough, exit_zero=exit_zero, update=update, header=header,
+        subject_tag=subject_tag, spamassassin_headers=spamassassin_headers,
+        max_mime_depth=max_mime_depth, max_size=max_size,
+    )  # fmt: skip
+    sys.exit(status)

@@ -17,6 +17,7 @@ from nbayes.spam.limits import DEFAULT_MAX_SIZE
 from nbayes.spam.parse import MAX_MIME_DEPTH
 from nbayes.spam.score import METHODS, ScoreSettings
 from nbayes.spam.store import DEFAULT_TIMEOUT
+from nbayes.spam.stores import default_db as default_db
 from nbayes.spam.tokens import DEFAULT_OPTIONS, HEADER_MODES, MAX_OSB_WINDOW, TokenOptions
 
 if TYPE_CHECKING:
@@ -25,15 +26,6 @@ if TYPE_CHECKING:
 _DEFAULTS = ScoreSettings()
 #: What a command exits with when it cannot do its work (bogofilter's convention).
 EXIT_ERROR = 3
-
-
-def default_db() -> Path:
-    """``$XDG_DATA_HOME/nbayes/spam.db``, or ``~/.local/share/nbayes/spam.db`` where that
-    variable is unset, empty or not an absolute path (the XDG base directory rules)."""
-    base = os.environ.get("XDG_DATA_HOME", "")
-    if not os.path.isabs(base):
-        base = os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base, "nbayes", "spam.db")
 
 
 @dataclass(frozen=True)

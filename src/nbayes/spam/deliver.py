@@ -1,0 +1,128 @@
+"""Classifying one delivered message, as ``nbayes spam classify`` does for a mail server.
+
+:func:`classify_delivery` is the whole command once its options are known: read the
+message from a stream (at most ``max_size`` bytes held), score it, and write either the
+verdict line or, with ``passthrough``, the message marked with its verdict. It never
+loses or holds up mail: on any failure at all (mail over the size limit or nested too
+deep, a parser error, a store that cannot be read, a bug) the message goes through
+unchanged with ``passthrough``, one line goes to stderr, and the exit status is 3.
+
+It imports neither click nor NumPy, so that both the click command
+(:mod:`nbayes.cli.spam.classify`) and the lean front door of the ``nbayes`` program
+(:mod:`nbayes.console`), which a mail server starts once per message, run this same code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, BinaryIO, TextIO
+
+if TYPE_CHECKING:
+    from nbayes.spam.score import ScoreSettings
+    from nbayes.spam.store_protocol import Store
+
+#: Exit status per verdict (bogofilter's); 3 is an error (:data:`EXIT_ERROR`).
+EXIT = {"Spam": 0, "Ham": 1, "Unsure": 2}
+EXIT_ERROR = 3
+
+
+def classify_delivery(
+    stdin: BinaryIO,
+    stdout: BinaryIO,
+    stderr: TextIO,
+    open_store: Callable[[bool], Store],
+    settings: ScoreSettings,
+    *,
+    passthrough: bool = False,
+    exit_zero: bool = False,
+    update: bool = False,
+    header: str | None = None,
+    subject_tag: str = "",
+    spamassassin_headers: bool = False,
+    max_mime_depth: int | None = None,
+    max_size: int | None = None,
+) -> int:
+    """Classify the message on ``stdin``; the exit status (0 spam, 1 ham, 2 unsure, 3
+    error; 0 for every verdict with ``exit_zero``).
+
+    ``open_store(update)`` opens the token store (for writing where ``update``: the
+    message is then learnt as its verdict unless Unsure). Without ``passthrough`` the
+    verdict and score go to ``stdout`` as one line, ``"Ham\\t0.000012"``; with it the
+    message itself, marked (:func:`nbayes.spam.mark.mark`: ``header``, ``subject_tag``
+    and, with ``spamassassin_headers``, SpamAssassin's headers). ``max_mime_depth`` and
+    ``max_size`` default to :data:`~nbayes.spam.parse.MAX_MIME_DEPTH` and
+    :data:`~nbayes.spam.limits.DEFAULT_MAX_SIZE`.
+    """
+    from nbayes.spam.limits import DEFAULT_MAX_SIZE, copy_rest, read_at_most
+
+    max_size = DEFAULT_MAX_SIZE if max_size is None else max_size
+    raw, whole = read_at_most(stdin, max_size)
+    if not whole:  # spamc's way: too large to scan, passed on as it is
+        print(f"nbayes: message over {max_size} bytes (--max-size): not scanned", file=stderr)
+        if passthrough:
+            stdout.write(raw)
+            copy_rest(stdin, stdout)
+            stdout.flush()
+        return EXIT_ERROR
+    try:
+        verdict, value = classify_message(raw, open_store, settings, update, max_mime_depth)
+        output = None
+        if passthrough:
+            from nbayes.spam.mark import DEFAULT_HEADER, POINTS, mark
+
+            output = mark(
+                raw, verdict, value, header=header or DEFAULT_HEADER, subject_tag=subject_tag,
+                spamassassin=POINTS * value if spamassassin_headers else None,
+                threshold=POINTS * settings.spam_cutoff,
+            )  # fmt: skip
+    except Exception as error:  # anything at all: the message goes through unchanged
+        print(f"nbayes: {one_line(error)}", file=stderr)
+        if passthrough:
+            stdout.write(raw)
+            stdout.flush()
+        return EXIT_ERROR
+    if output is None:
+        stdout.write(f"{verdict}\t{value:.6f}\n".encode())
+    else:
+        stdout.write(output)
+    stdout.flush()
+    return 0 if exit_zero else EXIT[verdict]
+
+
+def classify_message(
+    raw: bytes,
+    open_store: Callable[[bool], Store],
+    settings: ScoreSettings,
+    update: bool = False,
+    max_mime_depth: int | None = None,
+) -> tuple[str, float]:
+    """(verdict, score) of the message ``raw``; with ``update``, learnt as its verdict if
+    that is not Unsure (once per message, however often it comes)."""
+    from nbayes.spam.parse import MAX_MIME_DEPTH, check_mime_depth
+    from nbayes.spam.single import score_message
+    from nbayes.spam.store_options import store_options
+    from nbayes.spam.tokens import tokenize
+
+    check_mime_depth(raw, MAX_MIME_DEPTH if max_mime_depth is None else max_mime_depth)
+    with open_store(update) as store:
+        options = store_options(store)  # the tokenizer the database was trained with
+        tokens = tokenize(raw, options)
+        value = score_message(store, tokens, settings)
+        verdict = settings.verdict(value)
+        if update and verdict != "Unsure":
+            from nbayes.spam.feedback import tell
+
+            tell(store, tokens, raw, verdict.lower(), learn=True, options=options)
+    return verdict, value
+
+
+def one_line(error: BaseException) -> str:
+    """An error in one line: its message (a StoreError or MailParseError says what went
+    wrong), or its type and message for anything unexpected."""
+    from nbayes.spam.database import StoreError
+    from nbayes.spam.parse import MailParseError
+
+    text = " ".join(str(error).split())
+    if isinstance(error, (StoreError, MailParseError, OSError)):
+        return text or type(error).__name__
+    return f"cannot classify this message: {type(error).__name__}: {text}"[:500]

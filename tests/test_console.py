@@ -1,0 +1,107 @@
+"""The ``nbayes`` front door (nbayes.console): ``spam classify`` in its plain forms is
+read without click, and does exactly what the click command does with those arguments."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from spam_mail import corpus
+
+from nbayes.console import lean_classify_arguments
+from nbayes.spam.store import TokenStore
+from nbayes.spam.stores import default_db
+from nbayes.spam.tokens import tokenize
+
+CLICK = "import sys; from nbayes.cli import run; sys.argv[0] = 'nbayes'; run()"
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    messages, labels = corpus(60, 60)
+    path = tmp_path_factory.mktemp("console") / "t.db"
+    with TokenStore(path) as store:
+        store.learn([(tokenize(raw), raw, lab) for raw, lab in zip(messages, labels, strict=True)])
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("args", "environ", "expected"),
+    [
+        (["--db", "a.db"], {}, ("a.db", False, False)),
+        (["--db=a.db", "-p"], {}, ("a.db", True, False)),
+        (["-e", "--db", "a.db", "--passthrough"], {}, ("a.db", True, True)),
+        (["-pe", "--db", "a", "--db", "b"], {}, ("b", True, True)),  # the last one, as click
+        (["--exit-zero"], {"NBAYES_SPAM_DB": "env.db"}, ("env.db", False, True)),
+        (["--db", "a.db"], {"NBAYES_SPAM_DB": "env.db"}, ("a.db", False, False)),
+        ([], {}, (str(default_db()), False, False)),
+    ],
+)
+def test_the_plain_forms_are_read_here(args, environ, expected):
+    assert lean_classify_arguments(args, environ) == expected
+
+
+@pytest.mark.parametrize(
+    ("args", "environ"),
+    [
+        (["--help"], {}),
+        (["--db", "a.db", "--method", "graham"], {}),
+        (["--db", "a.db", "-u"], {}),
+        (["--db", "a.db", "--user", "alice"], {}),
+        (["--db"], {}),  # no value: click says so
+        (["--db", "-p"], {}),
+        (["--db="], {}),
+        (["--db", "a.db", "--"], {}),
+        (["-px"], {}),
+        (["--db", "a.db"], {"NBAYES_SPAM_REDIS": "redis://127.0.0.1:1/0"}),
+        ([], {"NBAYES_SPAM_DB": ""}),
+    ],
+)
+def test_anything_else_goes_to_click(args, environ):
+    assert lean_classify_arguments(args, environ) is None
+
+
+def _run(program: list[str], args: list[str], raw: bytes, env: dict[str, str]):
+    result = subprocess.run(
+        [*program, "spam", "classify", *args], input=raw, capture_output=True, env=env,
+        check=False,
+    )  # fmt: skip
+    return result.returncode, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--db", "{db}"],
+        ["--db={db}", "-p"],
+        ["-pe", "--db", "{db}"],
+        ["--exit-zero", "--db", "{db}"],
+        ["--db", "{missing}", "-p"],  # exit 3, the message passed on unchanged
+        ["--db", "{missing}"],
+        ["--db", "{folder}", "-p"],
+        [],  # $NBAYES_SPAM_DB
+    ],
+)
+@pytest.mark.parametrize("message", [0, 1, "binary"])
+def test_the_lean_path_answers_as_the_click_command(db, tmp_path, args, message):
+    raw = b"\x00\x01\x02" * 100 if message == "binary" else corpus(1, 1)[0][message]
+    names = {"db": db, "missing": str(tmp_path / "no.db"), "folder": str(tmp_path)}
+    args = [a.format(**names) for a in args]
+    env = dict(os.environ, NBAYES_SPAM_DB=db)
+    env.pop("NBAYES_SPAM_REDIS", None)
+    lean = _run([sys.executable, "-m", "nbayes"], args, raw, env)
+    assert lean == _run([sys.executable, "-c", CLICK], args, raw, env)
+    assert lean[0] in (0, 1, 2, 3)
+
+
+def test_the_lean_path_imports_neither_click_nor_numpy(db):
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "nbayes", "spam", "classify", "--db", db],
+        input=corpus(1, 0)[0][0], capture_output=True, check=False,
+    )  # fmt: skip
+    assert result.returncode in (0, 1, 2), result.stderr
+    imported = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.decode().splitlines()}
+    assert "nbayes.spam.deliver" in imported
+    assert not imported & {"click", "numpy", "scipy", "sklearn", "numba"}
