@@ -7,7 +7,7 @@ from sklearn.datasets import load_breast_cancer
 
 import nbayes
 from nbayes.inspection.evaluation import cross_validate
-from nbayes.inspection.report import write_report
+from nbayes.plot.report import write_report
 
 data = load_breast_cancer()
 labels = data.target_names[data.target]  # "malignant" / "benign"

@@ -184,7 +184,7 @@ def demo(report: str, folds: int) -> None:
         evaluations.append(bbc)
 
     from nbayes import plot
-    from nbayes.inspection.report import write_report
+    from nbayes.plot.report import write_report
 
     cancer = load_breast_cancer()
     gaussian = nbayes.GaussianNB().fit(cancer.data, cancer.target_names[cancer.target])

@@ -1,6 +1,6 @@
 """``nbayes evaluate``: stratified K-fold cross-validation of a model on a table,
 with an optional self-contained HTML report (:mod:`nbayes.inspection.evaluation`,
-:mod:`nbayes.inspection.report`)."""
+:mod:`nbayes.plot.report`)."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def evaluate(
                         f"  {label!s:>12} : {versus!s:<12} {feature} = {value}   {ratio:.2f} : 1"
                     )
     if report is not None:
-        from nbayes.inspection.report import write_report
+        from nbayes.plot.report import write_report
 
         path = write_report(report, [evaluation], title=f"nbayes evaluate {Path(data).name}")
         click.echo(f"wrote report {path}", err=as_json)

@@ -6,7 +6,9 @@
 - :func:`feature_contributions`: one row's contributions, from ``model.explain(x)``;
 - :func:`confusion_matrix`, :func:`reliability_diagram`, :func:`roc_curve`,
   :func:`precision_recall_curve`: held-out predictions;
-- :func:`independence_heatmap`: pairwise conditional dependence of the features.
+- :func:`independence_heatmap`: pairwise conditional dependence of the features;
+- :mod:`nbayes.plot.report`: cross-validated evaluations (tables and figures) in one
+  self-contained HTML file.
 """
 
 from nbayes.plot._figure import to_png

@@ -22,6 +22,13 @@ from typing import TYPE_CHECKING
 
 from nbayes.core.atomic import atomic_file
 from nbayes.inspection.evaluation import Evaluation
+from nbayes.plot._figure import to_png
+from nbayes.plot.evaluation import (
+    confusion_matrix,
+    precision_recall_curve,
+    reliability_diagram,
+    roc_curve,
+)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -80,8 +87,6 @@ def write_report(path: str | os.PathLike, evaluations: Sequence[Evaluation], **o
 
 
 def _evaluation_section(ev: Evaluation) -> str:
-    from nbayes import plot
-
     out = [f"<h2>{_e(ev.name)}</h2>", f"<p>Model: <code>{_e(ev.model)}</code></p>"]
     out.append(_table(["metric", "value"], ev.summary_rows()))
     out += [f'<p class="note">{_e(note)}</p>' for note in ev.notes]
@@ -99,18 +104,18 @@ def _evaluation_section(ev: Evaluation) -> str:
         )
     )
     figures = [
-        ("Confusion matrix", plot.confusion_matrix(ev.y_true, ev.y_pred, labels=ev.classes)),
+        ("Confusion matrix", confusion_matrix(ev.y_true, ev.y_pred, labels=ev.classes)),
         (
             "Reliability diagram",
-            plot.reliability_diagram(ev.y_true, ev.proba, classes=ev.classes, n_bins=ev.n_bins),
+            reliability_diagram(ev.y_true, ev.proba, classes=ev.classes, n_bins=ev.n_bins),
         ),
     ]
     if len(ev.classes) == 2:
         figures += [
-            ("ROC curve", plot.roc_curve(ev.y_true, ev.proba, classes=ev.classes)),
+            ("ROC curve", roc_curve(ev.y_true, ev.proba, classes=ev.classes)),
             (
                 "Precision-recall curve",
-                plot.precision_recall_curve(ev.y_true, ev.proba, classes=ev.classes),
+                precision_recall_curve(ev.y_true, ev.proba, classes=ev.classes),
             ),
         ]
     out += [_figure(figure, caption) for caption, figure in figures]
@@ -141,8 +146,6 @@ def _table(header: Sequence[str], rows: Iterable[Sequence]) -> str:
 
 
 def _figure(figure: Figure, caption: str) -> str:
-    from nbayes.plot import to_png
-
     data = base64.b64encode(to_png(figure)).decode("ascii")
     return (
         f'<figure><img alt="{_e(caption)}" src="data:image/png;base64,{data}">'
