@@ -50,7 +50,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes.core.namespace import errstate, namespace_of
+from nbayes.core.namespace import namespace_of
 from nbayes.core.validation import ClassWeights
 from nbayes.events import _domain
 from nbayes.events._contract import EventModel
@@ -58,6 +58,7 @@ from nbayes.events.poisson import gamma_prior
 from nbayes.events.sums import (
     GRID_PROBABILITIES,
     SumStats,
+    gamma_map_rates,
     mixture_quantiles,
     observed,
     observed_array,
@@ -104,23 +105,11 @@ class Exponential(EventModel[SumStats, ExponentialParams]):
 
     def estimate(self, stats: SumStats) -> ExponentialParams:
         """MLE (``alpha=1, beta=0``) or Gamma-MAP rates; see module doc."""
-        xp = namespace_of(stats.count)
-        zero = xp.zeros_like(stats.count)
-        numerator = xp.maximum(stats.count + self.alpha - 1.0, zero)
-        denominator = stats.total + self.beta
         # a class with no observed value of a feature and no estimate from the prior
         # backs off to the pooled rate (with a prior it has the prior's mode)
-        unobserved = (stats.count <= 0) & ~((numerator > 0) | (denominator > 0))
-        if bool(xp.any(unobserved)):
-            pooled_count = xp.sum(stats.count, axis=0) + zero  # broadcast to (k, d)
-            numerator = xp.where(unobserved, xp.maximum(pooled_count + self.alpha - 1.0, zero),
-                                 numerator)  # fmt: skip
-            denominator = xp.where(unobserved, xp.sum(stats.total, axis=0) + self.beta + zero,
-                                   denominator)  # fmt: skip
-        defined = (numerator > 0) | (denominator > 0)
-        with errstate(xp, divide="ignore", invalid="ignore"):
-            rate = xp.where(defined, numerator / denominator, zero)
-            log_rate = xp.where(defined, xp.log(rate), zero)
+        rate, log_rate = gamma_map_rates(
+            stats.count, stats.total, stats.count, self.alpha, self.beta, infinite_rates=True
+        )
         return ExponentialParams(rate, log_rate)
 
     def log_parameter_prior(self, params: ExponentialParams) -> float:

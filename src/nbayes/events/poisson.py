@@ -46,12 +46,19 @@ from numpy.typing import NDArray
 from scipy.special import gammaln
 from sklearn.utils._param_validation import Interval
 
-from nbayes.core.namespace import errstate, namespace_of, space_of, to_space
+from nbayes.core.namespace import namespace_of, space_of, to_space
 from nbayes.core.validation import ClassWeights
 from nbayes.events import _domain
 from nbayes.events._contract import EventModel, setting
 from nbayes.events.counts import dot_with_infinities, product_array
-from nbayes.events.sums import SumStats, observed, observed_array, summarize, summarize_array
+from nbayes.events.sums import (
+    SumStats,
+    gamma_map_rates,
+    observed,
+    observed_array,
+    summarize,
+    summarize_array,
+)
 
 __all__ = ["Poisson", "PoissonParams", "SumStats"]
 
@@ -97,23 +104,11 @@ class Poisson(EventModel[SumStats, PoissonParams]):
 
     def estimate(self, stats: SumStats) -> PoissonParams:
         """MAP rates under a Gamma(``alpha``, ``beta``) prior (shape, rate); see module doc."""
-        xp = namespace_of(stats.total)
-        zero = xp.zeros_like(stats.total)
-        numerator = xp.maximum(stats.total + self.alpha - 1.0, zero)
-        denominator = stats.count + self.beta
         # a class with no observed value of a feature and no prior rate (b = 0) backs
         # off to the pooled rate (with b > 0 it has the prior's, as Lidstone's uniform)
-        unobserved = (stats.count <= 0) & ~(denominator > 0)
-        if bool(xp.any(unobserved)):
-            pooled_total = xp.sum(stats.total, axis=0) + zero  # broadcast to (k, d)
-            numerator = xp.where(unobserved, xp.maximum(pooled_total + self.alpha - 1.0, zero),
-                                 numerator)  # fmt: skip
-            denominator = xp.where(unobserved, xp.sum(stats.count, axis=0) + self.beta + zero,
-                                   denominator)  # fmt: skip
-        defined = denominator > 0
-        with errstate(xp, divide="ignore", invalid="ignore"):
-            rate = xp.where(defined, numerator / denominator, zero)
-            log_rate = xp.where(defined, xp.log(rate), zero)
+        rate, log_rate = gamma_map_rates(
+            stats.total, stats.count, stats.count, self.alpha, self.beta, infinite_rates=False
+        )
         return PoissonParams(rate, log_rate)
 
     def log_parameter_prior(self, params: PoissonParams) -> float:

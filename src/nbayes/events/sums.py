@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes.core.namespace import namespace_of
+from nbayes.core.namespace import errstate, namespace_of
 from nbayes.core.validation import ClassWeights
 from nbayes.events._stats import CLASS, FEATURE, Statistics, stat
 
@@ -80,6 +80,49 @@ def summarize_array(X, W) -> SumStats:
     xp = namespace_of(X)
     mask, filled = observed_array(X)
     return SumStats(xp.sum(W, axis=0), W.T @ mask, W.T @ filled)
+
+
+def gamma_map_rates(
+    events, exposure, observed_count, alpha: float, beta: float, *, infinite_rates: bool
+) -> tuple:
+    """``(rate, log_rate)``, each of shape (n_classes, n_features): the Gamma(a, b)-MAP
+    rates ``max(e_cj + a - 1, 0) / (t_cj + b)`` from ``events`` e and ``exposure`` t
+    (both (n_classes, n_features)), in their array namespace.
+
+    A rate is defined where ``t_cj + b > 0`` (and, with ``infinite_rates``, also where
+    ``e_cj + a - 1 > 0``: a point mass, rate ``inf``). A class with no observed value of
+    a feature (``observed_count <= 0``) whose rate is not defined backs off to the pooled
+    rate ``max(sum_c e_cj + a - 1, 0) / (sum_c t_cj + b)``: no evidence about the
+    feature, so the population's. Where that is not defined either, the term is left
+    out: ``rate = 0``, ``log_rate = 0``.
+
+    >>> import numpy as np
+    >>> rate, _ = gamma_map_rates(np.array([[4.0], [0.0]]), np.array([[2.0], [0.0]]),
+    ...                           np.array([[2.0], [0.0]]), 1.0, 0.0, infinite_rates=False)
+    >>> rate
+    array([[2.],
+           [2.]])
+    """
+    xp = namespace_of(events)
+    zero = xp.zeros_like(events)
+
+    def defined(numerator, denominator):
+        return ((numerator > 0) | (denominator > 0)) if infinite_rates else denominator > 0
+
+    numerator = xp.maximum(events + alpha - 1.0, zero)
+    denominator = exposure + beta
+    unobserved = (observed_count <= 0) & ~defined(numerator, denominator)
+    if bool(xp.any(unobserved)):
+        pooled_events = xp.sum(events, axis=0) + zero  # broadcast to (k, d)
+        numerator = xp.where(unobserved, xp.maximum(pooled_events + alpha - 1.0, zero),
+                             numerator)  # fmt: skip
+        denominator = xp.where(unobserved, xp.sum(exposure, axis=0) + beta + zero,
+                               denominator)  # fmt: skip
+    rated = defined(numerator, denominator)
+    with errstate(xp, divide="ignore", invalid="ignore"):
+        rate = xp.where(rated, numerator / denominator, zero)
+        log_rate = xp.where(rated, xp.log(rate), zero)
+    return rate, log_rate
 
 
 def mixture_quantiles(
