@@ -108,13 +108,26 @@ class FiniteFloat(click.FloatRange):
 #: Seconds, a finite number of at least 0.1.
 FINITE_SECONDS = FiniteFloat(min=0.1)
 
-max_size_option = click.option(
-    "--max-size",
-    type=click.IntRange(min=1),
-    default=DEFAULT_MAX_SIZE,
-    show_default=True,
-    metavar="BYTES",
-    help="Largest message scored, in bytes (spamc's default, as its -s); a larger one is "
+
+
+def limit_option(name: str, default: int, metavar: str, help_text: str, *, minimum: int = 1):
+    """The option ``--NAME`` of a whole-number limit of at least ``minimum``, its default
+    shown (``max_size_option`` below, and ``nbayes spam serve``'s connection limits)."""
+    return click.option(
+        f"--{name}",
+        type=click.IntRange(min=minimum),
+        default=default,
+        show_default=True,
+        metavar=metavar,
+        help=help_text,
+    )
+
+
+max_size_option = limit_option(
+    "max-size",
+    DEFAULT_MAX_SIZE,
+    "BYTES",
+    "Largest message scored, in bytes (spamc's default, as its -s); a larger one is "
     "never read whole, and not scored.",
 )
 
@@ -150,14 +163,13 @@ thick_option = click.option(
     "spam-cutoff + THICK and ham above ham-cutoff - THICK [default: 0; 0.05 for until-mature].",
 )
 
-max_mime_depth_option = click.option(
-    "--max-mime-depth",
-    type=click.IntRange(min=0),
-    default=MAX_MIME_DEPTH,
-    show_default=True,
-    metavar="LEVELS",
-    help="Mail whose MIME parts nest deeper is passed on unscanned, as an error "
+max_mime_depth_option = limit_option(
+    "max-mime-depth",
+    MAX_MIME_DEPTH,
+    "LEVELS",
+    "Mail whose MIME parts nest deeper is passed on unscanned, as an error "
     "(0: no limit; deeper mail is then read flat and scored).",
+    minimum=0,
 )
 
 certainty_option = click.option(

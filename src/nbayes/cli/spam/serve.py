@@ -12,6 +12,7 @@ from nbayes.cli.spam.classify import _header_name
 from nbayes.cli.spam.options import (
     FINITE_SECONDS,
     db_option,
+    limit_option,
     lock_timeout_option,
     max_mime_depth_option,
     open_store,
@@ -78,40 +79,32 @@ def _mode(_ctx, _param, value: str | None) -> int | None:
     help="A whole request (head and message) must arrive within this of its connection, "
     "and its answer be taken within this; else the connection is closed.",
 )
-@click.option(
-    "--max-size",
-    type=click.IntRange(min=1),
-    default=DEFAULT_MAX_SIZE,
-    show_default=True,
-    metavar="BYTES",
-    help="Largest message scored (spamc's own default, -s); a larger one is answered "
+@limit_option(
+    "max-size",
+    DEFAULT_MAX_SIZE,
+    "BYTES",
+    "Largest message scored (spamc's own default, -s); a larger one is answered "
     "EX_DATAERR unread, and spamc passes it on unchanged.",
 )
-@click.option(
-    "--workers",
-    type=click.IntRange(min=1),
-    default=8,
-    show_default=True,
-    metavar="N",
-    help="Threads scoring requests (the others wait in a queue shared fairly by client, "
+@limit_option(
+    "workers",
+    8,
+    "N",
+    "Threads scoring requests (the others wait in a queue shared fairly by client, "
     "by the bytes of mail each has had scored).",
 )
-@click.option(
-    "--max-connections",
-    type=click.IntRange(min=1),
-    default=512,
-    show_default=True,
-    metavar="N",
-    help="Connections open at once (also the listen backlog); one over it closes the "
+@limit_option(
+    "max-connections",
+    512,
+    "N",
+    "Connections open at once (also the listen backlog); one over it closes the "
     "idlest connection still sending its request, or is answered EX_TEMPFAIL.",
 )
-@click.option(
-    "--max-per-client",
-    type=click.IntRange(min=1),
-    default=256,
-    show_default=True,
-    metavar="N",
-    help="Connections open at once from one client (a TCP address, a Unix socket user).",
+@limit_option(
+    "max-per-client",
+    256,
+    "N",
+    "Connections open at once from one client (a TCP address, a Unix socket user).",
 )
 @click.option(
     "--header",
