@@ -262,14 +262,20 @@ def dict_of(inner: Check) -> Check:
     return check
 
 
-def strings(value: Any, name: str) -> np.ndarray:
-    """A 1-D object array of distinct strings."""
+def string_array(value: Any, name: str) -> np.ndarray:
+    """A 1-D array of strings (repeats allowed, as in ``feature_names_in_``)."""
     if (
         not isinstance(value, np.ndarray)
         or value.ndim != 1
         or not all(isinstance(item, str) for item in value)
     ):
         raise TypeError(f"{name} must be a 1-D array of strings.")
+    return value
+
+
+def strings(value: Any, name: str) -> np.ndarray:
+    """A 1-D object array of distinct strings."""
+    string_array(value, name)
     if len(set(value)) != len(value):
         raise ValueError(f"{name} holds repeated strings.")
     return value

@@ -40,6 +40,7 @@ from nbayes.core.fitted_attributes import (
     optional,
     real,
     sequence_of,
+    string_array,
     vocabulary,
     vocabulary_terms,
 )
@@ -110,16 +111,6 @@ def _check_n_jobs(obj: Any) -> None:
 
 
 # ---------------------------------------------------------------- shared pieces
-def _names(value: Any, name: str) -> np.ndarray:
-    if (
-        not isinstance(value, np.ndarray)
-        or value.ndim != 1
-        or not all(isinstance(item, str) for item in value)
-    ):
-        raise TypeError(f"{name} must be a 1-D array of strings.")
-    return value
-
-
 def _scalar(value: Any, name: str) -> Any:
     """A plain value a fitted object-dtype array may hold (a category, a statistic)."""
     if value is not None and (isinstance(value, bool) or not isinstance(value, str | int | float)):
@@ -142,7 +133,7 @@ VALUES = Field(_values, _store_values)
 
 #: Every fitted transformer's input description.
 _INPUT = {"n_features_in_": Field(integer(1))}
-_INPUT_NAMES = {"feature_names_in_": Field(_names)}
+_INPUT_NAMES = {"feature_names_in_": Field(string_array)}
 
 
 def _per_feature(*names: str) -> Callable[[Any], None]:
