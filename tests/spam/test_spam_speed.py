@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nbayes.spam.markup import _HTML_DROP, _HTML_TAG, _HTML_URL, html_to_text, html_urls
+from nbayes.spam.mime import read_message
 from nbayes.spam.parse import (
     MAX_PART_CHARS,
     Mail,
@@ -25,7 +26,6 @@ from nbayes.spam.parse import (
     decode_bytes,
     decode_header_value,
     parse_mail,
-    read_message,
     with_separator,
 )
 from nbayes.spam.tokens import _EMAIL, _WORD, LEGACY_OPTIONS, lower_words, text_tokens, tokenize

@@ -21,6 +21,12 @@ _LINES = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n|\Z)")
 _OTHER_LINE_BREAK_BYTES = re.compile(rb"[\x0b\x0c\x1c\x1d\x1e]")
 
 
+def header_block_end(raw: bytes) -> int:
+    """Where the lines the email package's feed parser takes for headers end in ``raw``
+    (its ``headerRE`` line by line: ``Name:``, ``From `` and continuation lines)."""
+    return _HEADER_BLOCK_BYTES.match(raw).end()
+
+
 def with_separator(raw: bytes) -> bytes:
     """``raw`` itself, or, where no blank line ends its header block, ``raw`` with one
     inserted where the headers sensibly end (:func:`missing_separator`)."""

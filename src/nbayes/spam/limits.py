@@ -9,7 +9,6 @@ never spam worth scoring, and spamc never sends it to a server anyway.
 
 from __future__ import annotations
 
-import shutil
 from typing import BinaryIO
 
 #: spamc's default largest message (``spamc -s``): 500 KB.
@@ -38,4 +37,6 @@ def read_at_most(stream: BinaryIO, max_size: int) -> tuple[bytes, bool]:
 
 def copy_rest(stream: BinaryIO, out: BinaryIO) -> None:
     """Copy what is left of ``stream`` to ``out`` a chunk at a time (bounded memory)."""
+    import shutil  # here: only mail over the size limit is copied this way
+
     shutil.copyfileobj(stream, out, _CHUNK)
