@@ -4,6 +4,8 @@ the paths to shared data."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 # scikit-learn's array API dispatch (nbayes on PyTorch, CuPy, array-api-strict arrays)
@@ -29,6 +31,37 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 DATA = SHARED / "data"
 WORKED_EXAMPLES = SHARED / "worked_examples"
+
+
+#: The installed ``nbayes`` command beside the Python running the tests.
+NBAYES = str(Path(sys.executable).with_name("nbayes"))
+
+
+def nbayes(
+    *args, input: str | bytes | None = None, cwd: Path | None = None,
+    env: dict[str, str] | None = None, text: bool = True, quiet: bool = True,
+    timeout: float = 300, stdin=subprocess.DEVNULL, preexec_fn=None, check: bool = False,
+) -> subprocess.CompletedProcess:  # fmt: skip
+    """``nbayes ARGS...`` as a user runs it: the installed command in a subprocess, its
+    output captured (str with ``text``, else bytes), stdin closed unless ``input`` (or
+    another ``stdin``) is given, ``env`` set over this process's environment, and with
+    ``quiet`` Python's warnings off (``PYTHONWARNINGS=ignore``). The exit status is
+    left to the test; with ``check`` it must be 0."""
+    done = subprocess.run(
+        [NBAYES, *map(str, args)], input=input, stdin=None if input is not None else stdin,
+        capture_output=True, text=text, cwd=cwd, timeout=timeout, preexec_fn=preexec_fn,
+        env={**os.environ, **({"PYTHONWARNINGS": "ignore"} if quiet else {}), **(env or {})},
+        check=False,
+    )  # fmt: skip
+    if check:
+        assert done.returncode == 0, (args, done.stderr)
+    return done
+
+
+def nbayes_spam(*args, **options) -> subprocess.CompletedProcess:
+    """``nbayes spam ARGS...`` as :func:`nbayes` runs it, its output bytes (mail is
+    bytes) and Python's warnings shown (a mail server's log gets them too)."""
+    return nbayes("spam", *args, text=False, quiet=False, **options)
 
 
 def _seeds() -> list[int]:

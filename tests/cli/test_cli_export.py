@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -17,10 +16,8 @@ import numpy as np
 import onnx
 import pandas as pd
 import pytest
+from conftest import nbayes
 from numpy.testing import assert_allclose, assert_array_equal
-
-EXE = str(Path(sys.executable).with_name("nbayes"))
-ENV = {**os.environ, "PYTHONWARNINGS": "ignore"}
 
 SCORE = textwrap.dedent(
     """
@@ -37,14 +34,6 @@ SCORE = textwrap.dedent(
                       "nbayes": any(m.startswith("nbayes") for m in sys.modules)}))
     """
 )
-
-
-def nbayes(*args, check=True) -> subprocess.CompletedProcess:
-    done = subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, env=ENV,
-                          stdin=subprocess.DEVNULL, timeout=600)  # fmt: skip
-    if check:
-        assert done.returncode == 0, (args, done.stderr)
-    return done
 
 
 def _tables(tmp_path: Path) -> tuple[Path, Path]:
@@ -101,8 +90,8 @@ def test_export_serves_what_predict_predicts(kind, tmp_path):
             frame = pd.read_csv(path, keep_default_na=False, dtype=str)
             frame[["outlook", "wind", "play"]].to_csv(path, index=False)
     model, graph_path = tmp_path / "model.nbm", tmp_path / "model.onnx"
-    nbayes("train", train, "-t", "play", "-m", kind, "-o", model)
-    done = nbayes("export", model, "-o", graph_path)
+    nbayes("train", train, "-t", "play", "-m", kind, "-o", model, check=True)
+    done = nbayes("export", model, "-o", graph_path, check=True)
     assert "label, probabilities" in done.stderr
     graph = onnx.load(graph_path)
     onnx.checker.check_model(graph, full_check=True)
@@ -113,7 +102,8 @@ def test_export_serves_what_predict_predicts(kind, tmp_path):
                             text=True, timeout=120, check=True)  # fmt: skip
     served = json.loads(scored.stdout)
     assert served["nbayes"] is False
-    predicted = pd.read_csv(io.StringIO(nbayes("predict", model, test, "--proba").stdout))
+    predicted = nbayes("predict", model, test, "--proba", check=True).stdout
+    predicted = pd.read_csv(io.StringIO(predicted))
     proba = predicted[[c for c in predicted.columns if c.startswith("proba_")]].to_numpy()
     assert_allclose(served["proba"], proba, rtol=0, atol=1e-9)
     assert_array_equal(served["label"], predicted["prediction"].astype(str))
@@ -122,12 +112,12 @@ def test_export_serves_what_predict_predicts(kind, tmp_path):
 def test_export_refuses_to_write_over_the_model_and_writes_atomically(tmp_path):
     train, _ = _tables(tmp_path)
     model = tmp_path / "model.nbm"
-    nbayes("train", train, "-t", "play", "-m", "mixed", "-o", model)
+    nbayes("train", train, "-t", "play", "-m", "mixed", "-o", model, check=True)
     before = model.read_bytes()
-    done = nbayes("export", model, "-o", model, check=False)
+    done = nbayes("export", model, "-o", model)
     assert done.returncode == 2 and "model.nbm" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert model.read_bytes() == before
-    done = nbayes("export", tmp_path / "absent.nbm", "-o", tmp_path / "x.onnx", check=False)
+    done = nbayes("export", tmp_path / "absent.nbm", "-o", tmp_path / "x.onnx")
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "x.onnx").exists()

@@ -7,31 +7,24 @@ trained with is kept for predict."""
 from __future__ import annotations
 
 import json
-import os
 import resource
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import nbayes
 
 from nbayes.cli._tables import DEFAULT_MAX_COLUMNS, ReadSpec, _first_record_width
 
-EXE = str(Path(sys.executable).with_name("nbayes"))
-ENV = {**os.environ, "PYTHONWARNINGS": "ignore", "MALLOC_ARENA_MAX": "2"}
+#: Two malloc arenas at most: one per thread would reserve address space that the
+#: limit below counts.
+FEW_ARENAS = {"MALLOC_ARENA_MAX": "2"}
 #: The address space the refusal must fit in (pyarrow needed gigabytes).
 ADDRESS_SPACE = 1 << 30
 
 
 def _limited() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
-
-
-def nbayes(*args, cwd: Path, limit: bool = False) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [EXE, *map(str, args)], cwd=cwd, env=ENV, capture_output=True, text=True,
-        timeout=120, stdin=subprocess.DEVNULL, preexec_fn=_limited if limit else None,
-    )  # fmt: skip
 
 
 def _wide_csv(path: Path, columns: int, sep: str = ",") -> Path:
@@ -54,7 +47,7 @@ def test_a_million_columns_is_refused_in_one_line_within_a_gibibyte(tmp_path):
     data = tmp_path / "wide.csv"
     data.write_text(",".join(["1"] * 1_000_000) + "\n")  # 2 MB
     for command in (["train", data, "-t", "0", "-o", "m.nbm"], ["evaluate", data, "-t", "0"]):
-        result = nbayes(*command, cwd=tmp_path, limit=True)
+        result = nbayes(*command, cwd=tmp_path, preexec_fn=_limited, env=FEW_ARENAS)
         _assert_refused(result, "columns")
         assert "at most 10,000" in result.stderr
     assert not (tmp_path / "m.nbm").exists()

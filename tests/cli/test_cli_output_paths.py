@@ -6,13 +6,12 @@ for every command that writes, run as users run it (a fresh process)."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import click
 import pytest
+from conftest import nbayes
 
 from nbayes.cli import main
 from nbayes.cli.paths import (
@@ -22,9 +21,6 @@ from nbayes.cli.paths import (
     same_file,
 )
 
-EXE = str(Path(sys.executable).with_name("nbayes"))
-ENV = {**os.environ, "PYTHONWARNINGS": "ignore"}
-
 WEATHER = "Weather,Play\n" + "".join(
     f"{w},{p}\n"
     for w, p in [("Sunny", "No"), ("Rainy", "Yes"), ("Sunny", "Yes"), ("Rainy", "No"),
@@ -32,13 +28,6 @@ WEATHER = "Weather,Play\n" + "".join(
                  ("Sunny", "Yes"), ("Rainy", "No")]
 )  # fmt: skip
 MAIL = b"From: a@example.com\nTo: b@example.com\nSubject: hello\n\nLunch at noon?\n"
-
-
-def nbayes(*args, cwd: Path, stdin=subprocess.DEVNULL) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [EXE, *map(str, args)], cwd=cwd, env=ENV, stdin=stdin, capture_output=True,
-        text=True, timeout=300,
-    )  # fmt: skip
 
 
 # Each way an output can name an input: the new name, made in the input's folder.

@@ -4,30 +4,21 @@ the file lacks, and ``nbayes score`` (issue 29), run as users run them."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import nbayes as run_nbayes
 from sklearn import metrics
 
 import nbayes
 
-EXE = str(Path(sys.executable).with_name("nbayes"))
-ENV = {**os.environ, "PYTHONWARNINGS": "ignore"}
-
 
 def nbayes_cli(*args, cwd: Path, ok: bool = True) -> subprocess.CompletedProcess:
-    result = subprocess.run(
-        [EXE, *map(str, args)], cwd=cwd, env=ENV, capture_output=True, text=True,
-        timeout=300, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
-    if ok:
-        assert result.returncode == 0, result.stderr
-    return result
+    """The installed command (``conftest.nbayes``) run in ``cwd``; ``ok``: exit 0."""
+    return run_nbayes(*args, cwd=cwd, check=ok)
 
 
 def _table(rng, n: int) -> str:

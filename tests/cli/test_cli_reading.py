@@ -4,22 +4,10 @@ number column holding a marker; run as users run it, a fresh process per command
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-
-EXE = str(Path(sys.executable).with_name("nbayes"))
-ENV = {**os.environ, "PYTHONWARNINGS": "ignore"}
-
-
-def nbayes(*args, cwd: Path, input: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [EXE, *map(str, args)], cwd=cwd, env=ENV, input=input, capture_output=True,
-        text=True, timeout=300, stdin=None if input is not None else subprocess.DEVNULL,
-    )  # fmt: skip
+from conftest import nbayes
 
 
 def ok(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:

@@ -12,12 +12,12 @@ import resource
 import shutil
 import sqlite3
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import NBAYES, nbayes_spam
 from hostile_mail import deep_mime
 from spam_mail import corpus, corpus_dirs
 
@@ -25,15 +25,7 @@ from nbayes.cli import main
 from nbayes.spam import store as store_module
 from nbayes.spam.store import TokenStore
 
-NBAYES = str(Path(sys.executable).with_name("nbayes"))
 MESSAGE = corpus(1, 0)[0][0]
-
-
-def nbayes(*args, input: bytes = b"", cwd=None, preexec_fn=None, timeout=60):
-    return subprocess.run(
-        [NBAYES, "spam", *map(str, args)], input=input, capture_output=True, cwd=cwd,
-        preexec_fn=preexec_fn, timeout=timeout, check=False,
-    )  # fmt: skip
 
 
 def one_error_line(result, *words: str) -> None:
@@ -54,9 +46,8 @@ def mail(tmp_path_factory):
 @pytest.fixture
 def trained(mail, tmp_path):
     db = tmp_path / "t.db"
-    assert (
-        nbayes("train", "--db", db, "--spam", mail / "spam", "--ham", mail / "ham").returncode == 0
-    )
+    trained = nbayes_spam("train", "--db", db, "--spam", mail / "spam", "--ham", mail / "ham")
+    assert trained.returncode == 0
     return db
 
 
@@ -70,26 +61,27 @@ def test_a_corrupt_database_passes_the_message_through_with_exit_3(trained, mail
         size = file.seek(0, os.SEEK_END)
         file.seek(4096)
         file.write(b"\xa5" * (size - 4096))
-    result = nbayes("classify", "--db", trained, "-p", input=MESSAGE)
+    result = nbayes_spam("classify", "--db", trained, "-p", input=MESSAGE)
     assert result.stdout == MESSAGE
     one_error_line(result, str(trained), "corrupt")
     for args in (["stats"], ["score", mail / "ham"], ["dump"], ["classify"]):
-        one_error_line(nbayes(*args, "--db", trained, input=MESSAGE), str(trained))
-    one_error_line(nbayes("train", "--db", trained, "--spam", mail / "spam"), "corrupt")
+        one_error_line(nbayes_spam(*args, "--db", trained, input=MESSAGE), str(trained))
+    one_error_line(nbayes_spam("train", "--db", trained, "--spam", mail / "spam"), "corrupt")
 
 
 def test_mime_nested_1000_deep_passes_through_unchanged_with_exit_3(trained):
     raw = deep_mime(1000)
-    result = nbayes("classify", "--db", trained, "-p", input=raw)
+    result = nbayes_spam("classify", "--db", trained, "-p", input=raw)
     assert result.returncode == 3 and result.stdout == raw
     one_error_line(result, "nested more than 100 deep")
-    result = nbayes("classify", "--db", trained, "-p", "--max-mime-depth", "1001", input=raw)
+    result = nbayes_spam("classify", "--db", trained, "-p", "--max-mime-depth", "1001", input=raw)
     assert result.returncode in (0, 1, 2), result.stderr  # within the limit: read flat
     head, _, body = result.stdout.partition(b"\n\n")
     assert head.splitlines()[:-1] == raw.partition(b"\n\n")[0].splitlines()
     assert head.splitlines()[-1].startswith(b"X-Nbayes-Spam: ")
     assert body == raw.partition(b"\n\n")[2]
-    assert nbayes("classify", "--db", trained, "--max-mime-depth", "0", input=raw).returncode != 3
+    flat = nbayes_spam("classify", "--db", trained, "--max-mime-depth", "0", input=raw)
+    assert flat.returncode != 3
 
 
 def test_any_failure_passes_the_message_through_with_exit_3(trained, monkeypatch):
@@ -107,10 +99,10 @@ def test_any_failure_passes_the_message_through_with_exit_3(trained, monkeypatch
         ["-p", "--lock-timeout", "nan"], ["-p", "--subject-tag", "[SPAM]\nBcc: x@y.example"],
     ]  # fmt: skip
     for args in bad_options:
-        result = nbayes("classify", "--db", trained, *args, input=MESSAGE)
+        result = nbayes_spam("classify", "--db", trained, *args, input=MESSAGE)
         assert (result.returncode, result.stdout) == (3, MESSAGE), args
         assert b"Error: " in result.stderr and b"Traceback" not in result.stderr
-    result = nbayes("classify", "--db", trained.parent / "missing.db", "-p", input=MESSAGE)
+    result = nbayes_spam("classify", "--db", trained.parent / "missing.db", "-p", input=MESSAGE)
     assert result.stdout == MESSAGE
     one_error_line(result, "no token database")
 
@@ -124,11 +116,11 @@ def test_a_directory_or_an_empty_path_as_the_database_is_exit_3_for_every_comman
         ["unlearn", "--spam", message], ["classify"],
     ]  # fmt: skip
     missing = mail / "no-such-folder" / "t.db"
-    result = nbayes("train", "--db", missing, "--spam", message)
+    result = nbayes_spam("train", "--db", missing, "--spam", message)
     one_error_line(result, "cannot open the database file: no folder", str(missing.parent))
     for db, words in ((mail, "is a directory"), ("", "the path given is empty")):
         for command in commands:
-            one_error_line(nbayes(*command, "--db", db, input=MESSAGE), words)
+            one_error_line(nbayes_spam(*command, "--db", db, input=MESSAGE), words)
 
 
 # ------------------------------------------------------------ locked, full, read-only
@@ -136,15 +128,16 @@ def test_a_locked_database_is_one_line_after_the_lock_timeout(trained, mail):
     holder = sqlite3.connect(trained, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")  # a writer mid-transaction: readers go on (WAL)
     try:
-        result = nbayes("train", "--db", trained, "--lock-timeout", 0.2, "--spam", mail / "spam")
+        wait = ("--lock-timeout", 0.2)
+        result = nbayes_spam("train", "--db", trained, *wait, "--spam", mail / "spam")
         one_error_line(result, "locked by another process", "0.2 s")
-        result = nbayes("unlearn", "--db", trained, "--lock-timeout", 0.2, "--spam", mail / "spam")
+        result = nbayes_spam("unlearn", "--db", trained, *wait, "--spam", mail / "spam")
         one_error_line(result, "locked by another process")  # 3, not 1 ("never trained")
-        assert nbayes("classify", "--db", trained, input=MESSAGE).returncode in (0, 1, 2)
+        assert nbayes_spam("classify", "--db", trained, input=MESSAGE).returncode in (0, 1, 2)
         holder.execute("ROLLBACK")
         holder.execute("PRAGMA locking_mode=EXCLUSIVE")
         holder.execute("BEGIN EXCLUSIVE")  # now readers too are shut out
-        result = nbayes("classify", "--db", trained, "-p", "--lock-timeout", 0.2, input=MESSAGE)
+        result = nbayes_spam("classify", "--db", trained, "-p", *wait, input=MESSAGE)
         assert result.stdout == MESSAGE
         one_error_line(result, "locked")
     finally:
@@ -165,7 +158,7 @@ def test_a_full_disk_rolls_back_and_is_one_line(trained, mail, tmp_path):
     def small_disk():
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
-    result = nbayes("train", "--db", trained, "--spam", big, preexec_fn=small_disk)
+    result = nbayes_spam("train", "--db", trained, "--spam", big, preexec_fn=small_disk)
     one_error_line(result, str(trained))
     assert "disk" in result.stderr.decode()
     with TokenStore(trained, readonly=True) as store:
@@ -257,44 +250,45 @@ def test_a_foreign_or_empty_file_is_refused_untouched(tmp_path, mail):
     db.close()
     before = digest(wordlist)
     for args in (["stats"], ["dump"], ["score", mail / "spam"], ["train", "--spam", mail / "spam"]):
-        one_error_line(nbayes(*args, "--db", wordlist), "not an nbayes token store")
-    one_error_line(nbayes("classify", "--db", wordlist, input=MESSAGE), "not an nbayes")
+        one_error_line(nbayes_spam(*args, "--db", wordlist), "not an nbayes token store")
+    one_error_line(nbayes_spam("classify", "--db", wordlist, input=MESSAGE), "not an nbayes")
     assert digest(wordlist) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["wordlist.db"]  # no -wal, no -shm
     (tmp_path / "empty.db").touch()
-    one_error_line(nbayes("stats", "--db", tmp_path / "empty.db"), "empty")
+    one_error_line(nbayes_spam("stats", "--db", tmp_path / "empty.db"), "empty")
     assert (tmp_path / "empty.db").stat().st_size == 0
     text = tmp_path / "notes.txt"
     text.write_bytes(b"not a database at all\n" * 300)
     before = digest(text)
-    one_error_line(nbayes("train", "--db", text, "--spam", mail / "spam"), "not a token database")
+    result = nbayes_spam("train", "--db", text, "--spam", mail / "spam")
+    one_error_line(result, "not a token database")
     assert digest(text) == before
 
 
 def test_reading_commands_never_write(trained, mail):
-    assert nbayes("train", "--db", trained, "--spam", mail / "spam").returncode == 0  # WAL
+    assert nbayes_spam("train", "--db", trained, "--spam", mail / "spam").returncode == 0  # WAL
     files = {p.name: digest(p) for p in trained.parent.iterdir() if p.is_file()}
     for args in (["stats"], ["dump"], ["score", mail / "ham"]):
-        assert nbayes(*args, "--db", trained).returncode == 0
-    assert nbayes("classify", "--db", trained, input=MESSAGE).returncode in (0, 1, 2)
+        assert nbayes_spam(*args, "--db", trained).returncode == 0
+    assert nbayes_spam("classify", "--db", trained, input=MESSAGE).returncode in (0, 1, 2)
     main_file = {p.name: digest(p) for p in trained.parent.iterdir() if p.name == trained.name}
     assert main_file == {trained.name: files[trained.name]}
 
 
 def test_db_is_a_path_never_a_sqlite_uri(mail, tmp_path):
     name = "file:x?mode=memory"
-    result = nbayes("train", "--db", name, "--spam", mail / "spam", cwd=tmp_path)
+    result = nbayes_spam("train", "--db", name, "--spam", mail / "spam", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / name).is_file()
-    stats = nbayes("stats", "--db", name, cwd=tmp_path).stdout.decode()
+    stats = nbayes_spam("stats", "--db", name, cwd=tmp_path).stdout.decode()
     assert "spam messages\t60" in stats
 
 
 # ------------------------------------------------------------ headers and TSV
 def test_refiltering_replaces_the_verdict_header(trained):
     forged = b"X-NBAYES-SPAM: Ham,\n score=0.0000\n" + MESSAGE
-    once = nbayes("classify", "--db", trained, "-p", "-e", input=forged).stdout
-    twice = nbayes("classify", "--db", trained, "-p", "-e", input=once).stdout
+    once = nbayes_spam("classify", "--db", trained, "-p", "-e", input=forged).stdout
+    twice = nbayes_spam("classify", "--db", trained, "-p", "-e", input=once).stdout
     assert twice == once and once.lower().count(b"x-nbayes-spam:") == 1
     assert once.endswith(MESSAGE.partition(b"\n\n")[2])
 
@@ -306,7 +300,7 @@ def test_score_escapes_tabs_and_line_breaks_in_file_names(trained, tmp_path):
     for name in names:
         (folder / name).write_bytes(MESSAGE)
     (folder / b"latin1-\xe9".decode(errors="surrogateescape")).write_bytes(MESSAGE)
-    lines = nbayes("score", "--db", trained, folder).stdout.split(b"\n")[:-1]
+    lines = nbayes_spam("score", "--db", trained, folder).stdout.split(b"\n")[:-1]
     assert len(lines) == 5 and all(line.count(b"\t") == 2 for line in lines)
     got = sorted(line.split(b"\t")[0].rsplit(b"/", 1)[1] for line in lines)
     assert got == sorted(
@@ -320,7 +314,7 @@ def test_a_fifo_in_a_scored_directory_does_not_hang(trained, tmp_path):
     os.mkfifo(folder / "fifo")
     (folder / "m.eml").write_bytes(MESSAGE)
     (folder / "zero").symlink_to("/dev/zero")
-    result = nbayes("score", "--db", trained, folder, timeout=30)
+    result = nbayes_spam("score", "--db", trained, folder, timeout=30)
     assert result.returncode == 0 and result.stdout.count(b"\n") == 1
     assert b"fifo: skipped: not a regular file (a FIFO)" in result.stderr
 
@@ -334,7 +328,7 @@ def test_a_maildir_with_a_dangling_link_and_a_loop_learns_all_20(tmp_path):
     box.close()
     (tmp_path / "md" / "new" / "dangling").symlink_to(tmp_path / "gone")
     (tmp_path / "md" / "new" / "loop").symlink_to(tmp_path / "md" / "new" / "loop")
-    result = nbayes("train", "--db", tmp_path / "t.db", "--spam", tmp_path / "md")
+    result = nbayes_spam("train", "--db", tmp_path / "t.db", "--spam", tmp_path / "md")
     assert result.returncode == 0 and b"learnt 20 spam" in result.stdout
     assert result.stderr.count(b"\n") == 2
 
@@ -345,14 +339,14 @@ def test_readers_in_threads_while_writing_do_not_error(trained, mail):
 
     def classify_many():
         for _ in range(5):
-            result = nbayes("classify", "--db", trained, input=MESSAGE)
+            result = nbayes_spam("classify", "--db", trained, input=MESSAGE)
             if result.returncode not in (0, 1, 2):
                 errors.append(result.stderr)
 
     threads = [threading.Thread(target=classify_many) for _ in range(2)]
     for thread in threads:
         thread.start()
-    assert nbayes("train", "--db", trained, "--spam", mail / "spam").returncode == 0
+    assert nbayes_spam("train", "--db", trained, "--spam", mail / "spam").returncode == 0
     for thread in threads:
         thread.join()
     assert errors == []

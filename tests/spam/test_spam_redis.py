@@ -6,11 +6,11 @@ failing as a database does (exit 3, the message passed through whole)."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import NBAYES, nbayes_spam
 from spam_mail import corpus, corpus_dirs, synthetic_mail
 
 from nbayes.spam.database import StoreUnavailableError
@@ -24,15 +24,6 @@ from nbayes.spam.store import NotTrainedError, StoreError, TokenStore
 from nbayes.spam.stores import Store, open_store
 from nbayes.spam.tokens import TokenOptions, tokenize
 from nbayes.spam.train import interleave, train
-
-NBAYES = str(Path(sys.executable).with_name("nbayes"))
-
-
-def nbayes(*args, input: bytes | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [NBAYES, "spam", *map(str, args)], input=input, capture_output=True, timeout=300,
-        check=False,
-    )  # fmt: skip
 
 
 def labelled(n_spam: int, n_ham: int):
@@ -133,14 +124,15 @@ def test_prune_removes_what_sqlite_removes(redis_server, tmp_path):
 
 def test_tokenizer_options_are_recorded_and_checked(redis_server, tmp_path):
     url = redis_server.url()
-    assert nbayes("train", "--redis", url, "--osb", "0", "--spam", _one(tmp_path)).returncode == 0
+    trained = nbayes_spam("train", "--redis", url, "--osb", "0", "--spam", _one(tmp_path))
+    assert trained.returncode == 0
     with RedisTokenStore(url, readonly=True) as store:
         assert store.recorded_options() == TokenOptions(osb=0)
-    refused = nbayes("train", "--redis", url, "--osb", "2", "--spam", _one(tmp_path))
+    refused = nbayes_spam("train", "--redis", url, "--osb", "2", "--spam", _one(tmp_path))
     assert refused.returncode == 3
     assert b"trained with tokenizer options osb=0" in refused.stderr
     assert refused.stderr.count(b"\n") == 1
-    stats = nbayes("stats", "--redis", url).stdout.decode()
+    stats = nbayes_spam("stats", "--redis", url).stdout.decode()
     assert f"database\t{url}\n" in stats and "schema\t1\n" in stats
 
 
@@ -194,12 +186,12 @@ def test_two_concurrent_trainers_give_the_counts_of_one(redis_server, tmp_path):
         _, err = trainer.communicate(timeout=300)
         assert trainer.returncode == 0, err
     one = ["--spam", whole / "spam", "--ham", whole / "ham"]
-    assert nbayes("train", "--redis", redis_server.url(1), *common, *one).returncode == 0
-    assert nbayes("train", "--db", tmp_path / "w.db", *common, *one).returncode == 0
+    assert nbayes_spam("train", "--redis", redis_server.url(1), *common, *one).returncode == 0
+    assert nbayes_spam("train", "--db", tmp_path / "w.db", *common, *one).returncode == 0
     dumps = [
-        nbayes("dump", "--redis", redis_server.url(0)).stdout,
-        nbayes("dump", "--redis", redis_server.url(1)).stdout,
-        nbayes("dump", "--db", tmp_path / "w.db").stdout,
+        nbayes_spam("dump", "--redis", redis_server.url(0)).stdout,
+        nbayes_spam("dump", "--redis", redis_server.url(1)).stdout,
+        nbayes_spam("dump", "--db", tmp_path / "w.db").stdout,
     ]
     assert dumps[0] == dumps[1] == dumps[2]
     assert dumps[0].endswith(b".MSG_COUNT\t120\t120\n")
@@ -210,32 +202,32 @@ def test_redis_down_or_read_only_is_exit_3_and_the_message_passes_whole(redis_se
     url = redis_server.url()
     corpus_dirs(tmp_path, 30, 30)
     mail = ["--spam", tmp_path / "spam", "--ham", tmp_path / "ham"]
-    assert nbayes("train", "--redis", url, *mail).returncode == 0
+    assert nbayes_spam("train", "--redis", url, *mail).returncode == 0
     redis_server.client().replicaof("127.0.0.1", "1")  # a replica: read-only
-    refused = nbayes("classify", "--redis", url, "-u", "-p", input=raw)  # -u writes
+    refused = nbayes_spam("classify", "--redis", url, "-u", "-p", input=raw)  # -u writes
     assert refused.returncode == 3 and refused.stdout == raw
     assert b"read only replica" in refused.stderr and refused.stderr.count(b"\n") == 1
-    trained = nbayes("train", "--redis", url, "--spam", _one(tmp_path))
+    trained = nbayes_spam("train", "--redis", url, "--spam", _one(tmp_path))
     assert trained.returncode == 3 and b"Redis ReadOnlyError" in trained.stderr
-    assert nbayes("classify", "--redis", url, "-p", input=raw).returncode == 0  # reads work
+    assert nbayes_spam("classify", "--redis", url, "-p", input=raw).returncode == 0  # reads work
     redis_server.stop()
     for command in (["classify", "-p"], ["classify", "-u", "-p"]):
-        down = nbayes(*command, "--redis", url, input=raw)
+        down = nbayes_spam(*command, "--redis", url, input=raw)
         assert down.returncode == 3 and down.stdout == raw
         assert b"Connection refused" in down.stderr and down.stderr.count(b"\n") == 1
     with pytest.raises(StoreUnavailableError, match="Connection refused") as down_now:
         RedisTokenStore(url)
     assert status_of(down_now.value) == EX_TEMPFAIL  # serve: spamc passes the mail on
     for command in (["stats"], ["train", "--spam", _one(tmp_path)], ["prune"], ["dump"]):
-        down = nbayes(*command, "--redis", url)
+        down = nbayes_spam(*command, "--redis", url)
         assert down.returncode == 3 and down.stderr.startswith(b"nbayes: redis://127.0.0.1")
 
 
 def test_db_and_redis_together_is_a_usage_error(tmp_path):
-    both = nbayes("stats", "--db", tmp_path / "t.db", "--redis", "redis://127.0.0.1:1/0")
+    both = nbayes_spam("stats", "--db", tmp_path / "t.db", "--redis", "redis://127.0.0.1:1/0")
     assert both.returncode == 2 and b"mutually exclusive" in both.stderr
     raw = b"Subject: a\n\nb\n"
-    passed = nbayes("classify", "-p", "--db", "x", "--redis", "redis://x/0", input=raw)
+    passed = nbayes_spam("classify", "-p", "--db", "x", "--redis", "redis://x/0", input=raw)
     assert passed.returncode == 3 and passed.stdout == raw
 
 

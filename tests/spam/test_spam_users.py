@@ -4,12 +4,9 @@ against stores trained on the mail it stands for, and ``spamc -u`` through ``ser
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from conftest import nbayes_spam
 from spam_mail import corpus, synthetic_mail
 from spamd_clients import Server, spamc_binary
 
@@ -20,15 +17,6 @@ from nbayes.spam.store import TokenStore
 from nbayes.spam.stores import open_store
 from nbayes.spam.tokens import TokenOptions, tokenize
 from nbayes.spam.users import USER_MATURITY, check_user, user_db
-
-NBAYES = str(Path(sys.executable).with_name("nbayes"))
-
-
-def nbayes(*args, input: bytes | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [NBAYES, "spam", *map(str, args)], input=input, capture_output=True, timeout=300,
-        check=False,
-    )  # fmt: skip
 
 
 def labelled(label: str, numbers) -> list:
@@ -52,10 +40,10 @@ def test_user_names_on_the_allow_list_are_kept(name, tmp_path):
 
 
 def test_a_bad_user_name_is_a_usage_error_and_classify_passes_the_message(tmp_path):
-    bad = nbayes("train", "--db", tmp_path / "t.db", "--user", "../evil", "--spam", tmp_path)
+    bad = nbayes_spam("train", "--db", tmp_path / "t.db", "--user", "../evil", "--spam", tmp_path)
     assert bad.returncode == 2 and b"user name '../evil'" in bad.stderr
     raw = synthetic_mail("ham", 1)
-    passed = nbayes("classify", "-p", "--db", tmp_path / "t.db", "--user", "a/b", input=raw)
+    passed = nbayes_spam("classify", "-p", "--db", tmp_path / "t.db", "--user", "a/b", input=raw)
     assert passed.returncode == 3 and passed.stdout == raw
     assert not any(tmp_path.rglob("*.db"))
 
@@ -105,24 +93,24 @@ def test_training_for_a_user_leaves_the_shared_store_alone(tmp_path):
     for i, (raw, label) in enumerate(zip(messages, labels, strict=True)):
         (tmp_path / label / f"{i}.eml").write_bytes(raw)
     mail = ["--spam", tmp_path / "spam", "--ham", tmp_path / "ham"]
-    assert nbayes("train", "--db", db, "--osb", "0", *mail).returncode == 0
-    before = nbayes("dump", "--db", db).stdout
-    trained = nbayes("train", "--db", db, "--user", "alice", "--mode", "everything", *mail)
+    assert nbayes_spam("train", "--db", db, "--osb", "0", *mail).returncode == 0
+    before = nbayes_spam("dump", "--db", db).stdout
+    trained = nbayes_spam("train", "--db", db, "--user", "alice", "--mode", "everything", *mail)
     assert trained.returncode == 0, trained.stderr
-    assert nbayes("dump", "--db", db).stdout == before
-    alice = nbayes("dump", "--db", user_db(db, "alice")).stdout
+    assert nbayes_spam("dump", "--db", db).stdout == before
+    alice = nbayes_spam("dump", "--db", user_db(db, "alice")).stdout
     assert alice.endswith(b".MSG_COUNT\t30\t30\n")
     with TokenStore(user_db(db, "alice"), readonly=True) as store:  # the shared tokenizer
         assert store.recorded_options() == TokenOptions(osb=0)
     raw = synthetic_mail("spam", 900)
-    learnt = nbayes("classify", "--db", db, "--user", "bob", "-u", input=raw)
+    learnt = nbayes_spam("classify", "--db", db, "--user", "bob", "-u", input=raw)
     assert learnt.returncode == 0, learnt.stderr
-    assert nbayes("dump", "--db", db).stdout == before
+    assert nbayes_spam("dump", "--db", db).stdout == before
     with TokenStore(user_db(db, "bob"), readonly=True) as store:
         assert store.trained_as(raw) == (0, 1)
-    unlearnt = nbayes("unlearn", "--db", db, "--user", "alice", *mail)
-    assert unlearnt.returncode == 0 and nbayes("dump", "--db", db).stdout == before
-    assert nbayes("dump", "--db", user_db(db, "alice")).stdout == b".MSG_COUNT\t0\t0\n"
+    unlearnt = nbayes_spam("unlearn", "--db", db, "--user", "alice", *mail)
+    assert unlearnt.returncode == 0 and nbayes_spam("dump", "--db", db).stdout == before
+    assert nbayes_spam("dump", "--db", user_db(db, "alice")).stdout == b".MSG_COUNT\t0\t0\n"
 
 
 def test_redis_users_are_key_prefixes(redis_server, tmp_path):
@@ -160,7 +148,7 @@ def test_spamc_u_learns_for_that_user_only(tmp_path):
     messages, labels = corpus(40, 40)
     with TokenStore(db) as store:
         store.learn([(tokenize(m), m, lab) for m, lab in zip(messages, labels, strict=True)])
-    before = nbayes("dump", "--db", db).stdout
+    before = nbayes_spam("dump", "--db", db).stdout
     new = b"From: x@y.example\nSubject: zebra quokka\n\nzebra quokka platypus\n"
     server = Server(db, tmp_path / "spamd.sock", "--allow-tell", "--per-user")
     try:
@@ -177,7 +165,7 @@ def test_spamc_u_learns_for_that_user_only(tmp_path):
         assert refused.stdout == b"0/0\n"  # spamc's answer when spamd refuses
     finally:
         assert server.stop() == 0, server.log
-    assert nbayes("dump", "--db", db).stdout == before
+    assert nbayes_spam("dump", "--db", db).stdout == before
     assert not user_db(db, "bob").exists()
     with TokenStore(user_db(db, "alice"), readonly=True) as store:
         assert store.trained_as(new) == (0, 1)
@@ -193,7 +181,7 @@ def test_serve_redis_keeps_spamc_users_apart(redis_server, tmp_path):
     messages, labels = corpus(40, 40)
     with RedisTokenStore(url) as store:
         store.learn([(tokenize(m), m, lab) for m, lab in zip(messages, labels, strict=True)])
-    before = nbayes("dump", "--redis", url).stdout
+    before = nbayes_spam("dump", "--redis", url).stdout
     server = Server(None, tmp_path / "spamd.sock", "--redis", url, "--allow-tell", "--per-user")
     alice_mail = b"From: x@y.example\nSubject: zebra\n\nzebra quokka platypus\n"
     bob_mail = b"From: x@y.example\nSubject: lemur\n\nlemur tapir okapi\n"
@@ -202,7 +190,7 @@ def test_serve_redis_keeps_spamc_users_apart(redis_server, tmp_path):
         assert server.spamc("-u", "bob", "-L", "ham", message=bob_mail).returncode == 0
     finally:
         assert server.stop() == 0, server.log
-    assert nbayes("dump", "--redis", url).stdout == before
+    assert nbayes_spam("dump", "--redis", url).stdout == before
     for user, raw, trained in (("alice", alice_mail, (0, 1)), ("bob", bob_mail, (1, 0))):
         with RedisTokenStore(url, prefix=f"nbayes:user:{user}", readonly=True) as store:
             assert store.trained_as(raw) == trained
