@@ -216,14 +216,32 @@ counts = vectorizer.fit_transform(docs)
 vectorizer.transform(docs[:20]), vectorizer.get_feature_names_out()
 import sys
 print("numba" in sys.modules)
+print(sorted(m for m in sys.modules if m.startswith(("sklearn.feature_extraction",
+                                                     "sklearn.preprocessing"))))
 """
 
 
 def test_the_small_job_never_imports_numba():
-    """bench/scenario_startup.py's warm row, and a little more, in a fresh process."""
+    """bench/scenario_startup.py's warm row, and a little more, in a fresh process:
+    neither numba nor scikit-learn's text and preprocessing modules (~30 modules,
+    needed only for English stop words, a hashing vectorizer's norm, or scikit-learn's
+    own vectorizer as the slow path) are imported."""
     done = subprocess.run([sys.executable, "-c", SMALL_JOB], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "False"
+    assert done.stdout.split("\n")[:2] == ["False", "[]"]
+
+
+def test_english_stop_words_are_scikit_learns_loaded_on_first_use():
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as sklearns
+
+    from nbayes.text import ENGLISH_STOP_WORDS, tokenize
+
+    assert ENGLISH_STOP_WORDS is sklearns is tokenize.ENGLISH_STOP_WORDS
+    assert tokenize.stop_word_set("english") is sklearns
+    with pytest.raises(AttributeError, match="no attribute 'STOP_WORDS'"):
+        tokenize.STOP_WORDS  # noqa: B018
+    counts = CountVectorizer(stop_words="english").fit(["the cat and a dog"])
+    assert sorted(counts.vocabulary_) == ["cat", "dog"]
 
 
 def test_csr_flags_as_the_compiled_path(monkeypatch):

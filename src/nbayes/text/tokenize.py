@@ -34,11 +34,13 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
-
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+from typing import TYPE_CHECKING
 
 from nbayes.text import _engine
 from nbayes.text._ngram_range import check_ngram_range
+
+if TYPE_CHECKING:  # at run time loaded on first access (module __getattr__)
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 __all__ = ["ENGLISH_STOP_WORDS", "Tokenizer", "check_ngram_range", "stop_word_set"]
 
@@ -50,7 +52,7 @@ def stop_word_set(stop_words) -> frozenset[str]:
     if isinstance(stop_words, str):
         if stop_words != "english":
             raise ValueError(f"stop_words must be 'english', None or a list; got {stop_words!r}")
-        return ENGLISH_STOP_WORDS
+        return _english_stop_words()
     try:
         words = frozenset(stop_words)
     except TypeError:  # not iterable, or holding unhashable items
@@ -61,6 +63,23 @@ def stop_word_set(stop_words) -> frozenset[str]:
     if bad:
         raise ValueError(f"stop words must be strings; got {bad[0]!r}")
     return words
+
+
+def _english_stop_words() -> frozenset[str]:
+    """scikit-learn's English stop words (its frozenset itself), imported on first use:
+    ``sklearn.feature_extraction.text`` imports ``sklearn.preprocessing`` and 20 more
+    modules (~15 ms of a fresh process, and its exit), which a tokenizer without
+    English stop words never needs."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return ENGLISH_STOP_WORDS
+
+
+def __getattr__(name: str) -> frozenset[str]:
+    """``ENGLISH_STOP_WORDS``, scikit-learn's list, loaded on first access (PEP 562)."""
+    if name == "ENGLISH_STOP_WORDS":
+        return _english_stop_words()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)

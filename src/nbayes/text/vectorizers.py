@@ -20,8 +20,6 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator
-from sklearn.feature_extraction import text as sk_text
-from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_is_fitted
 
 from nbayes.core.fitted_attributes import boolean, strings, vocabulary_terms
@@ -122,7 +120,11 @@ class _Compiled:
     def _sklearn(self):
         """scikit-learn's own vectorizer with the same parameters (the slow path), with
         this one's tokenizer where it has one of its own (a pattern from a model file,
-        on the linear-time engine: :mod:`nbayes.text.patterns`)."""
+        on the linear-time engine: :mod:`nbayes.text.patterns`). Imported here:
+        ``sklearn.feature_extraction`` and the ``sklearn.preprocessing`` it imports are
+        ~30 modules a fresh process's default vectorizer never needs."""
+        from sklearn.feature_extraction import text as sk_text
+
         vectorizer = getattr(sk_text, type(self).__name__)(**self.get_params())
         if "build_tokenizer" in self.__dict__:
             vectorizer.build_tokenizer = self.__dict__["build_tokenizer"]
@@ -599,6 +601,8 @@ class HashingVectorizer(_Compiled, BaseEstimator):
         if self.binary:
             X.data.fill(1)
         if self.norm is not None:
+            from sklearn.preprocessing import normalize  # ~20 modules, for this alone
+
             X = normalize(X, norm=self.norm, copy=False)
         return _as_scipy(X)
 
