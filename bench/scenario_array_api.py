@@ -132,27 +132,38 @@ def _on_device(backend, X_host, counts_host, y) -> Iterator[Dataset]:
     def on(call):
         return _synchronised(call, sync)
 
-    yield Dataset(
-        f"GaussianNB {n:,}x{d}, {k} classes, {label}",
-        on(lambda: X.sum()),
-        [
+    fit_gaussian = on(lambda: nbayes.GaussianNB().fit(X, y))
+    fit_multinomial = on(lambda: nbayes.MultinomialNB().fit(counts, y))
+    gemm_gaussian, gemm_counts = on(lambda: W.T @ X), on(lambda: W.T @ counts)
+
+    def gaussian_cases(their_fit, their_proba, floor_place: str = "") -> list[Case]:
+        """nbayes's GaussianNB fit and predict_proba on the device arrays against
+        ``their_fit`` and ``their_proba``; floors: the device GEMMs of those shapes."""
+        return [
             Case(
                 "fit",
-                on(lambda: nbayes.GaussianNB().fit(X, y)),
-                on(lambda: sk.GaussianNB().fit(X, y_device)),
-                on(lambda: W.T @ X),
-                "one-hot GEMM W.T@X",
+                fit_gaussian,
+                their_fit,
+                gemm_gaussian,
+                f"one-hot GEMM W.T@X{floor_place}",
                 compare_memory=False,
             ),
             Case(
                 "predict_proba",
                 on(lambda: ours.predict_proba(X)),
-                on(lambda: theirs.predict_proba(X)),
+                their_proba,
                 on(lambda: (X * X) @ A + X @ B),
-                "two GEMMs (X*X)@A + X@B",
+                f"two GEMMs (X*X)@A + X@B{floor_place}",
                 compare_memory=False,
             ),
-        ],
+        ]
+
+    yield Dataset(
+        f"GaussianNB {n:,}x{d}, {k} classes, {label}",
+        on(lambda: X.sum()),
+        gaussian_cases(
+            on(lambda: sk.GaussianNB().fit(X, y_device)), on(lambda: theirs.predict_proba(X))
+        ),
         rival=f"scikit-learn array API ({label})",
         notes=[f"nbayes and scikit-learn both on {label} arrays, dispatch on."],
     )
@@ -162,9 +173,9 @@ def _on_device(backend, X_host, counts_host, y) -> Iterator[Dataset]:
         [
             Case(
                 "fit",
-                on(lambda: nbayes.MultinomialNB().fit(counts, y)),
+                fit_multinomial,
                 lambda: sk.MultinomialNB().fit(counts_host, y),
-                on(lambda: W.T @ counts),
+                gemm_counts,
                 "one-hot GEMM W.T@X",
                 compare_memory=False,
                 same_result=False,
@@ -186,24 +197,11 @@ def _on_device(backend, X_host, counts_host, y) -> Iterator[Dataset]:
         yield Dataset(
             f"GaussianNB {n:,}x{d}, {k} classes, nbayes torch CPU against nbayes NumPy",
             X_host.sum,
-            [
-                Case(
-                    "fit",
-                    on(lambda: nbayes.GaussianNB().fit(X, y)),
-                    lambda: nbayes.GaussianNB().fit(X_host, y),
-                    on(lambda: W.T @ X),
-                    "one-hot GEMM W.T@X (torch)",
-                    compare_memory=False,
-                ),
-                Case(
-                    "predict_proba",
-                    on(lambda: ours.predict_proba(X)),
-                    lambda: host_gaussian.predict_proba(X_host),
-                    on(lambda: (X * X) @ A + X @ B),
-                    "two GEMMs (torch)",
-                    compare_memory=False,
-                ),
-            ],
+            gaussian_cases(
+                lambda: nbayes.GaussianNB().fit(X_host, y),
+                lambda: host_gaussian.predict_proba(X_host),
+                " (torch)",
+            ),
             rival="nbayes NumPy path",
         )
     cuml = _module("cuml") if xp.__name__ == "cupy" else None
@@ -215,23 +213,18 @@ def _on_device(backend, X_host, counts_host, y) -> Iterator[Dataset]:
             on(lambda: X.sum()),
             [
                 Case(
-                    "GaussianNB fit",
-                    on(lambda: nbayes.GaussianNB().fit(X, y)),
-                    on(lambda: cu.GaussianNB().fit(X, y_device)),
-                    on(lambda: W.T @ X),
+                    f"{name} fit",
+                    ours_fit,
+                    on(lambda model=model, values=values: model().fit(values, y_device)),
+                    floor,
                     "one-hot GEMM W.T@X",
                     compare_memory=False,
                     same_result=False,
-                ),
-                Case(
-                    "MultinomialNB fit",
-                    on(lambda: nbayes.MultinomialNB().fit(counts, y)),
-                    on(lambda: cu.MultinomialNB().fit(counts, y_device)),
-                    on(lambda: W.T @ counts),
-                    "one-hot GEMM W.T@X",
-                    compare_memory=False,
-                    same_result=False,
-                ),
+                )
+                for name, ours_fit, model, values, floor in [
+                    ("GaussianNB", fit_gaussian, cu.GaussianNB, X, gemm_gaussian),
+                    ("MultinomialNB", fit_multinomial, cu.MultinomialNB, counts, gemm_counts),
+                ]
             ],
             rival="cuML",
         )

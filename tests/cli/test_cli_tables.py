@@ -80,8 +80,14 @@ def assert_clear(status: int, output: str) -> None:
         assert len(lines) == 1 and lines[0].startswith("Error: "), output
 
 
-def assert_probabilities(predictions: Path) -> None:
-    """Every row's probabilities are finite and sum to 1."""
+def assert_predicts(model: Path, data: Path) -> None:
+    """``nbayes predict MODEL DATA --proba`` succeeds with every row's probabilities
+    finite and summing to 1, or says in one line what is wrong."""
+    predictions = model.with_name("p.csv")
+    status, output = invoke("predict", model, data, "--proba", "-o", predictions)
+    assert_clear(status, output)
+    if status != 0:
+        return
     table = pa.csv.read_csv(predictions)
     columns = [name for name in table.column_names if name.startswith("proba_")]
     for row in table.select(columns).to_pylist():
@@ -177,12 +183,7 @@ def test_any_bytes_train_and_predict_or_say_why(tmp_path_factory, body, suffix, 
                             *options)  # fmt: skip
     assert_clear(status, output)
     if status == 0:
-        status, output = invoke(
-            "predict", folder / "m.nbm", data, "--proba", "-o", folder / "p.csv"
-        )
-        assert_clear(status, output)
-        if status == 0:
-            assert_probabilities(folder / "p.csv")
+        assert_predicts(folder / "m.nbm", data)
 
 
 # ------------------------------------------------------------ JSON lines
@@ -290,12 +291,7 @@ def test_parquet_of_any_type_trains_or_names_the_column(tmp_path_factory, kind, 
     if nested is not None and table.column("x").null_count < n:
         assert status == 2 and f"'x' holds {nested}" in output, output
     if status == 0:
-        status, output = invoke(
-            "predict", folder / "m.nbm", path, "--proba", "-o", folder / "p.csv"
-        )
-        assert_clear(status, output)
-        if status == 0:
-            assert_probabilities(folder / "p.csv")
+        assert_predicts(folder / "m.nbm", path)
 
 
 # ------------------------------------------------------------ the corpus, as users run it
