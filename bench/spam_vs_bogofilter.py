@@ -7,7 +7,8 @@ header-less message file per SMS, the same bytes for both), for each of the same
 
 - nbayes: a fresh SQLite store, trained on the fold's training files through the
   library path the CLI uses (read, parse, tokenize, one transaction per 1000
-  messages), then the test files scored in batches of 500 (read, parse, tokenize,
+  messages or ``MAX_BATCH_TOKENS`` tokens), then the test files scored in batches of
+  500 (or ``MAX_BATCH_TOKENS`` tokens, as ``nbayes spam score``; read, parse, tokenize,
   store lookup, Fisher combining), default settings; once with the CLI's default
   of one tokenizing worker process fewer than the CPUs (``nbayes spam train/score``,
   the pool started and stopped inside each fold's timing, as a command would) and
@@ -103,7 +104,7 @@ def nbayes_fold(jobs: int):
                 for (j, _), tokens in tokenize_items(items, jobs, raw_of=lambda p: p[1].raw)
                 if not isinstance(tokens, MailParseError)
             )
-            for batch in batched(parsed, 500):
+            for batch in batched(parsed, 500, tokens_of=_token_count):
                 where = [j for j, _ in batch]
                 scores[where] = score_tokens(store, [t for _, t in batch], SETTINGS)
         db.unlink()
@@ -112,6 +113,10 @@ def nbayes_fold(jobs: int):
         return scores, train_clock, score_clock
 
     return fold
+
+
+def _token_count(pair) -> int:
+    return len(pair[1])
 
 
 def bogofilter_fold(tmp: Path, files, y, train_idx, test_idx) -> tuple[np.ndarray, Clock, Clock]:

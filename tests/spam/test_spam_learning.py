@@ -5,11 +5,14 @@ batch by batch or one at a time, and from the command line."""
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import replace
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 from spam_mail import corpus, corpus_dirs
 
 from nbayes.cli import main
@@ -19,7 +22,7 @@ from nbayes.spam.score import ScoreSettings, maturity_factor, score_counts, scor
 from nbayes.spam.sources import MailItem
 from nbayes.spam.store import TokenStore, Totals
 from nbayes.spam.tokens import tokenize
-from nbayes.spam.train import train
+from nbayes.spam.train import batched, train
 
 # One token kept: Fisher's score is that token's f(w), its log-odds ln(f / (1 - f)).
 # (maturity 0: the scores of these one-message stores untempered)
@@ -174,3 +177,36 @@ def test_cli_train_reports_the_sure_messages(tmp_path):
                "--certainty", "5"],
     )  # fmt: skip
     assert refused.exit_code != 0 and "--certainty applies to --mode unless-sure" in refused.output
+
+
+@given(
+    counts=st.lists(st.integers(0, 50), max_size=40),
+    size=st.integers(1, 10),
+    max_tokens=st.integers(1, 120),
+)
+def test_batches_hold_at_most_size_messages_and_close_at_max_tokens(counts, size, max_tokens):
+    items = [set(range(n)) for n in counts]
+    batches = list(batched(items, size, tokens_of=len, max_tokens=max_tokens))
+    assert [item for batch in batches for item in batch] == items
+    for number, batch in enumerate(batches):
+        held = sum(map(len, batch))
+        assert 1 <= len(batch) <= size
+        assert held - len(batch[-1]) < max_tokens  # closed at the item crossing the bound
+        if number < len(batches) - 1:
+            assert len(batch) == size or held >= max_tokens
+
+
+def test_a_token_bound_on_batches_leaves_the_counts_alone(stream, tmp_path, monkeypatch):
+    """Batches closed by their token count (a message or two each) learn and count what
+    batches of 1,000 messages do, in every mode."""
+    messages, labels, _, _ = stream
+    train_module = sys.modules[train.__module__]
+    for mode in MODES:
+        found = []
+        for bound in (10**9, 300):
+            monkeypatch.setattr(train_module, "MAX_BATCH_TOKENS", bound)
+            with TokenStore(tmp_path / f"{mode}-{bound}.db") as store:
+                report = train(store, labelled(messages, labels), mode=mode)
+                tokens, counts = store.all_counts()
+                found.append((report.learnt, tokens, counts.tolist(), store.totals()))
+        assert found[0] == found[1]

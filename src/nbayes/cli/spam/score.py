@@ -52,7 +52,7 @@ def score(db, lock_timeout, exclude, batch_size, jobs, max_size, settings, sourc
     ):
         mail = iter_mail(sources, exclude=exclude, on_error=report, max_size=max_size)
         parsed = _tokenized(mail, jobs, store_options(store))
-        for batch in batched(parsed, batch_size):
+        for batch in batched(parsed, batch_size, tokens_of=_token_count):
             scores = score_tokens(store, [tokens for _, tokens, _ in batch], settings)
             lines = [
                 b"%s\t%.6f\t%s\n" % (tsv_field(name), value, settings.verdict(value).encode())
@@ -60,6 +60,10 @@ def score(db, lock_timeout, exclude, batch_size, jobs, max_size, settings, sourc
             ]
             click.echo(b"".join(lines), nl=False)
             bar.update(len(batch))
+
+
+def _token_count(item: tuple) -> int:
+    return len(item[1])
 
 
 def _tokenized(items, jobs, options):
