@@ -12,7 +12,7 @@ alternating, so load from other jobs falls on both alike):
   the import of the class to the end of the call (the imports both libraries make,
   NumPy, SciPy and scikit-learn's base classes, come first, untimed). These inputs
   are small enough for nbayes's NumPy and Python paths, which compile nothing
-  (``nbayes._kernels.SMALL_WORK``, ``nbayes.text._small``), so the nbayes children
+  (``nbayes._kernels.SMALL_WORK``, ``nbayes.tokens._small``), so the nbayes children
   lower those thresholds to take the compiled ones. Rival: scikit-learn's class
   imported and called the same way in its own fresh process; floor: nbayes's timed
   part with the caches warm. Target: at most 5 s.
@@ -98,7 +98,7 @@ print(json.dumps({{"call_s": time.perf_counter() - start}}))
 # for these small inputs.
 _COMPILED = {
     "gaussian": "from nbayes import _kernels; _kernels.SMALL_WORK = 0\n",
-    "text": "from nbayes.text import _small; _small.SMALL_CHARS = -1\n",
+    "text": "from nbayes.tokens import _small; _small.SMALL_CHARS = -1\n",
 }
 
 _CALLS = {

@@ -87,7 +87,7 @@ def kernels_at_any_size(monkeypatch):
     large data would, and compare them with the NumPy paths. Tests of the small-call
     paths themselves set the thresholds back."""
     from nbayes import _kernels
-    from nbayes.text import _small
+    from nbayes.tokens import _small
 
     monkeypatch.setattr(_kernels, "SMALL_WORK", 0)
     monkeypatch.setattr(_small, "SMALL_CHARS", -1)

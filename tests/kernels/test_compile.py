@@ -99,7 +99,7 @@ def test_a_changed_helper_module_changes_every_kernels_stamp(tmp_path):
             copy.write_bytes(path.read_bytes())
     before = _kernels.source_fingerprint(tmp_path)
     assert before == _kernels.source_fingerprint(PACKAGE)
-    helpers = tmp_path / "text" / "_kernels_unicode.py"  # helpers only, no kernel
+    helpers = tmp_path / "tokens" / "_kernels_unicode.py"  # helpers only, no kernel
     helpers.write_bytes(helpers.read_bytes() + b"\n# changed\n")
     assert _kernels.source_fingerprint(tmp_path) != before
     stamp = run_child(
@@ -128,9 +128,10 @@ from nbayes import _kernels
 from nbayes._kernels import categorical, gaussian, gaussian_observed, posterior, strings
 from nbayes._kernels import vector_math
 from nbayes._kernels import weights
-from nbayes.text import CountVectorizer, HashingVectorizer, Tokenizer, _parallel, _sort
-from nbayes.text import _kernels as text, _kernels_ascii, _kernels_output, _kernels_table
-from nbayes.text import _kernels_unicode
+from nbayes.text import CountVectorizer, HashingVectorizer, Tokenizer
+from nbayes.tokens import _parallel, _sort
+from nbayes.tokens import _kernels as text, _kernels_ascii, _kernels_output, _kernels_table
+from nbayes.tokens import _kernels_unicode
 
 _kernels.SMALL_WORK = 0  # the kernels for this workload's small calls too
 rng = np.random.default_rng(0)

@@ -171,7 +171,12 @@ _PACKAGE = str(Path(__file__).resolve().parents[1])  # src/nbayes, or site-packa
 
 #: The modules whose code compiled kernels hold (kernels, the helpers they call, the
 #: constants they read), relative to the package: what :func:`source_fingerprint` reads.
-COMPILED_SOURCES = ("_kernels/*.py", "text/_kernels*.py", "text/_prefetch.py", "text/_encode.py")
+COMPILED_SOURCES = (
+    "_kernels/*.py",
+    "tokens/_kernels*.py",
+    "tokens/_prefetch.py",
+    "tokens/_encode.py",
+)
 
 
 def source_fingerprint(package: Path = Path(_PACKAGE)) -> str:

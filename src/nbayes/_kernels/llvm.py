@@ -1,4 +1,4 @@
-"""What the numba intrinsics (:mod:`nbayes._kernels.vector_math`, :mod:`nbayes.text._prefetch`)
+"""What the numba intrinsics (:mod:`nbayes._kernels.vector_math`, :mod:`nbayes.tokens._prefetch`)
 share in their code generation. Import only where numba is installed."""
 
 from __future__ import annotations

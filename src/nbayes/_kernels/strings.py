@@ -7,7 +7,7 @@ where Arrow's own hash kernels (``dictionary_encode``, ``index_in``) took 8-13 n
 value against about 3 here: short strings are hashed from one 8-byte load, and compared
 by their hash alone.
 
-The hash is built as :mod:`nbayes.text._kernels_table`'s token hash: a value of at
+The hash is built as :mod:`nbayes.tokens._kernels_table`'s token hash: a value of at
 most 8 bytes packed little-endian into one uint64 (zero-padded) and multiplied by an
 odd constant (bijective), so an equal hash and length is an equal value; a longer
 value's words are mixed in FNV fashion and compared in full on a hash match. The slot

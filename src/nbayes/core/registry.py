@@ -34,8 +34,8 @@ ESTIMATORS: dict[str, str] = {
 COMPONENTS: dict[str, str] = {
     "SemiSupervisedNB": "nbayes.meta.semi_supervised:SemiSupervisedNB",
     "CalibratedNB": "nbayes.meta.calibration:CalibratedNB",
-    "CountVectorizer": "nbayes.text.vectorizers:CountVectorizer",
-    "HashingVectorizer": "nbayes.text.vectorizers:HashingVectorizer",
+    "CountVectorizer": "nbayes.tokens.vectorizers:CountVectorizer",
+    "HashingVectorizer": "nbayes.tokens.vectorizers:HashingVectorizer",
     "PostVectorizer": "nbayes.text.pipeline:PostVectorizer",
     "RennieTransformer": "nbayes.text.transforms:RennieTransformer",
 }
@@ -81,7 +81,7 @@ DATACLASSES: dict[str, str] = {
     "MixedStats": "nbayes.mixed.product:MixedStats",
     "Block": "nbayes.mixed.blocks:Block",
     "ResolvedColumn": "nbayes.mixed.columns:ResolvedColumn",
-    "Tokenizer": "nbayes.text.tokenize:Tokenizer",
+    "Tokenizer": "nbayes.tokens.tokenize:Tokenizer",
 }
 
 

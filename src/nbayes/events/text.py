@@ -59,7 +59,7 @@ from nbayes.errors import DomainError, StatisticsError
 from nbayes.events._contract import EventModel, Reads, lidstone_alpha, setting
 from nbayes.events._stats import CLASS, FEATURE, Statistics, stat
 from nbayes.events.counts import LinearScorer, dirichlet_log_density, dot_with_infinities
-from nbayes.text._ngram_range import NGRAM_RANGE
+from nbayes.tokens._ngram_range import NGRAM_RANGE
 
 __all__ = ["Text", "TextParams", "TextStats"]
 
@@ -209,7 +209,7 @@ class Text(EventModel[TextStats, TextParams]):
     # ------------------------------------------------------------ tokens
     def tokenizer(self):
         """The :class:`nbayes.text.Tokenizer` of these settings."""
-        from nbayes.text import Tokenizer
+        from nbayes.tokens.tokenize import Tokenizer
 
         stop_words = self.stop_words
         return Tokenizer(
@@ -226,7 +226,7 @@ class Text(EventModel[TextStats, TextParams]):
     def vectorizer(self, vocabulary=None):
         """A compiled :class:`nbayes.text.CountVectorizer` with this tokenizer: fitted on
         ``vocabulary`` (token counts over it, others dropped) if given."""
-        from nbayes.text import CountVectorizer
+        from nbayes.tokens.vectorizers import CountVectorizer
 
         vectorizer = CountVectorizer(
             tokenizer=self.tokenizer(),

@@ -52,7 +52,7 @@ def tokenizer_analyzer(tokenizer: Any, terms: Sequence[str], binary: bool = Fals
                        extra_stop_words: bool = False) -> Analyzer:  # fmt: skip
     """The :class:`Analyzer` of an :class:`nbayes.text.Tokenizer` and the terms it
     fitted; NotSupportedError for a rule ONNX cannot express."""
-    from nbayes.text.tokenize import stop_word_set
+    from nbayes.tokens.tokenize import stop_word_set
 
     where = "the tokenizer"
     if tokenizer.kind != "words":
@@ -100,7 +100,7 @@ def vectorizer_analyzer(vectorizer: Any) -> Analyzer:
         expression = words_expression(_TOKEN_PATTERNS[vectorizer.token_pattern])
         return Analyzer(bool(vectorizer.lowercase), expression, ngrams, terms,
                         bool(vectorizer.binary))  # fmt: skip
-    from nbayes.text.tokenize import Tokenizer
+    from nbayes.tokens.tokenize import Tokenizer
 
     if not isinstance(tokenizer, Tokenizer):
         raise NotSupportedError(f"{name} with a callable tokenizer cannot be exported to ONNX.")

@@ -2,7 +2,7 @@
 
 Every object in a model file is built through its constructor and checked as the
 constructor checks it (scikit-learn's parameter constraints, the event models'
-``setting`` metadata, :func:`nbayes.text._ngram_range.check_ngram_range`). On top of
+``setting`` metadata, :func:`nbayes.tokens._ngram_range.check_ngram_range`). On top of
 that, a file may not use a setting to make nbayes run code, read other files, or run
 an unbounded computation; :func:`check_file_settings` holds these allow-lists, applied
 to the parameters of every object a file holds:
@@ -14,9 +14,9 @@ to the parameters of every object a file holds:
   nbayes' :class:`~nbayes.text.Tokenizer` (settings only).
 - ``encoding``: a text codec Python knows; ``decode_error``: ``"strict"``,
   ``"ignore"`` or ``"replace"``; ``ngram_range``: at most
-  :data:`~nbayes.text._ngram_range.MAX_NGRAM`.
+  :data:`~nbayes.tokens._ngram_range.MAX_NGRAM`.
 - ``token_pattern`` (and any other regular expression): a pattern nbayes ships, or
-  run on the linear-time engine (:mod:`nbayes.text.patterns`), or refused, unless the
+  run on the linear-time engine (:mod:`nbayes.tokens.patterns`), or refused, unless the
   caller trusts the file's patterns (``nbayes.load(path, trust_patterns=True)``),
   which lets them run on Python's ``re``.
 """
@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from nbayes.text._ngram_range import check_ngram_range
+from nbayes.tokens._ngram_range import check_ngram_range
 
 __all__ = ["check_file_settings", "use_linear_time_patterns"]
 
@@ -100,7 +100,7 @@ def use_linear_time_patterns(model: Any, *, trust_patterns: bool) -> None:
     pattern cannot run there."""
     if trust_patterns or getattr(model, "token_pattern", None) is None:
         return
-    from nbayes.text.patterns import PatternError, run_patterns_in_linear_time
+    from nbayes.tokens.patterns import PatternError, run_patterns_in_linear_time
 
     try:
         run_patterns_in_linear_time(model)

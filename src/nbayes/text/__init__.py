@@ -9,6 +9,10 @@ and Rennie et al.'s (2003) corrections.
   normalisation (TWCNB).
 - :class:`PostVectorizer`, :func:`make_text_classifier`: news posts and mail as
   body and ``<field>:<word>`` header tokens; the recommended pipeline.
+
+The tokenizer and the vectorizers are defined in :mod:`nbayes.tokens`, below the event
+models (the text column kind tokenizes with them); the transforms and pipelines here
+stand above the estimators they build.
 """
 
 from typing import TYPE_CHECKING
@@ -19,13 +23,13 @@ from nbayes.core.lazy import lazy_exports
 #: so ``from nbayes.text import CountVectorizer`` imports neither the pipelines nor the
 #: mail headers.
 _EXPORTS = {
-    "ENGLISH_STOP_WORDS": "nbayes.text.tokenize",
-    "CountVectorizer": "nbayes.text.vectorizers",
-    "HashingVectorizer": "nbayes.text.vectorizers",
+    "ENGLISH_STOP_WORDS": "nbayes.tokens.tokenize",
+    "CountVectorizer": "nbayes.tokens.vectorizers",
+    "HashingVectorizer": "nbayes.tokens.vectorizers",
     "Post": "nbayes.text.headers",
     "PostVectorizer": "nbayes.text.pipeline",
     "RennieTransformer": "nbayes.text.transforms",
-    "Tokenizer": "nbayes.text.tokenize",
+    "Tokenizer": "nbayes.tokens.tokenize",
     "make_text_classifier": "nbayes.text.pipeline",
     "make_twcnb": "nbayes.text.transforms",
     "split_post": "nbayes.text.headers",
@@ -37,9 +41,9 @@ lazy_exports(__name__, _EXPORTS)
 if TYPE_CHECKING:  # what static tools see; at run time the names load on first use
     from nbayes.text.headers import Post, split_post, strip_quotes, strip_signature
     from nbayes.text.pipeline import PostVectorizer, make_text_classifier
-    from nbayes.text.tokenize import ENGLISH_STOP_WORDS, Tokenizer
     from nbayes.text.transforms import RennieTransformer, make_twcnb
-    from nbayes.text.vectorizers import CountVectorizer, HashingVectorizer
+    from nbayes.tokens.tokenize import ENGLISH_STOP_WORDS, Tokenizer
+    from nbayes.tokens.vectorizers import CountVectorizer, HashingVectorizer
 
 __all__ = [
     "ENGLISH_STOP_WORDS",

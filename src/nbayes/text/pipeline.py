@@ -38,9 +38,9 @@ from nbayes.core.fitted_attributes import (
     integer,
 )
 from nbayes.text.headers import Post, split_post, strip_quotes, strip_signature
-from nbayes.text.tokenize import Tokenizer
 from nbayes.text.transforms import RennieTransformer
-from nbayes.text.vectorizers import CountVectorizer
+from nbayes.tokens.tokenize import Tokenizer
+from nbayes.tokens.vectorizers import CountVectorizer
 
 __all__ = ["PostVectorizer", "make_text_classifier"]
 

@@ -36,8 +36,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from nbayes.text import _engine
-from nbayes.text._ngram_range import check_ngram_range
+from nbayes.tokens import _engine
+from nbayes.tokens._ngram_range import check_ngram_range
 
 if TYPE_CHECKING:  # at run time loaded on first access (module __getattr__)
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS

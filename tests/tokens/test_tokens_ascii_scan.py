@@ -1,4 +1,4 @@
-"""The scan of pure-ASCII text, 64 bytes at a time (nbayes.text._kernels_ascii):
+"""The scan of pure-ASCII text, 64 bytes at a time (nbayes.tokens._kernels_ascii):
 its byte classes against Python's ``\\w``, its block masks, and its tokens and
 matrices against Python's ``re`` and scikit-learn on ASCII text built to hit its
 edge cases (tokens ending on and across 8- and 64-byte boundaries, tokens over
@@ -16,10 +16,11 @@ import numba as nb
 import numpy as np
 import pytest
 from sklearn.feature_extraction import text as sk
-from test_text_vectorizers import assert_same_matrix
+from test_tokens_vectorizers import assert_same_matrix
 
-from nbayes.text import CountVectorizer, Tokenizer, _kernels_ascii, _kernels_table, _unicode
-from nbayes.text._prefetch import prefetch
+from nbayes.text import CountVectorizer, Tokenizer
+from nbayes.tokens import _kernels_ascii, _kernels_table, _unicode
+from nbayes.tokens._prefetch import prefetch
 
 
 # The helpers have no Python wrapper (only kernels call them): compiled stubs call them.

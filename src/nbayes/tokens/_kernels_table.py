@@ -1,4 +1,4 @@
-"""The interning hash tables of :mod:`nbayes.text._kernels` (numba).
+"""The interning hash tables of :mod:`nbayes.tokens._kernels` (numba).
 
 A table is an int64 array of 2 * cap entries: (hash, meta) per slot, meta =
 (key length << 32) | id, or -1 for an empty slot (cap a power of 2, at most half

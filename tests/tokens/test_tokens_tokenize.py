@@ -10,11 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nbayes.text import (
-    ENGLISH_STOP_WORDS,
-    Tokenizer,
-    _unicode,
-)
+from nbayes.text import ENGLISH_STOP_WORDS, Tokenizer
+from nbayes.tokens import _unicode
 
 PLAIN = dict(stop_words=None)
 

@@ -1,4 +1,4 @@
-"""What the compiled pass of :mod:`nbayes.text._kernels` feeds (numba): counting a
+"""What the compiled pass of :mod:`nbayes.tokens._kernels` feeds (numba): counting a
 feature stream into CSR rows, feature names as UTF-8, sort keys for names, and
 scikit-learn's MurmurHash3 of names (HashingVectorizer)."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from nbayes._kernels import helper, kernel
-from nbayes.text._kernels_ascii import _load_full
-from nbayes.text._kernels_table import gram_entry
+from nbayes.tokens._kernels_ascii import _load_full
+from nbayes.tokens._kernels_table import gram_entry
 
 _M32 = np.uint64(0xFFFFFFFF)
 

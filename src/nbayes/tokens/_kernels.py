@@ -6,7 +6,7 @@ word n-grams) in the order scikit-learn's analyzer yields them. Tokens and n-gra
 two open-addressing hash tables that compare the full key, so ids are exact (no
 hashing trick). A second pass counts the stream into CSR.
 
-State is plain arrays owned by :class:`nbayes.text._engine.Vocabulary`; the kernels
+State is plain arrays owned by :class:`nbayes.tokens._engine.Vocabulary`; the kernels
 never reallocate them (that would cost reference counting in the hot loop): they
 stop before a document that might not fit, and the caller grows the arrays.
 
@@ -38,9 +38,9 @@ from functools import cache
 import numpy as np
 
 from nbayes._kernels import helper, kernel
-from nbayes.text._encode import LATIN1
-from nbayes.text._kernels_ascii import find_tokens, look_up_tokens, unicode_span
-from nbayes.text._kernels_output import (
+from nbayes.tokens._encode import LATIN1
+from nbayes.tokens._kernels_ascii import find_tokens, look_up_tokens, unicode_span
+from nbayes.tokens._kernels_output import (
     count,
     frequencies,
     gram_bytes,
@@ -50,7 +50,7 @@ from nbayes.text._kernels_output import (
     sort_ties,
     to_columns,
 )
-from nbayes.text._kernels_table import (
+from nbayes.tokens._kernels_table import (
     add_gram,
     add_token,
     find_gram,
@@ -65,7 +65,7 @@ from nbayes.text._kernels_table import (
     rehash,
     token_hash,
 )
-from nbayes.text._kernels_unicode import (
+from nbayes.tokens._kernels_unicode import (
     _DIGIT,
     _WORD,
     KIND_NUMBER,
@@ -225,7 +225,7 @@ def analyze_for(rich: bool, grams: bool):
     ):  # fmt: skip
         """Append the feature stream of documents first_doc.. to stream.
 
-        ``form[d]`` says how document d's bytes read (``nbayes.text._encode``'s UTF8,
+        ``form[d]`` says how document d's bytes read (``nbayes.tokens._encode``'s UTF8,
         ASCII or LATIN1): ASCII ones are scanned 64 bytes at a time; in UTF-8 and latin-1
         ones, so are the ASCII runs, and the spans around non-ASCII bytes are decoded
         (:func:`_scan_unicode`).

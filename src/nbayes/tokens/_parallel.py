@@ -23,8 +23,8 @@ import threading
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes.text import _kernels
-from nbayes.text._pass import Pass
+from nbayes.tokens import _kernels
+from nbayes.tokens._pass import Pass
 
 # below this many bytes a second thread costs more than it saves
 MIN_BYTES = 4_000_000
@@ -70,7 +70,7 @@ def _pool():
 
 
 def worth_splitting(text) -> bool:
-    """Whether :class:`nbayes.text._encode.Text` ``text`` is worth two threads."""
+    """Whether :class:`nbayes.tokens._encode.Text` ``text`` is worth two threads."""
     return text.n_docs > 1 and text.n_bytes() >= MIN_BYTES and n_threads() > 1
 
 
@@ -181,7 +181,7 @@ class Claims:
 
 
 def _take_runs(vocab, text, claims: Claims, from_front: bool, insert, tally, dtype):
-    """A finished :class:`nbayes.text._pass.Pass` of ``vocab`` over the runs it takes."""
+    """A finished :class:`nbayes.tokens._pass.Pass` of ``vocab`` over the runs it takes."""
     run = Pass(vocab, text.n_bytes() // 2, insert, tally, dtype)
     while (piece := claims.take(from_front)) is not None:
         run.add(text, *piece)

@@ -1,13 +1,13 @@
 """Python side of the compiled tokenizer: the interned tables of tokens and features
 that give names to ids (:class:`Vocabulary`), and how text becomes features
-(:class:`Rules`, from :mod:`nbayes.text._rules`). A pass over documents
-(:class:`nbayes.text._pass.Pass`) turns them into a feature stream, in one thread or
-two (:mod:`nbayes.text._parallel`); names sort by :mod:`nbayes.text._sort`. None of those
+(:class:`Rules`, from :mod:`nbayes.tokens._rules`). A pass over documents
+(:class:`nbayes.tokens._pass.Pass`) turns them into a feature stream, in one thread or
+two (:mod:`nbayes.tokens._parallel`); names sort by :mod:`nbayes.tokens._sort`. None of those
 import this module back.
 
 Those modules (numba) are imported on first use, not with this one: importing
 :mod:`nbayes.text` costs no compiler, and a small job that needs none
-(:mod:`nbayes.text._small`) never loads it.
+(:mod:`nbayes.tokens._small`) never loads it.
 """
 
 from __future__ import annotations
@@ -17,15 +17,15 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes.text._encode import Text, encode_documents, read_documents  # noqa: F401 (API)
-from nbayes.text._rules import Rules
+from nbayes.tokens._encode import Text, encode_documents, read_documents  # noqa: F401 (API)
+from nbayes.tokens._rules import Rules
 
 
 def _utf8_strings(strings: Iterable[str]) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
     """The UTF-8 of ``strings`` joined, writable (as the kernels' own scratch keys, so
     they compile once), and their offsets. Lone surrogates (which a Python string may
     hold, and a term of scikit-learn's may be) are written as their three bytes, as the
-    documents are (:func:`nbayes.text._encode._utf8`), and read back by :meth:`names`."""
+    documents are (:func:`nbayes.tokens._encode._utf8`), and read back by :meth:`names`."""
     encoded = [s.encode("utf-8", "surrogatepass") for s in strings]
     offsets = np.zeros(len(encoded) + 1, np.int64)
     np.cumsum([len(b) for b in encoded], out=offsets[1:])
@@ -43,10 +43,10 @@ def _pow2(n: int) -> int:
 
 class Vocabulary:
     """Interned tokens and n-grams; ids are dense, in order of first appearance (in
-    a pass over two threads, see :mod:`nbayes.text._parallel`, up to the order in
+    a pass over two threads, see :mod:`nbayes.tokens._parallel`, up to the order in
     which the second thread met its new ones).
 
-    Holds the arrays described in :mod:`nbayes.text._kernels` and grows them when
+    Holds the arrays described in :mod:`nbayes.tokens._kernels` and grows them when
     a kernel stops for room. A *feature index* numbers tokens first, then n-grams:
     token t is t, n-gram g is ``n_tokens + g``.
     """
@@ -86,7 +86,7 @@ class Vocabulary:
 
     def reserve(self, tokens: int, token_bytes: int, grams: int, gram_tokens: int) -> None:
         """Grow the tables to take this many more tokens, bytes, n-grams, ids."""
-        from nbayes.text import _kernels
+        from nbayes.tokens import _kernels
 
         n_tok, n_gram = self.n_tokens, self.n_grams
 
@@ -118,7 +118,7 @@ class Vocabulary:
         """Give back what only inserting needs: the tables' spare room, the hash
         tables' headroom (down to at most half full) and the row-position arrays
         (made again by the next pass). A later insert grows them again."""
-        from nbayes.text import _kernels
+        from nbayes.tokens import _kernels
 
         n_tok, n_gram = self.n_tokens, self.n_grams
         self.t_bytes = self.t_bytes[: self.t_off[n_tok]].copy()
@@ -135,7 +135,7 @@ class Vocabulary:
 
     def add_stop_words(self, words: Iterable[str]) -> None:
         """Mark the tokens ``words`` (compared after case folding) as stop words."""
-        from nbayes.text import _kernels
+        from nbayes.tokens import _kernels
 
         words = list(words)
         if not words:
@@ -150,7 +150,7 @@ class Vocabulary:
 
         Feature indices refer to the tables as they are after this call.
         """
-        from nbayes.text import _kernels
+        from nbayes.tokens import _kernels
 
         split = [term.split(" ") for term in terms]
         buf, offsets = _utf8_strings(t for parts in split for t in parts)
@@ -181,12 +181,12 @@ class Vocabulary:
         Entries are token ids, or ``-1 - n-gram id`` (see :meth:`feature_index`),
         int32 where they fit (:meth:`stream_dtype`), else int64. Large inputs run in
         two threads (the compiled pass releases the GIL), each over half of the
-        documents; see :mod:`nbayes.text._parallel`. Either way the result is the same.
+        documents; see :mod:`nbayes.tokens._parallel`. Either way the result is the same.
         With ``sort``, the two threads' pass starts :meth:`sorted_order` in its second
         thread as soon as the vocabulary is complete; with ``count`` (and ``tally``) it
         counts :meth:`frequencies` on the way.
         """
-        from nbayes.text import _parallel
+        from nbayes.tokens import _parallel
 
         dtype = self.stream_dtype(text.n_bytes())
         if _parallel.worth_splitting(text):
@@ -199,7 +199,7 @@ class Vocabulary:
     ):  # fmt: skip
         """:meth:`analyze` of documents start..stop - 1 in this thread, the stream (and
         counts) of ``dtype``; the documents are joined a chunk at a time."""
-        from nbayes.text._pass import Pass
+        from nbayes.tokens._pass import Pass
 
         run = Pass(self, text.n_bytes(start, stop), insert, tally, dtype)
         run.add(text, start, stop)
@@ -223,7 +223,7 @@ class Vocabulary:
     def name_bytes(self) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
         """UTF-8 names of all features (feature-index order), each ending in a
         newline, and their offsets, shape (n_features + 1,)."""
-        from nbayes.text import _kernels
+        from nbayes.tokens import _kernels
 
         n_tok = self.n_tokens
         token_part = self.t_bytes[: self.t_off[n_tok]]
@@ -258,7 +258,7 @@ class Vocabulary:
     ):
         """CSR arrays (indptr, indices, data) of the stream counted into
         ``column[feature index]`` (dropped where negative), summing ``weight``."""
-        from nbayes.text import _kernels
+        from nbayes.tokens import _kernels
 
         if weight is None:
             weight = np.ones(len(column), np.float64)
@@ -274,7 +274,7 @@ class Vocabulary:
         """Document and corpus frequency per feature index, shapes (n_features,),
         of CSR rows of distinct stream entries with their counts (those the
         two-thread pass of a fit counted, if this is its stream)."""
-        from nbayes.text import _kernels
+        from nbayes.tokens import _kernels
 
         counted, self.counted = self.counted, None
         if counted is not None and counted[0] == self.n_features:
@@ -287,9 +287,9 @@ class Vocabulary:
 
         The indices are written over ``entries`` (consumed): entry p lands at k <= p,
         after it is read, so the matrix's indices cost no fresh memory. Large inputs
-        run in two threads (:func:`nbayes.text._parallel.to_columns`).
+        run in two threads (:func:`nbayes.tokens._parallel.to_columns`).
         """
-        from nbayes.text import _parallel
+        from nbayes.tokens import _parallel
 
         n_tok = self.n_tokens
         if max(len(column), len(entries)) >= 2**31:
@@ -308,7 +308,7 @@ class Vocabulary:
 
     def murmur3(self) -> NDArray[np.int64]:
         """scikit-learn's signed murmurhash3_32 (seed 0) of every feature name."""
-        from nbayes.text import _kernels
+        from nbayes.tokens import _kernels
 
         out, offsets = self.name_bytes()
         return _kernels.murmur3_32(out, offsets[:-1], offsets[1:] - 1, 0)
@@ -323,7 +323,7 @@ class Vocabulary:
 
     def sort_names(self) -> NDArray[np.intp]:
         """:meth:`sorted_order`, computed here and now."""
-        from nbayes.text import _sort
+        from nbayes.tokens import _sort
 
         if self.n_grams == 0:  # the token table holds every name as it is
             n = self.n_tokens

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes.text import _unicode
+from nbayes.tokens import _unicode
 
 # Bytes of text joined at a time for the compiled pass (cache-sized; a longer
 # document is a chunk of its own).

@@ -1,4 +1,4 @@
-"""Compiled UTF-8 helpers and the rich-token rules of :mod:`nbayes.text._kernels`
+"""Compiled UTF-8 helpers and the rich-token rules of :mod:`nbayes.tokens._kernels`
 (numba): decoding a document to code points, encoding a token back to UTF-8, and
 the URL / e-mail / host / number compounds of ``Tokenizer(rich=True)``."""
 
@@ -8,7 +8,7 @@ import numpy as np
 
 from nbayes._kernels import helper
 
-# char class bits, as in nbayes.text._unicode
+# char class bits, as in nbayes.tokens._unicode
 _WORD, _DIGIT, _LETTER, _SPACE = 1, 2, 4, 8
 
 KIND_WORD, KIND_NUMBER, KIND_URL, KIND_EMAIL, KIND_HOST = 0, 1, 2, 3, 4

@@ -1,4 +1,4 @@
-"""nbayes.text's two-thread pass: analyzing two halves of the documents with their
+"""nbayes.tokens' two-thread pass: analyzing two halves of the documents with their
 own tables and folding them together gives exactly the serial result (and
 scikit-learn's matrices), for fitting, transforming, n-grams and stop words."""
 
@@ -11,7 +11,8 @@ import pytest
 import scipy.sparse as sp
 from sklearn.feature_extraction import text as sk
 
-from nbayes.text import CountVectorizer, HashingVectorizer, Tokenizer, _parallel
+from nbayes.text import CountVectorizer, HashingVectorizer, Tokenizer
+from nbayes.tokens import _parallel
 
 WORDS = (
     "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda the and of "
@@ -168,7 +169,7 @@ def test_thread_count_setting(monkeypatch):
 def test_int64_streams_equal_int32_streams(threads, monkeypatch, two_threads):
     """Streams past int32's range are int64 (forced here by lowering the bound): the
     same matrices, vocabulary and hashed features as the int32 streams."""
-    from nbayes.text import _engine
+    from nbayes.tokens import _engine
 
     train, test = corpus(300, 3), corpus(80, 4)
     threads(two_threads)
@@ -190,7 +191,7 @@ def test_int64_streams_equal_int32_streams(threads, monkeypatch, two_threads):
 def test_small_chunks_and_short_streams_change_nothing(threads, monkeypatch, two_threads):
     """Documents joined a few at a time (chunks smaller than one document too), and
     stream arrays that start short and grow many times: the same matrices."""
-    from nbayes.text import _encode, _engine, _pass
+    from nbayes.tokens import _encode, _engine, _pass
 
     train, test = corpus(300, 5), corpus(80, 6)
     threads(two_threads)
@@ -218,7 +219,7 @@ def test_columns_written_in_two_threads_equal_one(threads, dropped):
     """The matrix's columns written in two halves of the rows (the first half's
     dropped entries leave a gap the second half is moved down over) equal the one
     pass of the kernel: indptr, columns and values."""
-    from nbayes.text import _kernels
+    from nbayes.tokens import _kernels
 
     rng = np.random.default_rng(7)
     n_rows, n_tok, n_gram = 500, 300, 40
@@ -248,7 +249,7 @@ def test_frequencies_counted_during_the_fold_equal_a_count_of_the_stream(threads
     """A two-thread fit counts the second half's frequencies while the vocabularies
     are folded, then the first half's, and adds them mapped to the folded ids:
     the same document and corpus frequencies as counting the joined stream."""
-    from nbayes.text import _engine
+    from nbayes.tokens import _engine
 
     threads(True)
     vocab = _engine.Vocabulary(_engine.Rules(ngram_range=(1, 2)))
@@ -267,7 +268,7 @@ def test_folded_tokens_are_found_in_the_table_at_their_ids(threads):
     """After the fold (ids in the second half's order of appearance, table slots
     taken in its table's slot order), looking every token's bytes up in the table
     finds it at its own id and inserts nothing."""
-    from nbayes.text import _engine, _kernels
+    from nbayes.tokens import _engine, _kernels
 
     threads(True)
     vocab = _engine.Vocabulary(_engine.Rules())

@@ -4,7 +4,7 @@ fresh process far more (~0.3 s, and ~0.1 s more at exit) than the whole job.
 
 Only the word tokens of scikit-learn's two default patterns are covered, on ``str``
 documents; there the compiled pass is defined to give exactly Python's tokens (see
-:mod:`nbayes.text.tokenize`): ``str.lower`` (its lower-case table, and Python's own
+:mod:`nbayes.tokens.tokenize`): ``str.lower`` (its lower-case table, and Python's own
 lower-casing where the case depends on context), then the maximal runs of ``\\w`` of
 at least ``min_len`` code points (``re.findall`` of ``(?u)\\b\\w\\w+\\b`` or
 ``(?u)\\b\\w+\\b``), stop words dropped, then word n-grams in scikit-learn's order.
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes.text._rules import Rules
+from nbayes.tokens._rules import Rules
 
 #: The most characters (all documents together) the Python path takes: there it
 #: costs ~1 ms more than the compiled pass would (~50 ns a character more, measured

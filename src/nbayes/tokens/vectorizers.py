@@ -7,7 +7,7 @@ The word analyzer with the default ``token_pattern`` (or an
 (``analyzer="char"``, a callable preprocessor or tokenizer, ``strip_accents``, a
 custom ``token_pattern``) runs scikit-learn's own code, so results never differ,
 only speed does. A CountVectorizer given a few short ``str`` documents with the
-default patterns counts them in Python (:mod:`nbayes.text._small`), with the same
+default patterns counts them in Python (:mod:`nbayes.tokens._small`), with the same
 results, and builds its compiled tables only once a larger input needs them.
 """
 
@@ -23,9 +23,9 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from nbayes.core.fitted_attributes import boolean, strings, vocabulary_terms
-from nbayes.text import _engine, _small
-from nbayes.text._ngram_range import check_ngram_range
-from nbayes.text.tokenize import Tokenizer, stop_word_set
+from nbayes.tokens import _engine, _small
+from nbayes.tokens._ngram_range import check_ngram_range
+from nbayes.tokens.tokenize import Tokenizer, stop_word_set
 
 __all__ = ["CountVectorizer", "HashingVectorizer"]
 
@@ -120,7 +120,7 @@ class _Compiled:
     def _sklearn(self):
         """scikit-learn's own vectorizer with the same parameters (the slow path), with
         this one's tokenizer where it has one of its own (a pattern from a model file,
-        on the linear-time engine: :mod:`nbayes.text.patterns`). Imported here:
+        on the linear-time engine: :mod:`nbayes.tokens.patterns`). Imported here:
         ``sklearn.feature_extraction`` and the ``sklearn.preprocessing`` it imports are
         ~30 modules a fresh process's default vectorizer never needs."""
         from sklearn.feature_extraction import text as sk_text
@@ -452,7 +452,7 @@ class CountVectorizer(_Compiled, BaseEstimator):
 
     def _transform(self, text: _engine.Text | None, small: list[str] | None):
         """The count matrix of the fitted features in ``text``, or in the documents
-        ``small`` (:func:`nbayes.text._small.texts`) where given."""
+        ``small`` (:func:`nbayes.tokens._small.texts`) where given."""
         if small is not None:
             tallies = _small.tallies(small, self._rules, self._stop_words())
             return self._small_matrix(*_small.rows(tallies, self._vocabulary()))

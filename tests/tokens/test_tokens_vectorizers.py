@@ -196,7 +196,7 @@ def test_sort_by_two_keys_equals_lexsort():
     many ties in the first key and in its high bits (first keys that differ only in
     their low bits, as names sharing 6-7 bytes do), and reports the runs of equal
     pairs (left for the full names to order)."""
-    from nbayes.text._sort import by_two_keys
+    from nbayes.tokens._sort import by_two_keys
 
     rng = np.random.default_rng(0)
     cases = [(0, 1, 0), (1, 1, 0), (1000, 5, 0), (1000, 1000, 0), (5000, 2**63, 0),
@@ -224,7 +224,7 @@ def test_prefix_keys_are_big_endian_zero_padded_prefixes():
     past the name's end (one 8-byte load where 8 bytes are left in the buffer, masked
     to the name; byte by byte at the buffer's end), for names of 0-20 bytes anywhere,
     the last ones ending at the buffer's last byte."""
-    from nbayes.text import _kernels
+    from nbayes.tokens import _kernels
 
     rng = np.random.default_rng(1)
     lengths = np.concatenate([np.arange(21), rng.integers(0, 21, 300), np.arange(21)[::-1]])
@@ -246,7 +246,7 @@ def test_vocabulary_sort_orders_names_as_python_sorts(ngram_range, compiled, mon
     """Names sharing long prefixes (16+ bytes), prefixes of each other, non-ASCII:
     the fitted vocabulary's columns are in Python's sorted order of the names, by the
     compiled prefix-key sort and by the Python sort small vocabularies take."""
-    from nbayes.text import _sort
+    from nbayes.tokens import _sort
 
     monkeypatch.setattr(_sort, "COMPILED_MIN", 0 if compiled else 10**9)
     stems = ["a" * 20, "ab" * 9, "\u00e9t\u00e9" * 5, "x", "word"]
@@ -263,7 +263,7 @@ def test_fitted_vocabulary_is_compacted_and_still_transforms():
     """After fit the vocabulary keeps only what look-ups need (no spare room, hash
     tables at most half full, no row-position arrays), and transforms and refits
     as scikit-learn's vectorizer does."""
-    from nbayes.text._engine import _pow2
+    from nbayes.tokens._engine import _pow2
 
     ours, theirs = CountVectorizer(ngram_range=(1, 2)), sk.CountVectorizer(ngram_range=(1, 2))
     ours.fit(DOCS * 30)
@@ -282,7 +282,7 @@ def test_name_order_is_pythons_sort_of_the_bytes(compiled, monkeypatch):
     """Names in code-point (UTF-8 byte) order by NumPy's key sort and by the compiled
     one: many sharing up to 20-byte prefixes (ties past the 16-byte keys, sorted in
     Python), empty names, names ending at the buffer's last byte."""
-    from nbayes.text import _sort
+    from nbayes.tokens import _sort
 
     if compiled:
         monkeypatch.setattr(_sort, "COMPILED_MIN", 0)

@@ -9,7 +9,7 @@ whole uint64 at once, and upper case is folded by adding 0x20 to the bytes in
 the word bytes (each 8-byte test's flags gathered into 8 bits by one multiply), and
 the token starts and ends are the mask's edges, found by counting trailing zeros. A
 token of <= 8 bytes (most of them) is then one load, a few mask operations and its
-hash ``finish(word)`` (:mod:`nbayes.text._kernels_table`): no per-byte loop, and
+hash ``finish(word)`` (:mod:`nbayes.tokens._kernels_table`): no per-byte loop, and
 no branch per token beyond the edge loop's.
 
 Range test on bytes b < 0x80: ``b >= lo`` iff ``b + (0x80 - lo)`` has its high bit
@@ -23,8 +23,8 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from nbayes._kernels import helper
-from nbayes.text._kernels_table import _FNV_OFFSET, add_key, find_key, finish, mix
-from nbayes.text._prefetch import prefetch
+from nbayes.tokens._kernels_table import _FNV_OFFSET, add_key, find_key, finish, mix
+from nbayes.tokens._prefetch import prefetch
 
 _ONES = 0x0101010101010101
 _HIGH = np.uint64(0x80 * _ONES)

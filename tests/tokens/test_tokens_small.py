@@ -1,4 +1,4 @@
-"""CountVectorizer's Python path for small inputs (nbayes.text._small): the compiled
+"""CountVectorizer's Python path for small inputs (nbayes.tokens._small): the compiled
 path's matrices (layout included), vocabularies, errors and model files, over random
 Unicode text and every option it covers; and a small text job never imports numba."""
 
@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 import nbayes
 from bench.scenario_startup import small_job
-from nbayes.text import CountVectorizer, Tokenizer, _small
+from nbayes.text import CountVectorizer, Tokenizer
+from nbayes.tokens import _small
 
 pytest.importorskip("numba")
 
@@ -234,7 +235,8 @@ def test_the_small_job_never_imports_numba():
 def test_english_stop_words_are_scikit_learns_loaded_on_first_use():
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as sklearns
 
-    from nbayes.text import ENGLISH_STOP_WORDS, tokenize
+    from nbayes.text import ENGLISH_STOP_WORDS
+    from nbayes.tokens import tokenize
 
     assert ENGLISH_STOP_WORDS is sklearns is tokenize.ENGLISH_STOP_WORDS
     assert tokenize.stop_word_set("english") is sklearns

@@ -1,6 +1,6 @@
 """How text becomes features: the tokenizer's rules (:class:`Rules`), which a vocabulary
-(:class:`nbayes.text._engine.Vocabulary`) keeps and a pass over documents
-(:class:`nbayes.text._pass.Pass`) reads."""
+(:class:`nbayes.tokens._engine.Vocabulary`) keeps and a pass over documents
+(:class:`nbayes.tokens._pass.Pass`) reads."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ class Rules:
 
     def opts(self, insert: bool) -> NDArray[np.int64]:
         """The rules the compiled pass reads at run time (the layout of
-        :mod:`nbayes.text._kernels`); ``rich`` picks the pass itself
-        (:func:`nbayes.text._kernels.analyze_for`), and so does whether n-grams are formed."""
+        :mod:`nbayes.tokens._kernels`); ``rich`` picks the pass itself
+        (:func:`nbayes.tokens._kernels.analyze_for`), and so does whether n-grams are formed."""
         max_len = np.iinfo(np.int64).max if self.max_len is None else self.max_len
         return np.array(
             [

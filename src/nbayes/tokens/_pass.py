@@ -1,6 +1,6 @@
 """One thread's compiled pass over documents: the feature stream (and, with a
 tally, the counts) that runs of documents append to, grown as the kernel asks
-(:func:`nbayes.text._kernels.analyze_for` stops before a document that might not fit)."""
+(:func:`nbayes.tokens._kernels.analyze_for` stops before a document that might not fit)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from nbayes.text import _kernels, _unicode
-from nbayes.text._encode import Text
-from nbayes.text._rules import Rules
+from nbayes.tokens import _kernels, _unicode
+from nbayes.tokens._encode import Text
+from nbayes.tokens._rules import Rules
 
 
 class Tables(Protocol):
-    """What a pass reads and grows of a vocabulary (:class:`nbayes.text._engine.Vocabulary`,
+    """What a pass reads and grows of a vocabulary (:class:`nbayes.tokens._engine.Vocabulary`,
     which calls passes, so this module does not import it): its rules, the interned
     tables of tokens and n-grams with their counts ``counts = [n_tokens, n_grams]``,
     and the row positions ``t_where`` (n_tokens + 1,) and ``g_where`` (n_grams + 1,)
