@@ -6,8 +6,8 @@ two (:mod:`nbayes.tokens._parallel`); names sort by :mod:`nbayes.tokens._sort`. 
 import this module back.
 
 Those modules (numba) are imported on first use, not with this one: importing
-:mod:`nbayes.text` costs no compiler, and a small job that needs none
-(:mod:`nbayes.tokens._small`) never loads it.
+:mod:`nbayes.text` or :mod:`nbayes.tokens` costs no compiler, and a small job that needs
+none (:mod:`nbayes.tokens._small`) never loads it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The compiled hot loop of :mod:`nbayes.text` (numba).
+"""The compiled hot loop of :mod:`nbayes.tokens` (numba).
 
 One pass over UTF-8 buffers of documents (a chunk of them at a time) turns text
 into a *feature stream*: for each document, the ids of its features (tokens and

@@ -244,9 +244,10 @@ class CountVectorizer(_Compiled, BaseEstimator):
         return self._finish(indptr, entries, counts, text.n_docs)
 
     def _fit_small(self, docs: list[str], stop_words: frozenset[str]):
-        """:meth:`fit_transform` of documents the Python path takes (:mod:`nbayes.text.
-        _small`): the same features, columns and matrix, and no compiled tables (made
-        from the terms when a larger input needs them, :meth:`_tables`)."""
+        """:meth:`fit_transform` of documents the Python path takes
+        (:mod:`nbayes.tokens._small`): the same features, columns and matrix, and no
+        compiled tables (made from the terms when a larger input needs them,
+        :meth:`_tables`)."""
         tallies = _small.tallies(docs, self._rules, stop_words)
         names = sorted(set().union(*tallies))  # code-point order: the columns' before pruning
         if not names:
