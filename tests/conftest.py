@@ -82,14 +82,16 @@ def pytest_generate_tests(metafunc):
 
 @pytest.fixture(autouse=True)
 def kernels_at_any_size(monkeypatch):
-    """The compiled kernels for calls of any size (``SMALL_WORK = 0``, and no text
-    for the Python path of small vectorizer inputs): the tests' small data run them as
-    large data would, and compare them with the NumPy paths. Tests of the small-call
-    paths themselves set the thresholds back."""
+    """The compiled kernels for calls of any size (``SMALL_WORK = 0``, loaded at the
+    first call: ``LOAD_COST_S = 0``, and no text for the Python path of small
+    vectorizer inputs): the tests' small data run them as large data would, and
+    compare them with the NumPy paths. Tests of the small-call paths themselves set
+    the thresholds back."""
     from nbayes import _kernels
     from nbayes.tokens import _small
 
     monkeypatch.setattr(_kernels, "SMALL_WORK", 0)
+    monkeypatch.setattr(_kernels, "LOAD_COST_S", 0.0)
     monkeypatch.setattr(_small, "SMALL_CHARS", -1)
 
 

@@ -133,7 +133,7 @@ from nbayes.tokens import _parallel, _sort
 from nbayes.tokens import _kernels as text, _kernels_ascii, _kernels_output, _kernels_table
 from nbayes.tokens import _kernels_unicode
 
-_kernels.SMALL_WORK = 0  # the kernels for this workload's small calls too
+_kernels.SMALL_WORK = _kernels.LOAD_COST_S = 0  # the kernels for its small calls too
 rng = np.random.default_rng(0)
 X, y = rng.normal(size=(300, 4)), rng.integers(0, 3, 300)
 model = GaussianNB().fit(X, y)

@@ -22,6 +22,7 @@ from nbayes.events import gaussian as gaussian_event
 pytest.importorskip("numba")
 
 SMALL_WORK = _kernels.SMALL_WORK  # the default (the tests run with 0)
+LOAD_COST_S = _kernels.LOAD_COST_S  # the default (the tests run with 0)
 
 
 def both_paths(monkeypatch, fn):
@@ -202,10 +203,110 @@ print("numba" in sys.modules)
 @pytest.mark.parametrize("big", [False, True])
 def test_a_small_job_never_imports_numba(big):
     """A fresh process fitting and predicting every kind of model on small data
-    does not import numba; one large call does."""
-    extra = "nbayes.GaussianNB().fit(np.tile(X, (20, 1)), np.tile(y, 20))" if big else ""
+    does not import numba; one large call worth loading it for does (here the cost of
+    loading set lower: a fit of 36,000 values forgoes ~0.07 ms)."""
+    fit = "nbayes.GaussianNB().fit(np.tile(X, (20, 1)), np.tile(y, 20))"
+    extra = f"nbayes._kernels.LOAD_COST_S = 1e-5\n{fit}" if big else ""
     done = subprocess.run(
         [sys.executable, "-c", SMALL_JOB.replace("{big}", extra)],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     assert done.stdout.strip() == str(big)
+
+
+def deferred_and_loaded(monkeypatch, fn):
+    """``fn()`` as a fresh process runs it, at the default thresholds (calls above
+    ``SMALL_WORK`` take the reference paths until loading numba pays), and with the
+    kernels loaded for every call above ``SMALL_WORK``."""
+    monkeypatch.setattr(_kernels, "SMALL_WORK", SMALL_WORK)
+    monkeypatch.setattr(_kernels, "LOAD_COST_S", LOAD_COST_S)
+    monkeypatch.setattr(_kernels, "_forgone_s", 0.0)  # as if numba were not loaded yet
+    deferred = fn()
+    forgone = _kernels._forgone_s
+    monkeypatch.setattr(_kernels, "LOAD_COST_S", 0.0)
+    return deferred, fn(), forgone
+
+
+def test_available_defers_loading_until_it_pays(monkeypatch):
+    """Calls above the threshold add what the kernels would have saved them; the one
+    that brings the total to the cost of loading takes the kernels, as every later
+    call above the threshold does. Calls below it, or of unknown work, add nothing."""
+    monkeypatch.setattr(_kernels, "SMALL_WORK", 100)
+    monkeypatch.setattr(_kernels, "LOAD_COST_S", 1.0)
+    monkeypatch.setattr(_kernels, "_forgone_s", 0.0)
+    assert not _kernels.available(99, saving_s=1.0)  # small: nothing forgone
+    assert [_kernels.available(1000, saving_s=3e-4) for _ in range(4)] == [False] * 3 + [True]
+    assert _kernels.available(100, saving_s=1e-9) and not _kernels.available(99)
+    monkeypatch.setattr(_kernels, "_forgone_s", 0.0)
+    assert _kernels.available()  # a call that does not say its work: worth any cost
+    monkeypatch.setattr(_kernels, "_forgone_s", 0.0)
+    monkeypatch.setattr(_kernels, "ENABLED", False)
+    assert not _kernels.available() and _kernels._forgone_s == 0.0
+
+
+def test_loading_numba_marks_the_kernels_loaded(monkeypatch):
+    monkeypatch.setattr(_kernels, "SMALL_WORK", 100)
+    monkeypatch.setattr(_kernels, "LOAD_COST_S", 1.0)
+    monkeypatch.setattr(_kernels, "_forgone_s", 0.0)
+    _kernels.numba.cache_clear()  # a first load in this process, as numba() makes it
+    _kernels.numba()
+    assert _kernels.available(100, saving_s=1e-12)
+
+
+def test_large_calls_before_the_load_are_the_kernels(monkeypatch):
+    """Calls of 10x to 100x the small-call threshold, numba not yet worth loading:
+    the reference paths, bitwise the kernels' results (but for the posterior's
+    exponential, within a few ulp), for every model whose kernels they defer."""
+    X, y, w = _gaussian(n=20_000, d=10, k=3, seed=5)
+    rng = np.random.default_rng(6)
+    codes = (rng.integers(0, 5, (60_000, 7)) + np.resize(y, 60_000)[:, None]) % 6
+    counts = sp.csr_matrix(rng.poisson(1.0, (20_000, 30)).astype(float))
+    strings = pd.Series(np.array(["x", "y", "z"])[y], dtype="string[pyarrow]")
+    table = pd.DataFrame({"a": X[:, 0], "b": np.where(X[:, 1] > 1, np.nan, X[:, 1]), "c": strings})
+
+    def run():
+        gaussian = nbayes.GaussianNB().fit(X[:10_000], y[:10_000], sample_weight=w[:10_000])
+        first = (gaussian.theta_.copy(), gaussian.var_.copy())
+        gaussian.partial_fit(X[10_000:], y[10_000:], sample_weight=w[10_000:])
+        categorical = nbayes.CategoricalNB().fit(codes, np.resize(y, 60_000))
+        multinomial = nbayes.MultinomialNB().fit(counts, y, sample_weight=w)
+        mixed = nbayes.NaiveBayes().fit(table, y, sample_weight=w)
+        exact = (*first, gaussian.theta_, gaussian.var_, gaussian.predict_joint_log_proba(X),
+                 *categorical.category_count_, categorical.predict_joint_log_proba(codes),
+                 multinomial.feature_count_, multinomial.predict_joint_log_proba(counts),
+                 mixed.predict_joint_log_proba(table))  # fmt: skip
+        proba = (gaussian.predict_proba(X), categorical.predict_proba(codes),
+                 mixed.predict_proba(table))  # fmt: skip
+        return exact, proba
+
+    (deferred, deferred_proba), (loaded, loaded_proba), forgone = deferred_and_loaded(
+        monkeypatch, run
+    )
+    assert 0 < forgone < LOAD_COST_S  # large calls, numba not worth loading yet
+    assert_same(deferred, loaded)
+    for a, b in zip(deferred_proba, loaded_proba, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-300)
+
+
+@pytest.mark.parametrize("loads", [False, True])
+def test_a_process_loads_numba_once_its_calls_would_have_saved_the_cost(loads):
+    """A fresh process: large fits that together would save less than loading numba
+    costs never import it; past that (here the cost set lower), numba loads and the
+    results are the same."""
+    code = f"""
+import sys
+import numpy as np
+from nbayes import GaussianNB, _kernels
+_kernels.LOAD_COST_S = {1e-4 if loads else LOAD_COST_S!r}
+rng = np.random.default_rng(0)
+y = rng.integers(0, 3, 50_000)
+X = rng.normal(size=(50_000, 4)) + y[:, None]  # 200,000 values: ~0.4 ms forgone a fit
+fits = [GaussianNB().fit(X, y) for _ in range(3)]
+print("numba" in sys.modules, _kernels._forgone_s)
+assert all(np.array_equal(f.var_, fits[0].var_) for f in fits)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    imported, forgone = done.stdout.split()
+    assert imported == str(loads)
+    assert (float(forgone) == math.inf) == loads

@@ -21,9 +21,15 @@ Small calls take the reference path too (:func:`available`, :data:`SMALL_WORK`),
 that a process doing only small jobs never imports numba: importing it, setting up its
 compiler's target and loading the cached kernels costs a fresh process ~0.4 s, and
 its objects slow the interpreter's exit by ~0.2 s more, against a few tens of
-microseconds that a small call saves. The choice changes no result, only speed: the
-two paths are bitwise the same, except the posterior's exponential
-(:mod:`~nbayes._kernels.posterior`).
+microseconds that a small call saves. Larger calls take it until loading pays
+(:data:`LOAD_COST_S`): a kernel saves 0.3-40 ns of CPU a step, so a process whose
+whole work is one fit of a 1,000,000 x 10 table (10 M steps, ~20 ms saved) is faster
+without numba; the reference paths run, counting the CPU time the kernels would have
+saved, until that total reaches the cost of loading them, and from then on every
+call above :data:`SMALL_WORK` takes the kernels (the rent-or-buy rule: a process
+never spends more than twice what the better choice in hindsight would have). The
+choice changes no result, only speed: the two paths are bitwise the same, except the
+posterior's exponential (:mod:`~nbayes._kernels.posterior`).
 
 Compiling costs far more than running once, so every kernel is compiled on first
 use, for the argument types it is called with, and its machine code is cached on
@@ -64,6 +70,21 @@ ENABLED = True
 #: 667 x 5 x 3 0.05 ms; a process's first kernel call costs ~0.4 s, its exit ~0.2 s.
 SMALL_WORK = 10_000
 
+#: What loading the kernels costs a process, in seconds of CPU: importing numba,
+#: setting up its compiler's target, loading the cached kernels, and numba's objects'
+#: share of the interpreter's exit. Measured as whole processes (bench/NOTES.md,
+#: issue 29): one GaussianNB fit of 1,000,000 x 10 took 2.62 s of CPU with the
+#: kernels against 2.12 s without (and 378 against 296 MB resident). Calls above
+#: :data:`SMALL_WORK` take the reference paths until the CPU time the kernels would
+#: have saved them reaches this (:func:`available`); 0 loads them at the first.
+LOAD_COST_S = 0.5
+
+#: The CPU seconds the kernels would have saved this process's calls that took the
+#: reference paths only because numba was not loaded yet (:func:`available`). The
+#: calls on row blocks in threads may add to it at once: an addition lost that way
+#: only delays the load a little.
+_forgone_s = 0.0
+
 #: The options of every compiled function: the GIL released, no C-callable wrapper
 #: (nothing takes a kernel's address).
 _OPTIONS = {"nogil": True, "no_cfunc_wrapper": True}
@@ -76,15 +97,28 @@ def numba():
     (:func:`_pause_gc_while_compiling`)."""
     import numba
 
+    global _forgone_s
+    _forgone_s = math.inf  # loaded: every call worth it takes the kernels from now
     _install_cache_locator()
     _pause_gc_while_compiling()
     return numba
 
 
-def available(work: float = math.inf) -> bool:
-    """Whether a call with ``work`` inner-loop steps uses the compiled kernels:
-    :data:`ENABLED`, and ``work`` at least :data:`SMALL_WORK` (by default, any call)."""
-    return ENABLED and work >= SMALL_WORK
+def available(work: float = math.inf, saving_s: float = math.inf) -> bool:
+    """Whether a call with ``work`` inner-loop steps uses the compiled kernels, each
+    step ``saving_s`` seconds of CPU faster than its reference path (measured by the
+    caller; by default a call of unknown work, worth any cost): :data:`ENABLED`,
+    ``work`` at least :data:`SMALL_WORK`, and the kernels loaded already (by nbayes:
+    numba imported by the user's own code still costs the target's set-up and the
+    kernels' loads), or worth loading now: what this call and the earlier ones that
+    went without would have saved, ``sum work * saving_s``, at least
+    :data:`LOAD_COST_S`.
+    """
+    if not ENABLED or work < SMALL_WORK:
+        return False
+    global _forgone_s
+    _forgone_s += math.inf if math.isinf(work) else work * saving_s
+    return _forgone_s >= LOAD_COST_S
 
 
 def _pause_gc_while_compiling() -> None:

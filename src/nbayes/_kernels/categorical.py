@@ -11,6 +11,10 @@ from numpy.typing import NDArray
 
 from nbayes._kernels import available, jit, kernel
 
+#: CPU seconds a step of each kernel saves over its reference path (1,000,000-row
+#: calls, one thread; bench/NOTES.md, issue 29), for :func:`available`'s choice.
+GATHER_SAVING_S, COUNT_SAVING_S = 1e-9, 8e-9
+
 _MAX_ACCUMULATORS = 8  # class totals held in registers at once (one 64-byte table line)
 
 
@@ -95,7 +99,7 @@ def gather_sum(
     compiled kernels are switched off (:data:`nbayes._kernels.ENABLED`), or not for
     so few terms (:func:`available`).
     """
-    if not available(codes.size * n_classes):
+    if not available(codes.size * n_classes, GATHER_SAVING_S):
         return None
     out = np.empty((codes.shape[0], n_classes))
     unknown = _gather_kernel(gather_width(n_classes))(codes, offsets, n_categories, table, out)
@@ -131,7 +135,7 @@ def count_codes(
     C-contiguous; a code ``>= n_categories_j`` is an IndexError. False (``counts``
     untouched) when the compiled kernels are not available, or not for so few codes
     (:func:`available`)."""
-    if not available(codes.size):
+    if not available(codes.size, COUNT_SAVING_S):
         return False
     bad = jit(_count_codes_kernel)(codes, labels, weights, offsets, n_categories, counts)
     if bad >= 0:

@@ -11,6 +11,10 @@ from numpy.typing import NDArray
 
 from nbayes._kernels import available, jit
 
+#: CPU seconds a step of each kernel saves over its reference path (1,000,000-row
+#: calls, one thread; bench/NOTES.md, issue 29), for :func:`available`'s choice.
+MOMENTS_SAVING_S, UPDATE_SAVING_S, TERMS_SAVING_S = 2e-9, 3e-9, 2e-9
+
 
 def _class_moments_kernel(X, labels, weights, class_count, reference, offset, m2):
     """See :func:`class_moments`; ``reference``, ``offset``, ``m2`` start at zero."""
@@ -59,7 +63,7 @@ def class_moments(
     ``S @ v`` the NumPy path makes, so the same rounding. None when the compiled
     kernels are not available, or not for so few values (:func:`available`).
     """
-    if not available(X.size):
+    if not available(X.size, MOMENTS_SAVING_S):
         return None
     shape = (class_count.shape[0], X.shape[1])
     reference, offset, m2 = np.zeros(shape), np.zeros(shape), np.zeros(shape)
@@ -184,7 +188,7 @@ def shifted_update(
     after their sums are added, one with no rows and ``commit``. None where
     :func:`available` says no, for the values of X or of the statistics.
     """
-    if not available(max(X.size, stats.mean.size)):
+    if not available(max(X.size, stats.mean.size), UPDATE_SAVING_S):
         return None
     totals = (stats.total_count, stats.total_mean, stats.total_m2)
     arrays = (stats.class_count, stats.count, stats.mean, stats.m2, totals, sums, track)
@@ -232,7 +236,7 @@ def gaussian_terms(
     ``relative * max(1, A - 2B + C)``, or above ``absolute`` within ``window`` nats
     of the row's best entry. ``quadratic`` is overwritten. None when the compiled
     kernels are not available, or not for so few entries (:func:`available`)."""
-    if not available(cross.size):
+    if not available(cross.size, TERMS_SAVING_S):
         return None
     inexact = np.empty(cross.shape, dtype=np.bool_)
     kernel = jit(_gaussian_terms_kernel)

@@ -11,6 +11,10 @@ from numpy.typing import NDArray
 
 from nbayes._kernels import available, jit
 
+#: CPU seconds a step of each kernel saves over its reference path (1,000,000-row
+#: calls, one thread; bench/NOTES.md, issue 29), for :func:`available`'s choice.
+MOMENTS_SAVING_S, TERMS_SAVING_S = 40e-9, 12e-9
+
 #: What one of the NumPy path's passes over a feature costs beyond its terms, in
 #: terms (about 10 us: a few NumPy calls on a column), for :func:`available`.
 FEATURE_PASS = 1_000
@@ -64,7 +68,7 @@ def observed_class_moments(
     rounding. None when the compiled kernels are not available, or not for so few
     values (:func:`available`).
     """
-    if not available(X.size):
+    if not available(X.size, MOMENTS_SAVING_S):
         return None
     shape = (n_classes, X.shape[1])
     count, reference, offset, m2 = (np.zeros(shape) for _ in range(4))
@@ -101,7 +105,8 @@ def observed_log_likelihood(
     None when the compiled kernels are not available, or not for so few terms
     (:func:`available`; the NumPy path's pass per feature counts as :data:`FEATURE_PASS`
     terms)."""
-    if not available((X.shape[0] * theta.shape[0] + FEATURE_PASS) * X.shape[1]):
+    work = (X.shape[0] * theta.shape[0] + FEATURE_PASS) * X.shape[1]
+    if not available(work, TERMS_SAVING_S):
         return None
     out = np.empty((X.shape[0], theta.shape[0]))
     jit(_observed_log_likelihood_kernel)(X, seen, theta, precision, log_norm, out)

@@ -14,6 +14,10 @@ from numpy.typing import NDArray
 
 from nbayes._kernels import available, jit
 
+#: CPU seconds a step of each kernel saves over its reference path (1,000,000-row
+#: calls, one thread; bench/NOTES.md, issue 29), for :func:`available`'s choice.
+EXP_SAVING_S, SHIFT_SAVING_S = 4e-9, 4e-9
+
 
 def _shift_by_row_max_kernel(jll, regular):
     """See :func:`shift_by_row_max`."""
@@ -50,7 +54,7 @@ def exp_in_place(values: NDArray[np.float64]) -> bool:
     vectorised. False (``values`` untouched) where that is not available, or not worth
     loading for so few values (:func:`available`)."""
     if not (
-        available(values.size)
+        available(values.size, EXP_SAVING_S)
         and values.dtype == np.float64
         and values.flags.c_contiguous
         and values.flags.writeable
@@ -70,7 +74,7 @@ def shift_by_row_max(jll: NDArray[np.float64]) -> NDArray[np.bool_] | None:
     returned mask (n_rows,), the others are left as they were. None (``jll`` untouched)
     when the compiled kernels are not available, or not for so few entries
     (:func:`available`)."""
-    if not available(jll.size):
+    if not available(jll.size, SHIFT_SAVING_S):
         return None
     regular = np.empty(jll.shape[0], dtype=np.bool_)
     jit(_shift_by_row_max_kernel)(jll, regular)

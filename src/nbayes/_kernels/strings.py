@@ -23,6 +23,10 @@ from numpy.typing import NDArray
 
 from nbayes._kernels import available, jit
 
+#: CPU seconds a step of each kernel saves over its reference path (1,000,000-row
+#: calls, one thread; bench/NOTES.md, issue 29), for :func:`available`'s choice.
+FACTORIZE_SAVING_S, LOOKUP_SAVING_S = 6e-9, 3e-9
+
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -286,7 +290,7 @@ def factorize_strings(
     of ``out`` (n, m) if given (``codes`` is then that column). None when the compiled
     kernels are not available (or the call is small: :data:`~nbayes._kernels.SMALL_WORK`)
     or the array holds no strings."""
-    if not available(len(chunked)) or not is_string_array(chunked):
+    if not available(len(chunked), FACTORIZE_SAVING_S) or not is_string_array(chunked):
         return None
     strings = StringTable()
     codes = _code_all(strings, chunked, True, out, column)
@@ -301,7 +305,8 @@ def lookup_strings(
     into column ``column`` of ``out`` as in :func:`factorize_strings`). None when the
     compiled kernels are not available (or the call is small) or the array holds no
     strings."""
-    if not available(len(chunked) + len(known)) or not is_string_array(chunked):
+    work = len(chunked) + len(known)
+    if not available(work, LOOKUP_SAVING_S) or not is_string_array(chunked):
         return None
     import pyarrow as pa
 

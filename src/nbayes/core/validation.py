@@ -151,6 +151,10 @@ def row_blocks(n_rows: int, width: int, block_bytes: int = BLOCK_BYTES) -> list[
 
 _NONZEROS_PER_BLOCK = 1 << 20  # 8 MiB of cell indices a block
 
+#: CPU seconds the scatter-add kernel saves over ``np.add.at`` a nonzero (a 1,000,000 x
+#: 50 CSR X; bench/NOTES.md, issue 29), for :func:`nbayes._kernels.available`.
+SCATTER_SAVING_S = 0.3e-9
+
 
 def _scatter_add(
     weights: ClassWeights, X: sp.csr_matrix, out: NDArray[np.float64]
@@ -174,8 +178,8 @@ def _scatter_add(
     n_features = X.shape[1]
     size = out.size
     flat = out.reshape(-1)  # a view of out
-    compiled = _kernels.available(X.nnz)
-    counted = not _kernels.available() and X.nnz >= size  # else a scatter-add
+    compiled = _kernels.available(X.nnz, SCATTER_SAVING_S)
+    counted = not _kernels.ENABLED and X.nnz >= size  # else a scatter-add
     # bincount: blocks that amortise its pass over the output
     per_block = max(_NONZEROS_PER_BLOCK, size) if counted else _NONZEROS_PER_BLOCK
     row_weights = weights.values

@@ -147,10 +147,10 @@ def add_codes(
     place: the caller must own ``stats`` (nobody else may hold its arrays). A negative
     code marks a missing value: it adds nothing, so ``N_cj.`` counts only the observed
     values. Hard labels: one compiled pass adding each row's weight into its cells
-    (:func:`nbayes._kernels.categorical.count_codes`); for so few codes that the
-    kernel is not worth loading (:func:`nbayes._kernels.available`), ``np.add.at``
-    over the cells ``c * sum_j K_j + offset_j + x_ij``, the kernel's additions in its
-    order; with the kernels switched off, one ``bincount`` per cache-sized block of
+    (:func:`nbayes._kernels.categorical.count_codes`); where the kernel is not worth
+    loading (:func:`nbayes._kernels.available`), ``np.add.at`` over the cells
+    ``c * sum_j K_j + offset_j + x_ij`` of each block of rows, the kernel's additions
+    in its order; with the kernels switched off, one ``bincount`` per cache-sized block of
     rows over those cells (unweighted, in integers, when every sample weight is 1),
     added into the counts.
     """
@@ -180,11 +180,13 @@ def add_codes(
         X, W.labels, row_weights, offsets, n_categories, counts
     ):
         return stats
-    if counts.flags.c_contiguous and _kernels.ENABLED:  # a small X: the kernel's additions
-        observed = X >= 0
-        cells = (X + offsets + (W.labels * width)[:, None])[observed]
-        weights = np.broadcast_to(row_weights[:, None], X.shape)[observed]
-        np.add.at(counts.reshape(-1), cells, weights)
+    if counts.flags.c_contiguous and _kernels.ENABLED:  # the kernel's additions, in order
+        for rows in blocks:  # (a small X, or numba not worth loading yet: a large one)
+            block = X[rows]
+            observed = block >= 0
+            cells = (block + offsets + (W.labels[rows] * width)[:, None])[observed]
+            weights = np.broadcast_to(row_weights[rows, None], block.shape)[observed]
+            np.add.at(counts.reshape(-1), cells, weights)
         return stats
     unit = bool(np.all(row_weights == 1.0))
     flat = counts.reshape(-1) if counts.flags.c_contiguous else np.zeros(size)
@@ -293,7 +295,7 @@ def _log_likelihood(
     installed, else the one-hot product; the same sums in the same order.
     """
     n_classes = params.log_prob.shape[0]
-    if _kernels.available(X.size * n_classes) and params.gather_table is not None and X.shape[1]:
+    if _kernels.ENABLED and params.gather_table is not None and X.shape[1]:  # gather_sum decides
         n_categories = params.n_categories.astype(np.intp, copy=False)
         gathered = categorical_kernels.gather_sum(
             X, params.offsets, n_categories, params.gather_table, n_classes
