@@ -105,3 +105,69 @@ def test_the_lean_path_imports_neither_click_nor_numpy(db):
     imported = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.decode().splitlines()}
     assert "nbayes.spam.deliver" in imported
     assert not imported & {"click", "numpy", "scipy", "sklearn", "numba"}
+
+
+def _run_closing(program: list[str], args: list[str], raw: bytes, env, closed: int):
+    """``_run`` with the standard descriptor ``closed`` closed in the child, as a mail
+    server or a daemon may start it (``2>&-``); stdin from a file so that it can be."""
+    import tempfile
+
+    with tempfile.TemporaryFile() as message:
+        message.write(raw)
+        message.seek(0)
+        result = subprocess.run(
+            [*program, "spam", "classify", *args], stdin=message, capture_output=True,
+            env=env, check=False, timeout=120, preexec_fn=lambda: os.close(closed),
+        )  # fmt: skip
+    return result.returncode, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("closed", [0, 1, 2])
+@pytest.mark.parametrize("args", [["--db", "{db}", "-p"], ["--db", "{missing}", "-p"]])
+def test_a_closed_standard_stream_is_exit_3_and_never_mixed_into_the_mail(
+    db, tmp_path, args, closed
+):
+    """Python sets a closed stream to None, and print(file=None) writes to stdout: an
+    error line went into the mail passed on with 2>&-, the exit status 1, and a closed
+    stdin or stdout was an AttributeError traceback. Now: /dev/null on the closed one,
+    one line and exit 3 where the message cannot be read or passed on, on both paths."""
+    raw = corpus(1, 1)[0][0]
+    args = [a.format(db=db, missing=str(tmp_path / "no.db")) for a in args]
+    env = dict(os.environ)
+    env.pop("NBAYES_SPAM_REDIS", None)
+    env.pop("NBAYES_SPAM_DB", None)
+    lean = _run_closing([sys.executable, "-m", "nbayes"], args, raw, env, closed)
+    assert lean == _run_closing([sys.executable, "-c", CLICK], args, raw, env, closed)
+    status, out, err = lean
+    assert b"Traceback" not in out + err
+    if closed == 2:  # stderr unseen; the mail passed on whole, marked or not
+        assert b"nbayes:" not in out
+        if "no.db" in args[1]:
+            assert (status, out) == (3, raw)
+        else:
+            assert status in (0, 1, 2)
+            assert out.endswith(raw.split(b"\n\n", 1)[1])  # the body, byte for byte
+    else:  # no message to read (stdin is /dev/null), or nowhere to pass it on
+        assert (status, out) == (3, b"")
+        assert len(err.splitlines()) == 1, err
+
+
+def test_a_reader_gone_from_stdout_ends_both_paths_alike(db, tmp_path):
+    """Mail over --max-size streamed into `| head -c 10`: the lean path died with a
+    BrokenPipeError traceback and status 1, the click command quietly with 141."""
+    big = tmp_path / "big.eml"
+    big.write_bytes(corpus(1, 0)[0][0] * 2000)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NBAYES_SPAM_")}
+
+    def run(program: str):
+        done = subprocess.run(
+            ["bash", "-c", f'set -o pipefail; {program} spam classify --db "$1" -p < "$2"'
+             " | head -c 10 > /dev/null", "-", db, str(big)],
+            capture_output=True, env=env, check=False, timeout=120,
+        )  # fmt: skip
+        return done.returncode, done.stderr
+
+    lean = run(f"{sys.executable} -m nbayes")
+    assert lean == run(f"{sys.executable} -c \"{CLICK}\"")
+    assert lean[0] == 141
+    assert b"Traceback" not in lean[1]

@@ -19,6 +19,12 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 
+from nbayes.stdio import reopen_closed_streams
+
+#: Exit status after the reader of stdout went away (``| head``): 128 + SIGPIPE, as
+#: :data:`nbayes.cli.BROKEN_PIPE_STATUS` (not imported: it imports click).
+BROKEN_PIPE_STATUS = 141
+
 #: Flags the lean path reads, and what each sets (passthrough, exit_zero).
 _FLAGS = {
     "-p": (True, False), "--passthrough": (True, False),
@@ -70,7 +76,7 @@ def lean_classify_arguments(
 def classify_lean(db: str, passthrough: bool, exit_zero: bool) -> int:
     """``nbayes spam classify --db DB [-p] [-e]`` on this process's standard streams,
     every other option at its default: the exit status."""
-    from nbayes.spam.deliver import classify_delivery
+    from nbayes.spam.deliver import classify_standard_streams
     from nbayes.spam.score import ScoreSettings
     from nbayes.spam.store import DEFAULT_TIMEOUT
     from nbayes.spam.stores import open_store
@@ -78,18 +84,25 @@ def classify_lean(db: str, passthrough: bool, exit_zero: bool) -> int:
     def opened(update: bool):
         return open_store(db, timeout=DEFAULT_TIMEOUT, readonly=not update)
 
-    return classify_delivery(
-        sys.stdin.buffer, sys.stdout.buffer, sys.stderr, opened, ScoreSettings(),
-        passthrough=passthrough, exit_zero=exit_zero,
-    )  # fmt: skip
+    return classify_standard_streams(
+        opened, ScoreSettings(), passthrough=passthrough, exit_zero=exit_zero
+    )
 
 
 def run() -> None:
-    """The ``nbayes`` console script (and ``python -m nbayes``)."""
+    """The ``nbayes`` console script (and ``python -m nbayes``). Closed standard streams
+    are put on ``/dev/null`` first (:func:`nbayes.stdio.reopen_closed_streams`); a reader
+    of stdout gone (``| head``) ends the lean path quietly with status 141, as it ends
+    every click command."""
+    reopen_closed_streams()
     if sys.argv[1:3] == ["spam", "classify"]:
         lean = lean_classify_arguments(sys.argv[3:], os.environ)
         if lean is not None:
-            status = classify_lean(*lean)
+            try:
+                status = classify_lean(*lean)
+            except BrokenPipeError:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                status = BROKEN_PIPE_STATUS
             sys.stderr.flush()
             os._exit(status)  # nothing to tear down: no thread, no pool, no atexit work
     from nbayes.cli import run as run_click

@@ -12,6 +12,7 @@ from typing import NoReturn
 import click
 
 from nbayes.cli._lazy import DEFERS_SCIPY_STATS, LazyGroup, defer_import
+from nbayes.stdio import reopen_closed_streams
 
 #: Errors that mean bad input: one line on stderr and exit status 2 (``--debug``: traceback).
 INPUT_ERRORS = (ValueError, TypeError, OSError, KeyError, ImportError)
@@ -86,6 +87,7 @@ def run() -> NoReturn:
     are stopped; with any other thread still running, the ordinary shutdown is used.
     Library use (``main`` called in a process of the caller's) is not affected.
     """
+    reopen_closed_streams()
     main.freeze_imports = True
     try:
         main()

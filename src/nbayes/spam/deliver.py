@@ -89,6 +89,28 @@ def classify_delivery(
     return 0 if exit_zero else EXIT[verdict]
 
 
+def classify_standard_streams(
+    open_store: Callable[[bool], Store], settings: ScoreSettings, **options
+) -> int:
+    """:func:`classify_delivery` on this process's stdin, stdout and stderr (``options``
+    its keyword arguments): both front doors of ``nbayes spam classify`` (the click
+    command and :mod:`nbayes.console`) call this. A stdout that was closed when the
+    process started (:func:`nbayes.stdio.closed_at_start`) has nowhere to take the
+    verdict or the message: one line on stderr and exit status 3, the message unread
+    (a delivery agent keeps it, and retries)."""
+    import sys
+
+    from nbayes.stdio import closed_at_start
+
+    if "stdout" in closed_at_start():
+        print("nbayes: stdout is closed: nowhere to write the verdict or the message "
+              "(not scanned)", file=sys.stderr)  # fmt: skip
+        return EXIT_ERROR
+    return classify_delivery(
+        sys.stdin.buffer, sys.stdout.buffer, sys.stderr, open_store, settings, **options
+    )
+
+
 def classify_message(
     raw: bytes,
     open_store: Callable[[bool], Store],

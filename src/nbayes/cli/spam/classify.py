@@ -124,7 +124,7 @@ def classify(
     than --max-mime-depth, a message over --max-size, which is streamed through and
     never held whole)."""
     from nbayes.cli.spam.options import open_store
-    from nbayes.spam.deliver import classify_delivery
+    from nbayes.spam.deliver import classify_standard_streams
 
     def opened(update: bool):
         # a user's own store starts with their first -u
@@ -132,10 +132,9 @@ def classify(
             db, lock_timeout, readonly=not update, create=update and user is not None, user=user
         )
 
-    status = classify_delivery(
-        sys.stdin.buffer, sys.stdout.buffer, sys.stderr, opened, settings,
-        passthrough=passthrough, exit_zero=exit_zero, update=update, header=header,
-        subject_tag=subject_tag, spamassassin_headers=spamassassin_headers,
+    status = classify_standard_streams(
+        opened, settings, passthrough=passthrough, exit_zero=exit_zero, update=update,
+        header=header, subject_tag=subject_tag, spamassassin_headers=spamassassin_headers,
         max_mime_depth=max_mime_depth, max_size=max_size,
     )  # fmt: skip
     sys.exit(status)
