@@ -158,8 +158,12 @@ def test_unlearn_of_untrained_or_mislabelled_changes_nothing(tmp_path):
 
 
 def test_bad_label_is_an_error(tmp_path):
-    with TokenStore(tmp_path / "t.db") as store, pytest.raises(ValueError, match="label"):
-        store.learn([({"a"}, b"x", "junk")])
+    """Any class name is a label (``junk`` too: nbayes.spam.classes); one that is no
+    class name is refused, and nothing is learnt."""
+    with TokenStore(tmp_path / "t.db") as store:
+        with pytest.raises(ValueError, match="class name 'Junk mail'"):
+            store.learn([({"a"}, b"x", "spam"), ({"a"}, b"x", "Junk mail")])
+        assert sum(store.totals().messages) == 0
 
 
 def test_schema_version_is_checked(tmp_path):

@@ -9,6 +9,13 @@ Typical use::
     with open_store("tokens.db", create=True) as store:  # or redis="redis://host:6379/0"
         train(store, interleave(iter_mail(["spam/"]), iter_mail(["ham/"])))
         score_tokens(store, [tokenize(raw)], ScoreSettings())
+
+More than two classes: train on (message, class) pairs of any class names
+(:func:`interleave_classes`), then :func:`classify_classes` names the most probable::
+
+    train(store, interleave_classes({"spam": iter_mail(["spam/"]),
+                                     "newsletter": iter_mail(["news/"])}))
+    classify_classes(store, [tokenize(raw)])[0].verdict  # 'newsletter'
 """
 
 from typing import TYPE_CHECKING
@@ -18,6 +25,10 @@ from nbayes.core.lazy import lazy_exports
 #: Public name -> its module, imported on first use: scoring one message need not import
 #: scikit-learn (``evaluate``) or the worker pool (``train``).
 _EXPORTS = {
+    "check_class": "nbayes.spam.classes",
+    "ClassVerdict": "nbayes.spam.verdicts",
+    "classify_classes": "nbayes.spam.verdicts",
+    "interleave_classes": "nbayes.spam.train",
     "Evaluation": "nbayes.spam.evaluate",
     "cross_val_scores": "nbayes.spam.evaluate",
     "evaluate_scores": "nbayes.spam.evaluate",
@@ -45,6 +56,7 @@ _EXPORTS = {
 lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # what static tools see; at run time the names load on first use
+    from nbayes.spam.classes import check_class
     from nbayes.spam.evaluate import Evaluation, cross_val_scores, evaluate_scores, fold_indices
     from nbayes.spam.parse import Mail, MailParseError, parse_mail
     from nbayes.spam.redis_store import RedisTokenStore
@@ -53,9 +65,11 @@ if TYPE_CHECKING:  # what static tools see; at run time the names load on first 
     from nbayes.spam.store import StoreError, TokenStore
     from nbayes.spam.stores import Store, open_store
     from nbayes.spam.tokens import mail_tokens, tokenize
-    from nbayes.spam.train import TrainReport, interleave, train
+    from nbayes.spam.train import TrainReport, interleave, interleave_classes, train
+    from nbayes.spam.verdicts import ClassVerdict, classify_classes
 
 __all__ = [
+    "ClassVerdict",
     "Evaluation",
     "Mail",
     "MailItem",
@@ -66,10 +80,13 @@ __all__ = [
     "StoreError",
     "TokenStore",
     "TrainReport",
+    "check_class",
+    "classify_classes",
     "cross_val_scores",
     "evaluate_scores",
     "fold_indices",
     "interleave",
+    "interleave_classes",
     "iter_mail",
     "mail_tokens",
     "open_store",

@@ -10,6 +10,11 @@ unchanged with ``passthrough``, one line goes to stderr, and the exit status is 
 It imports neither click nor NumPy, so that both the click command
 (:mod:`nbayes.cli.spam.classify`) and the lean front door of the ``nbayes`` program
 (:mod:`nbayes.console`), which a mail server starts once per message, run this same code.
+
+With ``classes`` the verdict is the multi-class one (:mod:`nbayes.spam.classes`): the
+most probable of every class the store learnt, named in the header
+:data:`CLASS_HEADER` with its probability; exit 0 for spam, 1 for ham, 2 for any other
+class (as Unsure: neither spam nor ham), 3 for an error.
 """
 
 from __future__ import annotations
@@ -20,10 +25,17 @@ from typing import TYPE_CHECKING, BinaryIO, TextIO
 if TYPE_CHECKING:
     from nbayes.spam.score import ScoreSettings
     from nbayes.spam.store_protocol import Store
+    from nbayes.spam.verdicts import ClassVerdict
 
 #: Exit status per verdict (bogofilter's); 3 is an error (:data:`EXIT_ERROR`).
 EXIT = {"Spam": 0, "Ham": 1, "Unsure": 2}
 EXIT_ERROR = 3
+#: Exit status of a multi-class verdict (``classes``): spam and ham as their two-class
+#: verdicts, any other class :data:`EXIT_OTHER_CLASS` (as Unsure: neither spam nor ham).
+EXIT_CLASS = {"spam": 0, "ham": 1}
+EXIT_OTHER_CLASS = 2
+#: The verdict header of a multi-class verdict unless another is named.
+CLASS_HEADER = "X-Nbayes-Class"
 
 
 def classify_delivery(
@@ -41,6 +53,8 @@ def classify_delivery(
     spamassassin_headers: bool = False,
     max_mime_depth: int | None = None,
     max_size: int | None = None,
+    classes: bool = False,
+    as_json: bool = False,
 ) -> int:
     """Classify the message on ``stdin``; the exit status (0 spam, 1 ham, 2 unsure, 3
     error; 0 for every verdict with ``exit_zero``).
@@ -52,6 +66,13 @@ def classify_delivery(
     and, with ``spamassassin_headers``, SpamAssassin's headers). ``max_mime_depth`` and
     ``max_size`` default to :data:`~nbayes.spam.parse.MAX_MIME_DEPTH` and
     :data:`~nbayes.spam.limits.DEFAULT_MAX_SIZE`.
+
+    ``classes``: the multi-class verdict (see the module docstring): ``stdout`` gets a
+    line ``"CLASS\tPROBABILITY"`` per class, most probable first, or the message marked
+    with :data:`CLASS_HEADER` (``header`` where given); ``update`` and
+    ``spamassassin_headers`` do not apply (the caller refuses them). ``as_json``: the
+    verdict as one JSON object, ``{"verdict": "Spam", "score": ...}`` or, with
+    ``classes``, ``{"verdict": CLASS, "probabilities": {CLASS: P, ...}}``.
     """
     from nbayes.spam.limits import DEFAULT_MAX_SIZE, copy_rest, read_at_most
 
@@ -64,16 +85,25 @@ def classify_delivery(
             copy_rest(stdin, stdout)
             stdout.flush()
         return EXIT_ERROR
+    probabilities = None
     try:
-        verdict, value = classify_message(raw, open_store, settings, update, max_mime_depth)
+        if classes:
+            found = classify_message_classes(raw, open_store, settings, max_mime_depth)
+            verdict, probabilities = found.verdict, found.probabilities
+            value = probabilities[verdict]
+        else:
+            verdict, value = classify_message(raw, open_store, settings, update, max_mime_depth)
         output = None
         if passthrough:
             from nbayes.spam.mark import DEFAULT_HEADER, POINTS, mark
 
             output = mark(
-                raw, verdict, value, header=header or DEFAULT_HEADER, subject_tag=subject_tag,
-                spamassassin=POINTS * value if spamassassin_headers else None,
+                raw, verdict, value,
+                header=header or (CLASS_HEADER if classes else DEFAULT_HEADER),
+                subject_tag=subject_tag,
+                spamassassin=POINTS * value if spamassassin_headers and not classes else None,
                 threshold=POINTS * settings.spam_cutoff,
+                spam=verdict == "spam" if classes else None,
             )  # fmt: skip
     except Exception as error:  # anything at all: the message goes through unchanged
         print(f"nbayes: {one_line(error)}", file=stderr)
@@ -82,11 +112,56 @@ def classify_delivery(
             stdout.flush()
         return EXIT_ERROR
     if output is None:
-        stdout.write(f"{verdict}\t{value:.6f}\n".encode())
-    else:
-        stdout.write(output)
+        output = verdict_text(verdict, value, probabilities, as_json).encode()
+    stdout.write(output)
     stdout.flush()
-    return 0 if exit_zero else EXIT[verdict]
+    if exit_zero:
+        return 0
+    return EXIT_CLASS.get(verdict, EXIT_OTHER_CLASS) if classes else EXIT[verdict]
+
+
+def verdict_text(
+    verdict: str, value: float, probabilities: dict[str, float] | None, as_json: bool
+) -> str:
+    """What ``classify`` prints of a verdict: ``"Spam\t0.999000\n"``; with
+    ``probabilities`` (a multi-class verdict) a line per class, most probable first
+    (ties in the order given); with ``as_json`` one JSON object.
+
+    >>> print(verdict_text("news", 0.75, {"ham": 0.25, "news": 0.75}, False), end="")
+    news	0.750000
+    ham	0.250000
+    >>> print(verdict_text("Ham", 0.125, None, True), end="")
+    {"verdict": "Ham", "score": 0.125}
+    """
+    if as_json:
+        import json
+
+        if probabilities is None:
+            return json.dumps({"verdict": verdict, "score": value}) + "\n"
+        return json.dumps({"verdict": verdict, "probabilities": probabilities}) + "\n"
+    if probabilities is None:
+        return f"{verdict}\t{value:.6f}\n"
+    ranked = sorted(probabilities.items(), key=lambda item: -item[1])  # stable for ties
+    return "".join(f"{name}\t{p:.6f}\n" for name, p in ranked)
+
+
+def classify_message_classes(
+    raw: bytes,
+    open_store: Callable[[bool], Store],
+    settings: ScoreSettings,
+    max_mime_depth: int | None = None,
+) -> ClassVerdict:
+    """The multi-class verdict of the message ``raw`` (the store opened read-only)."""
+    from nbayes.spam.parse import MAX_MIME_DEPTH, check_mime_depth
+    from nbayes.spam.store_options import store_options
+    from nbayes.spam.tokens import tokenize
+    from nbayes.spam.verdicts import classify_classes
+
+    check_mime_depth(raw, MAX_MIME_DEPTH if max_mime_depth is None else max_mime_depth)
+    with open_store(False) as store:
+        tokens = tokenize(raw, store_options(store))
+        [found] = classify_classes(store, [tokens], settings.alpha)
+    return found
 
 
 def classify_standard_streams(

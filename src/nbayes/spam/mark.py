@@ -56,6 +56,7 @@ def mark(
     subject_tag: str = "",
     spamassassin: float | None = None,
     threshold: float = 0.0,
+    spam: bool | None = None,
 ) -> bytes:
     """``raw`` with its ``header`` set to ``"<verdict>, score=<score>"`` (any earlier ones
     removed) and, for ``verdict == "Spam"`` with a ``subject_tag``, the tag at the front
@@ -64,7 +65,9 @@ def mark(
     ``spamassassin``: the score in points (against ``threshold`` points) for the headers
     SpamAssassin writes, which mail rules built for it test: ``X-Spam-Flag: YES`` (spam
     only), ``X-Spam-Status: Yes, score=9.9 required=9.0 tests=NBAYES_SPAM`` and
-    ``X-Spam-Level`` (a star per whole point); any the message had are removed."""
+    ``X-Spam-Level`` (a star per whole point); any the message had are removed.
+    ``spam``: whether the message is spam (for the subject tag); None: ``verdict == "Spam"``
+    (a multi-class verdict names its class, ``spam`` among others)."""
     check_subject_tag(subject_tag)
     head, rest = split_head(raw)
     newline = b"\r\n" if b"\r\n" in raw[:4096] else b"\n"
@@ -72,7 +75,8 @@ def mark(
     lines = _without_fields(_LINE.findall(head), {n.encode("ascii").lower() for n in names})
     if lines and not lines[-1].endswith((b"\n", b"\r")):
         lines[-1] += newline
-    if verdict == "Spam" and subject_tag:
+    is_spam = verdict == "Spam" if spam is None else spam
+    if is_spam and subject_tag:
         lines = _tagged(lines, subject_tag.encode(), newline)
     added = [f"{header}: {verdict}, score={score:.4f}"]
     if spamassassin is not None:

@@ -15,7 +15,12 @@ A token's row holds its message counts per class and the day it was last learnt
 The message totals are left as they are: scores use the message counts, so a pruned
 token simply scores as unseen. Then ``VACUUM`` rewrites the file without the freed pages
 (it needs free disk space about the size of the database, and waits for other writers)
-and the write-ahead log is truncated. A Redis store (:mod:`nbayes.spam.redis_store`)
+and the write-ahead log is truncated.
+
+Classes other than ham and spam (:mod:`nbayes.spam.classes`) keep a count per class and
+token: ``older_than`` and ``count_at_most`` remove those counts by the same tests, each
+judged by its own class's count and day (a second transaction); ``max_tokens`` bounds
+the ham and spam tokens only. A Redis store (:mod:`nbayes.spam.redis_store`)
 chooses the same tokens from one read of them all, deletes each only if no trainer has
 touched it since, and has nothing to compact.
 """
@@ -40,6 +45,9 @@ class PruneReport:
     removed: int
     bytes_before: int
     bytes_after: int
+    #: (class, token) counts of the classes other than ham and spam, before and removed.
+    class_rows: int = 0
+    class_removed: int = 0
 
 
 def prune(
@@ -57,10 +65,14 @@ def prune(
         if value is not None and value < 0:
             raise ValueError(f"{name} must be >= 0, got {value}")
     before = store.size_bytes()
+    before_day = None if older_than is None else today() - older_than
     tokens, removed = store.prune_tokens(
-        before_day=None if older_than is None else today() - older_than,
-        count_at_most=count_at_most, max_tokens=max_tokens, dry_run=dry_run,
+        before_day=before_day, count_at_most=count_at_most, max_tokens=max_tokens,
+        dry_run=dry_run,
     )  # fmt: skip
+    class_rows, class_removed = store.prune_classes(
+        before_day=before_day, count_at_most=count_at_most, dry_run=dry_run
+    )
     if compact and not dry_run:
         store.compact()
-    return PruneReport(tokens, removed, before, store.size_bytes())
+    return PruneReport(tokens, removed, before, store.size_bytes(), class_rows, class_removed)

@@ -10,7 +10,15 @@ user's; written as a Redis Cluster hash tag, so one store's keys live in one slo
     {nbayes}:trained  hash  SHA-256 of a trained message -> "HAM SPAM"
 
 the same statistics as the SQLite store's tables (:mod:`nbayes.spam.store`), so the
-same mail and options give the same counts and the same scores, bit for bit.
+same mail and options give the same counts and the same scores, bit for bit. Classes
+other than ham and spam (:mod:`nbayes.spam.classes`) have three more keys, made by the
+first training of such a class (the format version is unchanged)::
+
+    {nbayes}:classes        hash  class -> "MESSAGES TOKENS"
+    {nbayes}:class_tokens   hash  "CLASS:TOKEN" -> "COUNT DAY"
+    {nbayes}:class_trained  hash  "CLASS:DIGEST" -> COUNT
+
+(a class name never holds a colon, so the field splits at its first one).
 
 Every write is one Lua script run by the server (:data:`_APPLY`), and Redis runs a
 script whole, with no other command in between: a training batch (its token counts,
@@ -36,6 +44,7 @@ from collections.abc import Set as AbstractSet
 from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING, Any
 
+from nbayes.spam.classes import ClassCounts, gather_classes, split_classes
 from nbayes.spam.database import StoreError, StoreUnavailableError
 from nbayes.spam.store import (
     LABELS,
@@ -61,6 +70,8 @@ READABLE_VERSIONS = (1,)
 SHARED_PREFIX = "nbayes"
 _TOTAL_FIELDS = ("ham_messages", "spam_messages", "ham_tokens", "spam_tokens")
 _KEYS = ("meta", "tokens", "totals", "trained")
+#: The keys of the classes other than ham and spam.
+_CLASS_KEYS = ("classes", "class_tokens", "class_trained")
 #: Tokens per HMGET (a long message's few thousand go in one).
 _CHUNK = 50_000
 #: Seconds to connect and wait for a read's reply at least (``--lock-timeout 0``).
@@ -71,12 +82,17 @@ _LEAST_WAIT = 0.1
 #   guard  DIGEST HAM SPAM              the digest's counts are still these
 #   opts   TEXT                         record the tokenizer options (as SQLite's)
 #   add    SIGN DAY COLUMN MESSAGES TOKENS N (TOKEN COUNT)*N M (DIGEST COUNT)*M
+#   cneed  N (DIGEST CLASS COUNT)*N     as need, for classes other than ham and spam
+#   cadd   SIGN DAY CLASS MESSAGES TOKENS N (TOKEN COUNT)*N M (DIGEST COUNT)*M
+#                                       as add, into KEYS[5..7] (a class's totals go
+#                                       when its messages reach 0)
 # Checks run first, against the state before any write; then the writes, in order.
 # COLUMN is 1 (ham) or 2 (spam). Subtracting touches only tokens that exist, never goes
 # below 0, and deletes a token or digest whose counts both reach 0 (SQLite's
 # remove_empty); adding sets a token's day to at least DAY.
 _APPLY = """
 local meta, tokens, totals, trained = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local classes, class_tokens, class_trained = KEYS[5], KEYS[6], KEYS[7]
 local function pair(value)
   if not value then return 0, 0, 0 end
   local a, b, c = string.match(value, '^(%d+) (%d+) ?(%d*)$')
@@ -107,6 +123,20 @@ while i <= #ARGV do
       return redis.error_reply('NBAYES_NOT_TRAINED ' .. missing)
     end
     i = i + 2 + 3 * n
+  elseif op == 'cneed' then
+    local n = tonumber(ARGV[i + 1])
+    local missing = 0
+    for j = 0, n - 1 do
+      local base = i + 2 + 3 * j
+      local field = ARGV[base + 1] .. ':' .. ARGV[base]
+      local have = tonumber(redis.call('HGET', class_trained, field)) or 0
+      local want = tonumber(ARGV[base + 2])
+      if have < want then missing = missing + want - have end
+    end
+    if missing > 0 then
+      return redis.error_reply('NBAYES_NOT_TRAINED ' .. missing)
+    end
+    i = i + 2 + 3 * n
   elseif op == 'guard' then
     local h, s = pair(redis.call('HGET', trained, ARGV[i + 1]))
     if h ~= tonumber(ARGV[i + 2]) or s ~= tonumber(ARGV[i + 3]) then
@@ -120,7 +150,7 @@ while i <= #ARGV do
     end
     table.insert(writes, i)
     i = i + 2
-  elseif op == 'add' then
+  elseif op == 'add' or op == 'cadd' then
     table.insert(writes, i)
     local n = tonumber(ARGV[i + 6])
     local m = tonumber(ARGV[i + 7 + 2 * n])
@@ -132,6 +162,45 @@ end
 for _, at in ipairs(writes) do
   if ARGV[at] == 'opts' then
     redis.call('HSET', meta, 'tokenizer', ARGV[at + 1])
+  elseif ARGV[at] == 'cadd' then
+    local sign, day, label = tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2]), ARGV[at + 3]
+    local old = redis.call('HGET', classes, label)
+    local m, t = 0, 0
+    if old then
+      local a, b = string.match(old, '^(-?%d+) (-?%d+)$')
+      m, t = tonumber(a), tonumber(b)
+    end
+    m = m + sign * tonumber(ARGV[at + 4])
+    t = t + sign * tonumber(ARGV[at + 5])
+    if m == 0 then redis.call('HDEL', classes, label)
+    else redis.call('HSET', classes, label, m .. ' ' .. t) end
+    local n = tonumber(ARGV[at + 6])
+    for j = 0, n - 1 do
+      local field, count = label .. ':' .. ARGV[at + 7 + 2 * j], tonumber(ARGV[at + 8 + 2 * j])
+      local value = redis.call('HGET', class_tokens, field)
+      if value or sign > 0 then
+        local c, d = 0, 0
+        if value then
+          local a, b = string.match(value, '^(%d+) (%d+)$')
+          c, d = tonumber(a), tonumber(b)
+        end
+        c = math.max(c + sign * count, 0)
+        if sign > 0 and day > d then d = day end
+        if c == 0 then redis.call('HDEL', class_tokens, field)
+        else redis.call('HSET', class_tokens, field, c .. ' ' .. d) end
+      end
+    end
+    local base = at + 7 + 2 * n
+    local mm = tonumber(ARGV[base])
+    for j = 0, mm - 1 do
+      local field, count = label .. ':' .. ARGV[base + 1 + 2 * j], tonumber(ARGV[base + 2 + 2 * j])
+      local value = redis.call('HGET', class_trained, field)
+      if value or sign > 0 then
+        local c = math.max((tonumber(value) or 0) + sign * count, 0)
+        if c == 0 then redis.call('HDEL', class_trained, field)
+        else redis.call('HSET', class_trained, field, c) end
+      end
+    end
   else
     local sign, day, column = tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2]), ARGV[at + 3]
     local label = (column == '1') and 'ham' or 'spam'
@@ -195,6 +264,43 @@ return deleted
 """
 
 
+# Every class's counts of the tokens ARGV[2..] and the totals, read in one state:
+# KEYS tokens, totals, classes, class_tokens; ARGV[1] "1" to count the vocabulary (the
+# distinct tokens of every class). Returns {classes hash (flat), ham/spam values,
+# totals fields, {values of each class in the order of the classes hash}, vocabulary}.
+_READ_CLASSES = """
+local tokens, totals, classes, class_tokens = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local listed = redis.call('HGETALL', classes)
+local two, extra = {}, {}
+for i = 2, #ARGV do two[i - 1] = redis.call('HGET', tokens, ARGV[i]) end
+for c = 1, #listed, 2 do
+  local values = {}
+  for i = 2, #ARGV do
+    values[i - 1] = redis.call('HGET', class_tokens, listed[c] .. ':' .. ARGV[i])
+  end
+  extra[#extra + 1] = values
+end
+local sums = redis.call('HMGET', totals, 'ham_messages', 'spam_messages', 'ham_tokens',
+                        'spam_tokens')
+local size = -1
+if ARGV[1] == '1' then
+  size = redis.call('HLEN', tokens)
+  if #listed > 0 then
+    local seen = {}
+    local fields = redis.call('HKEYS', class_tokens)
+    for _, field in ipairs(fields) do
+      local token = string.sub(field, string.find(field, ':', 1, true) + 1)
+      if not seen[token] then
+        seen[token] = true
+        if redis.call('HEXISTS', tokens, token) == 0 then size = size + 1 end
+      end
+    end
+  end
+end
+return {listed, two, sums, extra, size}
+"""
+
+
 def redis_name(url: str, prefix: str = SHARED_PREFIX) -> str:
     """``url`` without its password, and the prefix where it is not the shared one: how
     messages name the store.
@@ -251,6 +357,8 @@ class RedisTokenStore:
             raise StoreError(f"{self.name}: not a Redis URL: {error}") from None
         self.keys = [f"{{{prefix}}}:{key}" for key in _KEYS]
         self.meta, self.tokens_key, self.totals_key, self.trained_key = self.keys
+        self.class_keys = [f"{{{prefix}}}:{key}" for key in _CLASS_KEYS]
+        self.classes_key, self.class_tokens_key, self.class_trained_key = self.class_keys
         self._pending: list[Any] | None = None  # the open transaction's operations
         self._needed: Counter[tuple[str, str]] = Counter()
         self._asked = DEFAULT_OPTIONS  # the options a refused record asked for
@@ -328,9 +436,16 @@ class RedisTokenStore:
         try:
             yield
             operations = self._pending
-            if self._needed:
-                need: list[Any] = ["need", len(self._needed)]
-                for (key, column), count in self._needed.items():
+            two = {k: n for k, n in self._needed.items() if k[1] in LABELS}
+            extra = {k: n for k, n in self._needed.items() if k[1] not in LABELS}
+            if extra:
+                cneed: list[Any] = ["cneed", len(extra)]
+                for (key, label), count in extra.items():
+                    cneed += [key, label, count]
+                operations = cneed + operations
+            if two:
+                need: list[Any] = ["need", len(two)]
+                for (key, column), count in two.items():
                     need += [key, "1" if column == "ham" else "2", count]
                 operations = need + operations
         finally:
@@ -340,7 +455,7 @@ class RedisTokenStore:
 
     def _run(self, operations: list[Any]) -> None:
         try:
-            self._script(_APPLY, self.keys, [str(self.version), *operations])
+            self._script(_APPLY, self.keys + self.class_keys, [str(self.version), *operations])
         except StoreError as error:
             text = str(error)
             if "NBAYES_NOT_TRAINED" in text:
@@ -362,17 +477,17 @@ class RedisTokenStore:
 
     # ------------------------------------------------------------ writing
     def changes(self, batch: Sequence[Message], sign: int = 1) -> list[Any]:
-        """The ``add`` operations of ``batch`` (see :data:`_APPLY`), one per class."""
-        from nbayes.spam.store import _column
-
+        """The ``add`` operations of ``batch`` (see :data:`_APPLY`), one per class (``cadd``
+        for classes other than ham and spam, after ham's and spam's, by name)."""
         operations: list[Any] = []
         day = today() if sign > 0 else 0
+        _, extra = split_classes(batch)  # the other classes' names checked first
         for label in LABELS:
             counts: Counter[str] = Counter()
             digests: Counter[str] = Counter()
             n_messages = n_tokens = 0
             for tokens, raw, lab in batch:
-                if _column(lab) != label:
+                if lab != label:
                     continue
                 counts.update(tokens)
                 digests[digest(raw)] += 1
@@ -387,6 +502,8 @@ class RedisTokenStore:
             operations.append(len(digests))
             for key in sorted(digests):
                 operations += [key, digests[key]]
+        for label in sorted(extra):
+            operations += _extra_class_operations(extra[label], label, sign, day)
         return operations
 
     def apply(self, changes: list[Any]) -> None:
@@ -410,11 +527,11 @@ class RedisTokenStore:
     def check_trained(self, batch: Sequence[Message]) -> None:
         """Inside a transaction: checked by the script before it writes anything (all the
         transaction's messages together); outside, at once."""
-        from nbayes.spam.store import _column
+        from nbayes.spam.store import _label
 
         with self.transaction():
             for _, raw, label in batch:
-                self._needed[(digest(raw), _column(label))] += 1
+                self._needed[(digest(raw), _label(label))] += 1
 
     def remove_empty(self) -> None:
         """Nothing to do: subtracting deletes the tokens and digests it empties."""
@@ -506,6 +623,69 @@ class RedisTokenStore:
         counts = np.array([_pair(rows[t]) for t in tokens], dtype=np.int64).reshape(-1, 2)
         return [t.decode() for t in tokens], counts, totals
 
+    # ------------------------------------------------------------ more classes
+    def class_totals(self) -> dict[str, tuple[int, int]]:
+        """``{class: (messages, token-set size sum)}`` of the classes other than ham and
+        spam that hold messages, by name."""
+        with self._talking():
+            rows = self.client.hgetall(self.classes_key)
+        found = {k.decode(): _pair(v) for k, v in rows.items()}
+        return {label: found[label] for label in sorted(found) if found[label][0] > 0}
+
+    def read_classes(self, tokens: Sequence[str], *, vocabulary: bool = True) -> ClassCounts:
+        """As :meth:`nbayes.spam.store.TokenStore.read_classes`: one script reads every
+        class's counts and the totals in one state (the vocabulary, where asked for, by a
+        pass over the other classes' tokens)."""
+        import numpy as np
+
+        keys = [self.tokens_key, self.totals_key, self.classes_key, self.class_tokens_key]
+        with self._talking():
+            listed, two, sums, extra, size = self.client.eval(
+                _READ_CLASSES, len(keys), *keys, "1" if vocabulary else "0", *tokens
+            )
+        two_counts = np.array([_pair(v) for v in two], dtype=np.int64).reshape(-1, 2)
+        totals = _totals(sums, None)
+        labels = [label.decode() for label in listed[::2]]
+        extra_totals = {
+            label: _pair(value)
+            for label, value in zip(labels, listed[1::2], strict=True)
+            if _pair(value)[0] > 0
+        }
+        extra_counts = {
+            label: np.array([_pair(v)[0] for v in values], dtype=np.int64)
+            for label, values in zip(labels, extra, strict=True)
+        }
+        return gather_classes(
+            two_counts, (totals.messages, totals.tokens), extra_totals, extra_counts,
+            size if vocabulary else None,
+        )  # fmt: skip
+
+    def prune_classes(
+        self, *, before_day: int | None, count_at_most: int | None, dry_run: bool
+    ) -> tuple[int, int]:
+        """As :meth:`nbayes.spam.store.TokenStore.prune_classes`, chosen from one read;
+        each row deleted only if no trainer has touched it since."""
+        with self._talking():
+            rows = self.client.hgetall(self.class_tokens_key)
+        doomed = []
+        if before_day is not None or count_at_most is not None:
+            for field, value in rows.items():
+                count, day = _pair(value)
+                if (before_day is None or day < before_day) and (
+                    count_at_most is None or count <= count_at_most
+                ):
+                    doomed.append(field)
+        if not dry_run and doomed:
+            if self.readonly:
+                raise StoreError(f"{self.name}: opened read-only")
+            doomed.sort()
+            for start in range(0, len(doomed), 10_000):
+                args = []
+                for field in doomed[start : start + 10_000]:
+                    args += [field, rows[field]]
+                self._script(_DELETE_UNCHANGED, [self.class_tokens_key], args)
+        return len(rows), len(doomed)
+
     # ------------------------------------------------------------ maintenance
     def prune_tokens(
         self, *, before_day: int | None, count_at_most: int | None, max_tokens: int | None,
@@ -547,7 +727,7 @@ class RedisTokenStore:
     def size_bytes(self) -> int:
         """The memory the store's keys take in Redis (``MEMORY USAGE``, estimated)."""
         with self._talking():
-            return sum(self.client.memory_usage(key) or 0 for key in self.keys)
+            return sum(self.client.memory_usage(key) or 0 for key in self.keys + self.class_keys)
 
 
 def _triple(value: bytes) -> tuple[int, int, int]:
@@ -565,3 +745,22 @@ def _pair(value: bytes | None) -> tuple[int, int]:
 def _totals(values: list[bytes | None], vocabulary: int | None) -> Totals:
     ham_m, spam_m, ham_t, spam_t = (int(v or 0) for v in values)
     return Totals((ham_m, spam_m), (ham_t, spam_t), vocabulary)
+
+
+def _extra_class_operations(
+    messages: list[tuple[AbstractSet[str], bytes]], label: str, sign: int, day: int
+) -> list[Any]:
+    """The ``cadd`` operation of the messages of the class ``label`` (see :data:`_APPLY`)."""
+    counts: Counter[str] = Counter()
+    digests: Counter[str] = Counter()
+    for tokens, raw in messages:
+        counts.update(tokens)
+        digests[digest(raw)] += 1
+    n_tokens = sum(len(tokens) for tokens, _ in messages)
+    operations: list[Any] = ["cadd", sign, day, label, len(messages), n_tokens, len(counts)]
+    for token in sorted(counts):
+        operations += [token, counts[token]]
+    operations.append(len(digests))
+    for key in sorted(digests):
+        operations += [key, digests[key]]
+    return operations

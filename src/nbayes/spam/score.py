@@ -430,12 +430,32 @@ def _graham(
 def naive_bayes_score(
     X: sp.csr_matrix, counts: NDArray, totals: Totals, alpha: float, *, log_odds: bool = False
 ) -> NDArray[np.float64]:
-    """``P(spam | x)`` of multinomial NB over the store's vocabulary of size ``V``.
+    """``P(spam | x)`` of multinomial NB over the store's vocabulary of size ``V``
+    (:func:`naive_bayes_log_posterior` of the two classes ham, spam); with ``log_odds``,
+    ``ln P(spam | x) - ln P(ham | x)``."""
+    log_post = naive_bayes_log_posterior(
+        X, counts, totals.messages, totals.tokens, totals.vocabulary, alpha
+    )
+    if log_odds:
+        return log_post[:, 1] - log_post[:, 0]
+    return np.exp(log_post[:, 1])
+
+
+def naive_bayes_log_posterior(
+    X: sp.csr_matrix, counts: NDArray, messages: Sequence[int], tokens: Sequence[int],
+    vocabulary: int, alpha: float,
+) -> NDArray[np.float64]:  # fmt: skip
+    """``ln P(c | x)`` of multinomial NB on binary X (n_messages, n_tokens) whose columns
+    have the store counts ``counts`` (n_tokens, K): shape (n_messages, K), for the ``K``
+    classes with ``messages`` (K,) messages and token-set size sums ``tokens`` (K,),
+    over a vocabulary of ``vocabulary`` tokens.
 
     Only the message tokens' columns are materialised; one extra column holds the
-    rest of the vocabulary, with count ``N_c. - Σ n_c(w)`` and pseudocount
+    rest of the vocabulary, with count ``N_c. - sum n_c(w)`` and pseudocount
     ``alpha (V - U)``, so :class:`nbayes.events.multinomial.Multinomial` normalises by
-    exactly ``N_c. + V alpha``. Tokens the store has never seen are not features.
+    exactly ``N_c. + V alpha``; the prior is ``(N_c + alpha) / (N + K alpha)``, the
+    normalisation a log-sum-exp (:mod:`nbayes.core.posterior`). Tokens the store has
+    never seen are not features.
     """
     # Imported here: they bring SciPy and scikit-learn, which the default methods do not need.
     import scipy.sparse as sp
@@ -448,20 +468,17 @@ def naive_bayes_score(
     counts = counts[known]
     X = sp.csr_matrix(X[:, np.flatnonzero(known)])
     n_known = counts.shape[0]
-    rest = np.asarray(totals.tokens) - counts.sum(axis=0)
+    rest = np.asarray(tokens) - counts.sum(axis=0)
     feature_count = np.column_stack([counts.T, rest]).astype(np.float64)
     pseudo = np.full(n_known + 1, alpha)
-    pseudo[-1] = alpha * max(totals.vocabulary - n_known, 0)
-    stats = CountStats(np.asarray(totals.messages, dtype=np.float64), feature_count)
+    pseudo[-1] = alpha * max(vocabulary - n_known, 0)
+    stats = CountStats(np.asarray(messages, dtype=np.float64), feature_count)
     model = Multinomial(alpha=pseudo)
     params = model.estimate(stats)
     X = sp.hstack([X, sp.csr_matrix((X.shape[0], 1))], format="csr")
     log_prior = posterior.class_log_prior(stats.class_count, pseudocount=alpha)
     jll = posterior.joint_log_likelihood(model.log_likelihood(params, X), log_prior)
-    log_post = posterior.log_posterior(jll, log_prior)
-    if log_odds:
-        return log_post[:, 1] - log_post[:, 0]
-    return np.exp(log_post[:, 1])
+    return posterior.log_posterior(jll, log_prior)
 
 
 def score_counts(

@@ -17,6 +17,16 @@ a batch restores the database exactly; it refuses messages never trained as that
 ``day`` (schema 2; a schema-1 store gets it, as today, when it is next opened for
 writing) lets ``nbayes spam prune`` drop tokens by age.
 
+Classes other than ham and spam (:mod:`nbayes.spam.classes`) are kept in two more
+tables, made by the first training of such a class (so the schema version is unchanged,
+and a store without them is exactly as before)::
+
+    class_tokens(token TEXT, label TEXT, count INTEGER, day INTEGER)  -- per class and token
+    class_trained(digest TEXT, label TEXT, count INTEGER)             -- per class and digest
+
+with one ``totals`` row per class beside ham's and spam's (a class's rows go when its
+last message is unlearnt).
+
 Only a store opened for writing is ever written: ``TokenStore(path, readonly=True)``
 opens the file read-only, so reading a database (``stats``, ``score``, ``classify``)
 never changes it, not even its journal mode; a SQLite file that is not a token store (a
@@ -38,6 +48,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from nbayes.spam.classes import ClassCounts, check_class, gather_classes, split_classes
 from nbayes.spam.database import Database, Snapshot, StoreError, Transaction
 from nbayes.spam.tokens import DEFAULT_OPTIONS, TokenOptions
 
@@ -265,10 +276,13 @@ class TokenStore:
         most of a write's Python work), so a caller may prepare the next batch while
         another thread runs the previous batch's statements (SQLite releases the GIL)."""
         statements: list[Statement] = []
+        _, extra = split_classes(batch)  # the other classes' names checked first
         for label in LABELS:
-            messages = [(tokens, raw) for tokens, raw, lab in batch if _column(lab) == label]
+            messages = [(tokens, raw) for tokens, raw, lab in batch if lab == label]
             if messages:
                 statements += self._class_changes(messages, label, sign)
+        for label in sorted(extra):
+            statements += _extra_class_changes(extra[label], label, sign)
         return statements
 
     def apply(self, statements: Iterable[Statement]) -> None:
@@ -349,11 +363,21 @@ class TokenStore:
     def check_trained(self, batch: Sequence[Message]) -> None:
         """Raise :class:`StoreError` unless every message was trained with its label."""
         wanted: Counter[tuple[str, str]] = Counter(
-            (digest(raw), _column(lab)) for _, raw, lab in batch
+            (digest(raw), _label(lab)) for _, raw, lab in batch
         )
+        has_classes = self._has_classes()
         missing = 0
         for (d, column), n in wanted.items():
-            row = self.db.execute(f"SELECT {column} FROM trained WHERE digest = ?", (d,)).fetchone()
+            if column in LABELS:
+                row = self.db.execute(
+                    f"SELECT {column} FROM trained WHERE digest = ?", (d,)
+                ).fetchone()
+            elif has_classes:
+                row = self.db.execute(
+                    "SELECT count FROM class_trained WHERE digest = ? AND label = ?", (d, column)
+                ).fetchone()
+            else:
+                row = None
             if row is None or row[0] < n:
                 missing += n - (row[0] if row else 0)
         if missing:
@@ -434,6 +458,83 @@ class TokenStore:
     def snapshot(self):
         """A read transaction: every read inside sees one committed state."""
         return Snapshot(self.db)
+
+    # ------------------------------------------------------------ more classes
+    def _has_classes(self) -> bool:
+        """Whether the tables of the classes other than ham and spam exist."""
+        return (
+            self.db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'class_tokens'"
+            ).fetchone()
+            is not None
+        )
+
+    def class_totals(self) -> dict[str, tuple[int, int]]:
+        """``{class: (messages, token-set size sum)}`` of the classes other than ham and
+        spam that hold messages, by name."""
+        rows = self.db.execute(
+            "SELECT label, messages, tokens FROM totals WHERE label NOT IN ('ham', 'spam')"
+            " AND messages > 0 ORDER BY label"
+        ).fetchall()
+        return {label: (m, t) for label, m, t in rows}
+
+    def read_classes(self, tokens: Sequence[str], *, vocabulary: bool = True) -> ClassCounts:
+        """Every class's counts of the distinct ``tokens`` and totals, in one snapshot
+        (:class:`~nbayes.spam.classes.ClassCounts`); the vocabulary counts the distinct
+        tokens of all classes."""
+        import numpy as np
+
+        with self.snapshot():
+            two = self.lookup(tokens)
+            totals = self.totals(vocabulary=vocabulary)
+            extra_totals = self.class_totals()
+            extra_counts: dict[str, NDArray[np.int64]] = {}
+            size = totals.vocabulary
+            if extra_totals and self._has_classes():
+                where = {token: i for i, token in enumerate(tokens)}
+                for start in range(0, len(tokens), _QUERY_CHUNK):
+                    chunk = list(tokens[start : start + _QUERY_CHUNK])
+                    marks = ",".join("?" * len(chunk))
+                    for token, label, count in self.db.execute(
+                        f"SELECT token, label, count FROM class_tokens WHERE token IN ({marks})",
+                        chunk,
+                    ).fetchall():
+                        column = extra_counts.setdefault(
+                            label, np.zeros(len(tokens), dtype=np.int64)
+                        )
+                        column[where[token]] = count
+                if vocabulary:
+                    size += self.db.execute(_EXTRA_VOCABULARY).fetchone()[0]
+        return gather_classes(
+            two, (totals.messages, totals.tokens), extra_totals, extra_counts, size
+        )
+
+    def prune_classes(
+        self, *, before_day: int | None, count_at_most: int | None, dry_run: bool
+    ) -> tuple[int, int]:
+        """Delete, in one transaction, the (class, token) counts of the classes other
+        than ham and spam last learnt before ``before_day`` and/or held by at most
+        ``count_at_most`` messages of their class; (rows before, rows removed)."""
+        if not self._has_classes():
+            return 0, 0
+        conditions, parameters = [], []
+        if before_day is not None:
+            conditions.append("day < ?")
+            parameters.append(before_day)
+        if count_at_most is not None:
+            conditions.append("count <= ?")
+            parameters.append(count_at_most)
+        with self.transaction():
+            rows = self.db.execute("SELECT COUNT(*) FROM class_tokens").fetchone()[0]
+            if not conditions:
+                return rows, 0
+            where = " AND ".join(conditions)
+            removed = self.db.execute(
+                f"SELECT COUNT(*) FROM class_tokens WHERE {where}", parameters
+            ).fetchone()[0]
+            if not dry_run:
+                self.db.execute(f"DELETE FROM class_tokens WHERE {where}", parameters)
+        return rows, removed
 
     def read_lookup(
         self, tokens: Sequence[str], *, vocabulary: bool = True
@@ -594,3 +695,92 @@ def _column(label: str) -> str:
     if label not in LABELS:
         raise ValueError(f"label must be 'ham' or 'spam', got {label!r}")
     return label
+
+
+def _label(label: str) -> str:
+    """``label`` if it is ham, spam or another class's name (ValueError otherwise)."""
+    return label if label in LABELS else check_class(label)
+
+
+#: The tokens only the classes other than ham and spam hold (the vocabulary's rest).
+_EXTRA_VOCABULARY = (
+    "SELECT COUNT(*) FROM (SELECT DISTINCT token FROM class_tokens) AS c"
+    " WHERE NOT EXISTS (SELECT 1 FROM tokens WHERE tokens.token = c.token)"
+)
+_CLASS_TABLES = (
+    "CREATE TABLE IF NOT EXISTS class_tokens(token TEXT NOT NULL, label TEXT NOT NULL,"
+    " count INTEGER NOT NULL, day INTEGER NOT NULL, PRIMARY KEY(token, label)) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS class_trained(digest TEXT NOT NULL, label TEXT NOT NULL,"
+    " count INTEGER NOT NULL, PRIMARY KEY(digest, label)) WITHOUT ROWID",
+)
+
+
+def _extra_class_changes(
+    messages: list[tuple[AbstractSet[str], bytes]], label: str, sign: int
+) -> list[Statement]:
+    """The statements adding (``sign=1``) or subtracting (``sign=-1``) the messages of
+    the class ``label`` (not ham or spam): counts in ``class_tokens`` and
+    ``class_trained`` (a token's day set to at least today when learnt; subtracting
+    never goes below 0 and deletes the rows it empties) and the class's ``totals`` row
+    (deleted when its last message goes)."""
+    counts: Counter[str] = Counter()
+    digests: Counter[str] = Counter()
+    for tokens, raw in messages:
+        counts.update(tokens)
+        digests[digest(raw)] += 1
+    n_tokens = sum(len(tokens) for tokens, _ in messages)
+    token_rows = sorted(counts.items(), key=itemgetter(0))
+    digest_rows = sorted(digests.items(), key=itemgetter(0))
+    statements: list[Statement] = [(sql, (), False) for sql in _CLASS_TABLES]
+    if sign > 0:
+        day = today()
+        return [
+            *statements,
+            (
+                "INSERT INTO class_trained VALUES (?, ?, ?) ON CONFLICT(digest, label)"
+                " DO UPDATE SET count = count + excluded.count",
+                [(key, label, n) for key, n in digest_rows],
+                True,
+            ),
+            (
+                "INSERT INTO class_tokens VALUES (?, ?, ?, ?) ON CONFLICT(token, label)"
+                " DO UPDATE SET count = count + excluded.count, day = max(day, excluded.day)",
+                [(token, label, n, day) for token, n in token_rows],
+                True,
+            ),
+            (
+                "INSERT INTO totals VALUES (?, ?, ?) ON CONFLICT(label) DO UPDATE SET"
+                " messages = messages + excluded.messages, tokens = tokens + excluded.tokens",
+                (label, len(messages), n_tokens),
+                False,
+            ),
+        ]
+    return [
+        *statements,
+        (
+            "UPDATE class_trained SET count = max(count - ?, 0) WHERE digest = ? AND label = ?",
+            [(n, key, label) for key, n in digest_rows],
+            True,
+        ),
+        (
+            "DELETE FROM class_trained WHERE digest = ? AND label = ? AND count = 0",
+            [(key, label) for key, _ in digest_rows],
+            True,
+        ),
+        (
+            "UPDATE class_tokens SET count = max(count - ?, 0) WHERE token = ? AND label = ?",
+            [(n, token, label) for token, n in token_rows],
+            True,
+        ),
+        (
+            "DELETE FROM class_tokens WHERE token = ? AND label = ? AND count = 0",
+            [(token, label) for token, _ in token_rows],
+            True,
+        ),
+        (
+            "UPDATE totals SET messages = messages - ?, tokens = tokens - ? WHERE label = ?",
+            (len(messages), n_tokens, label),
+            False,
+        ),
+        ("DELETE FROM totals WHERE label = ? AND messages = 0", (label,), False),
+    ]

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
+    from nbayes.spam.classes import ClassCounts
     from nbayes.spam.store import Message, Totals
 
 __all__ = ["Store"]
@@ -73,6 +74,16 @@ class Store(Protocol):
         self, tokens: Iterable[str], *, vocabulary: bool = False
     ) -> tuple[dict[str, tuple[int, int]], Totals]: ...
     def read_all(self) -> tuple[list[str], NDArray[np.int64], Totals]: ...
+
+    # more than two classes (nbayes.spam.classes)
+    def class_totals(self) -> dict[str, tuple[int, int]]:
+        """``{class: (messages, token-set size sum)}`` of the classes other than ham and
+        spam that hold messages."""
+    def read_classes(self, tokens: Sequence[str], *, vocabulary: bool = True) -> ClassCounts:
+        """Every class's counts of the distinct ``tokens``, with the totals, in one state."""
+    def prune_classes(
+        self, *, before_day: int | None, count_at_most: int | None, dry_run: bool
+    ) -> tuple[int, int]: ...  # fmt: skip
 
     # maintenance
     def prune_tokens(

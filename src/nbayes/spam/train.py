@@ -13,6 +13,10 @@
   unless given) until a pass learns nothing or ``max_passes`` is reached (as
   bogominitrain does); a message may be learnt once per pass.
 
+Messages of classes other than ham and spam (:mod:`nbayes.spam.classes`) are learnt
+in every mode: the rules above judge the two-class Fisher score, which says nothing of
+them (they are learnt in the batch's transaction, after its ham and spam).
+
 Each batch of ``batch_size`` messages (fewer where they hold more than
 :data:`MAX_BATCH_TOKENS` tokens: a batch's memory stays bounded) is one transaction,
 so an interrupted training keeps every completed batch. Messages that are not mail are reported and
@@ -25,10 +29,11 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
+from nbayes.spam.classes import TWO_CLASSES, check_class
 from nbayes.spam.learning import (
     DEFAULT_CERTAINTY,
     MODES,
@@ -53,8 +58,9 @@ UNTIL_MATURE_MARGIN = 0.05
 
 @dataclass
 class TrainReport:
-    """What a training run did: messages learnt per label, seen, skipped (not mail), and
-    not learnt because the filter was already sure of them (``unless-sure``)."""
+    """What a training run did: messages learnt per label (ham and spam always there,
+    other classes where learnt), seen, skipped (not mail), and not learnt because the
+    filter was already sure of them (``unless-sure``)."""
 
     learnt: dict[str, int] = field(default_factory=lambda: {"ham": 0, "spam": 0})
     seen: int = 0
@@ -73,6 +79,7 @@ def tokenized(
     """(token set, raw, label) for each parseable message, in order; the others are
     reported. ``jobs``: tokenizing worker processes (0: none; ``None``: one fewer
     than the CPUs); ``options``: the tokenizer's."""
+    labelled = ((item, _checked(label)) for item, label in labelled)
     pairs = tokenize_items(labelled, jobs, raw_of=_raw_of_pair, options=options)
     for (item, label), tokens in pairs:
         if isinstance(tokens, MailParseError):
@@ -85,15 +92,32 @@ def tokenized(
         yield tokens, item.raw, label
 
 
+def _checked(label: str) -> str:
+    """``label`` if ham, spam or a class name :func:`check_class` allows (ValueError)."""
+    return label if label in TWO_CLASSES else check_class(label)
+
+
 def _raw_of_pair(pair: tuple[MailItem, str]) -> bytes:
     return pair[0].raw
 
 
 def interleave(spam: Iterable[MailItem], ham: Iterable[MailItem]) -> Iterator[tuple[MailItem, str]]:
     """Spam and ham alternately, the rest of the longer source at the end."""
-    pairs = itertools.zip_longest(((m, "spam") for m in spam), ((m, "ham") for m in ham))
-    for pair in pairs:
-        yield from (p for p in pair if p is not None)
+    return interleave_classes({"spam": spam, "ham": ham})
+
+
+def interleave_classes(
+    sources: Mapping[str, Iterable[MailItem]],
+) -> Iterator[tuple[MailItem, str]]:
+    """(message, class) pairs taken from each class's source in turn (in the mapping's
+    order), the rest of the longer sources at the end; class names are checked
+    (:func:`~nbayes.spam.classes.check_class`: ValueError) before any is read."""
+    for label in sources:
+        if label not in TWO_CLASSES:
+            check_class(label)
+    labelled = [zip(source, itertools.repeat(label)) for label, source in sources.items()]
+    for group in itertools.zip_longest(*labelled):
+        yield from (p for p in group if p is not None)
 
 
 #: Tokens a training or scoring batch holds at most (the message that crosses the bound
@@ -160,7 +184,8 @@ def train(
     jobs: int | None = 0,
     options: TokenOptions | None = None,
 ) -> TrainReport:
-    """Train ``store`` on (message, ``"spam"|"ham"``) pairs; see the module docstring.
+    """Train ``store`` on (message, class) pairs, the class ``"spam"``, ``"ham"`` or any
+    other class name (:func:`~nbayes.spam.classes.check_class`); see the module docstring.
 
     ``progress(n)`` is called after each batch with the number of messages done;
     ``jobs`` is the number of tokenizing worker processes (0: none; ``None``: one
@@ -199,7 +224,7 @@ def train(
                 record_options(store, options)
                 store.add(chosen)
             for _, _, label in chosen:
-                report.learnt[label] += 1
+                report.learnt[label] = report.learnt.get(label, 0) + 1
             learnt_in_pass += len(chosen)
             if progress is not None:
                 progress(len(batch))
@@ -264,6 +289,9 @@ class _UnlessSure:
         running = RunningCounts(counts, totals)
         chosen = []
         for i, message in enumerate(batch):
+            if message[2] not in TWO_CLASSES:  # another class: always learnt
+                chosen.append(message)
+                continue
             ids = indices[indptr[i] : indptr[i + 1]]
             _, learnt = running.learn_unless_sure(
                 ids, int(message[2] == "spam"), self.settings, self.certainty
@@ -284,7 +312,7 @@ def _account(
     (their ``labels``) as learnt."""
     writer.wait()
     for label in labels:
-        report.learnt[label] += 1
+        report.learnt[label] = report.learnt.get(label, 0) + 1
     if progress is not None:
         progress(len(labels))
 
@@ -335,6 +363,9 @@ def _errors(
     running = RunningCounts(counts, totals)
     chosen = []
     for i, message in enumerate(batch):
+        if message[2] not in TWO_CLASSES:  # another class: always learnt
+            chosen.append(message)
+            continue
         ids = indices[indptr[i] : indptr[i + 1]]
         is_spam = message[2] == "spam"
         score = running.score(ids, settings, log_odds=False)

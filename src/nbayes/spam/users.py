@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
+    from nbayes.spam.classes import ClassCounts
     from nbayes.spam.store import Message
     from nbayes.spam.store_protocol import Store
 
@@ -321,6 +322,28 @@ class UserStore:
     def all_counts(self) -> tuple[list[str], NDArray[np.int64]]:
         tokens, counts, _ = self.read_all()
         return tokens, counts
+
+    # ------------------------------------------------------------ more classes
+    def class_totals(self) -> dict[str, tuple[int, int]]:
+        """The user's own classes where their store exists, else the shared store's."""
+        return (self.own if self.own is not None else self.shared).class_totals()
+
+    def read_classes(self, tokens: Sequence[str], *, vocabulary: bool = True) -> ClassCounts:
+        """The multi-class counts of the one store there is, or of the user's alone once
+        it is mature (as :meth:`read_lookup`). Summing a thin user store with the shared
+        one is not offered for more than two classes (yet): StoreError."""
+        if self.own is None:
+            return self.shared.read_classes(tokens, vocabulary=vocabulary)
+        if self.shared is None or self._mature(self.own.totals(vocabulary=False)):
+            return self.own.read_classes(tokens, vocabulary=vocabulary)
+        raise StoreError(
+            f"user {self.user}: the multi-class verdict reads one store, and this user's "
+            f"holds fewer than {self.maturity} ham and spam messages (it would be summed with "
+            "the shared one, which only the two-class scores do): classify without --user"
+        )
+
+    def prune_classes(self, **how: Any) -> tuple[int, int]:
+        return self._writable().prune_classes(**how)
 
     # ------------------------------------------------------------ maintenance: the user's
     def prune_tokens(self, **how: Any) -> tuple[int, int]:

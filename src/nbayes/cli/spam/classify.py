@@ -4,6 +4,10 @@ It never loses or holds up mail. With ``--passthrough`` the message always comes
 back whole on stdout: marked with its verdict, or, on any failure at all (a message
 the parser chokes on, a missing, locked or corrupt database, a bad option, a bug),
 unchanged, with one line on stderr and exit status 3.
+
+``--classes`` gives the multi-class verdict instead (:mod:`nbayes.spam.classes`): the
+most probable of every class the database learnt, with each class's probability;
+``--json`` prints either verdict as one JSON object.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from nbayes.cli.spam.options import (
     subject_tag_checked,
     user_option,
 )
+from nbayes.spam.deliver import CLASS_HEADER
 from nbayes.spam.deliver import EXIT as EXIT
 from nbayes.spam.mark import DEFAULT_HEADER, check_header_name
 
@@ -112,12 +117,22 @@ def _header_name(_ctx, _param, value: str) -> str:
     help="Also add X-Spam-Flag, X-Spam-Status and X-Spam-Level as SpamAssassin does "
     "(points: 10 x score), for mail rules written for it (with --passthrough).",
 )
+@click.option(
+    "--classes",
+    "multiclass",
+    is_flag=True,
+    help="Name the most probable of every class the database learnt (train --class), "
+    "by naive Bayes, instead of Spam/Ham/Unsure: CLASS<TAB>PROBABILITY lines, most "
+    "probable first; exit 0 spam, 1 ham, 2 any other class. Header "
+    f"{CLASS_HEADER} unless --header is given.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the verdict as one JSON object.")
 @max_mime_depth_option
 @max_size_option
 @scoring_options
 def classify(
     db, user, lock_timeout, passthrough, exit_zero, update, header, subject_tag,
-    spamassassin_headers, max_mime_depth, max_size, settings,
+    spamassassin_headers, multiclass, as_json, max_mime_depth, max_size, settings,
 ) -> None:  # fmt: skip
     """Classify one message from stdin: exit 0 spam, 1 ham, 2 unsure, 3 error (the
     message passed on unscanned: a database that cannot be read, mail nested deeper
@@ -125,6 +140,15 @@ def classify(
     never held whole)."""
     from nbayes.cli.spam.options import open_store
     from nbayes.spam.deliver import classify_standard_streams
+
+    if multiclass:
+        if update:
+            raise click.UsageError("--update learns two-class verdicts only: not with --classes")
+        if spamassassin_headers:
+            raise click.UsageError("--spamassassin-headers are two-class only: not with --classes")
+        ctx = click.get_current_context()
+        if ctx.get_parameter_source("header") == click.core.ParameterSource.DEFAULT:
+            header = None  # the multi-class verdict's own header
 
     def opened(update: bool):
         # a user's own store starts with their first -u
@@ -135,6 +159,6 @@ def classify(
     status = classify_standard_streams(
         opened, settings, passthrough=passthrough, exit_zero=exit_zero, update=update,
         header=header, subject_tag=subject_tag, spamassassin_headers=spamassassin_headers,
-        max_mime_depth=max_mime_depth, max_size=max_size,
+        max_mime_depth=max_mime_depth, max_size=max_size, classes=multiclass, as_json=as_json,
     )  # fmt: skip
     sys.exit(status)

@@ -35,7 +35,8 @@ def prune(
     --older-than and --count-at-most (or --hapaxes) together remove the tokens that
     meet both, as `bogoutil -a DAYS -c N`; --max-tokens then keeps the N most seen.
     With no option, only compacts. Message counts are kept: a removed token scores as
-    one never seen.
+    one never seen. Classes other than ham and spam lose their counts by --older-than
+    and --count-at-most too (each count judged alone); --max-tokens bounds ham and spam.
     """
     from nbayes.spam.prune import prune as prune_store
 
@@ -53,6 +54,10 @@ def prune(
         f"{verb} {report.removed} of {report.tokens} tokens; database"
         f" {_mb(report.bytes_before)} -> {_mb(report.bytes_after)}"
     )
+    if report.class_rows:  # a store with classes other than ham and spam
+        click.echo(
+            f"{verb} {report.class_removed} of {report.class_rows} counts of other classes"
+        )
 
 
 def _mb(size: int) -> str:
