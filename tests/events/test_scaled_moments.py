@@ -5,12 +5,15 @@ rescaled to ordinary magnitudes, and fit == partial_fit == merge still hold."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import clone
 
 import nbayes
 from nbayes.errors import StatisticsError
@@ -127,6 +130,19 @@ def test_fit_equals_partial_fit_equals_merge_across_magnitudes(model, data):
         proba = other.predict_proba(X)
         assert_proper(proba)
         assert_allclose(proba, whole.predict_proba(X), rtol=1e-7, atol=1e-9)
+
+
+def test_a_row_of_weight_zero_is_left_out_quietly_at_any_magnitude():
+    """Found by hypothesis (test_integer_weights_equal_repeated_rows): the scale comes
+    from the counted rows, so a weight-0 row of 1.0 beside subnormal values overflowed
+    when scaled; left out, it must not warn either."""
+    X, y = np.array([[2.22507386e-309], [1.0]]), np.array([0, 0])
+    for model in (nbayes.GaussianNB(), nbayes.NaiveBayes(columns="gaussian")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            weighted = clone(model).fit(X, y, sample_weight=[1.0, 0.0])
+        alone = clone(model).fit(X[:1], y[:1])
+        assert_array_equal(weighted.predict_proba(X), alone.predict_proba(X))
 
 
 def test_ordinary_data_stay_unscaled():

@@ -3,6 +3,8 @@ KDE against scipy and scikit-learn, the binned approximation, invariants."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from continuous_invariants import (
@@ -186,6 +188,17 @@ def test_far_outliers_give_no_nan(mixed):
     X, y = mixed
     model = KernelDensityNB().fit(X, y)
     check_probabilities(model, np.array([[1e6, 1.0], [-1e300, 1e300], [0.0, 1.0]]))
+
+
+def test_a_table_past_the_largest_float_is_not_tabulated_and_does_not_warn():
+    """Found by hypothesis (test_io_hostile's tampered files): centres and a bandwidth
+    whose range overflows float64 give no table (exact densities), with no warning."""
+    from nbayes.events.kde import _tabulate
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _tabulate(np.array([-1e308, 1e308]), np.zeros(2), 1e300) is None
+        assert _tabulate(np.array([0.0, 1.0]), np.zeros(2), 0.5) is not None
 
 
 @parametrize_with_checks([KernelDensityNB(), KernelDensityNB(algorithm="binned")])

@@ -447,7 +447,11 @@ def add_into(
     unscaled = np.zeros(X.shape[1], dtype=np.int64)
 
     def block_stats(rows: slice, scale: NDArray[np.int64] = unscaled) -> GaussianStats:
-        values = X[rows] if not scale.any() else np.ldexp(X[rows], -scale)
+        if not scale.any():
+            values = X[rows]
+        else:  # the scale is the counted rows': a row of weight 0 may overflow, unused
+            with np.errstate(over="ignore"):
+                values = np.ldexp(X[rows], -scale)
         if hard:
             labels, weights = W.labels[rows], W.values[rows]
             moments = hard_block_moments(values, labels, weights, W.n_classes, SCRATCH)

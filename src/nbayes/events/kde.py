@@ -337,9 +337,11 @@ def _tabulate(points: NDArray, log_weights: NDArray, h: float) -> CubicSpline | 
     range plus margins, or None where there is nothing to tabulate."""
     if points.shape[0] == 0 or not np.isfinite(h) or h <= 0:
         return None
-    low, high = points.min() - TABLE_MARGIN * h, points.max() + TABLE_MARGIN * h
-    size = int(np.clip((high - low) / h * STEPS_PER_BANDWIDTH, 16, MAX_TABLE))
-    if (high - low) / (size - 1) > h / 4:  # too wide a range to tabulate finely
+    with np.errstate(over="ignore"):  # a range past the largest float: too wide, below
+        low, high = points.min() - TABLE_MARGIN * h, points.max() + TABLE_MARGIN * h
+        width = high - low
+        size = int(np.clip(width / h * STEPS_PER_BANDWIDTH, 16, MAX_TABLE))
+    if width / (size - 1) > h / 4:  # too wide a range to tabulate finely
         return None
     grid_x = np.linspace(low, high, size)
     if not np.all(np.diff(grid_x) > 0):  # a bandwidth below the float spacing of x
