@@ -315,3 +315,55 @@ def test_accuracy_on_four_newsgroups(tmp_path):
     accuracy = np.mean([v.verdict == t for v, t in zip(verdicts, truth, strict=True)])
     # measured 0.835 (all 2,317 training posts, all 1,543 test posts: 0.944); chance 0.25
     assert accuracy >= 0.80, accuracy
+
+
+# ---------------------------------------------------------------- old stores, users
+def test_a_schema_1_store_is_classified_read_only_and_learns_a_class(tmp_path):
+    """A store made before the schema had days (and before other classes): read as it is
+    (nothing written), then a class learnt into it beside its ham and spam."""
+    import sqlite3
+
+    from test_spam_database import V1_SCHEMA
+
+    path = tmp_path / "v1.db"
+    db = sqlite3.connect(path)
+    for statement in V1_SCHEMA:
+        db.execute(statement)
+    db.commit()
+    db.close()
+    before = path.read_bytes()
+    with TokenStore(path, readonly=True) as store:
+        [verdict] = classify_classes(store, [{"a", "z"}])
+    assert path.read_bytes() == before and verdict.verdict == "ham"
+    assert verdict.probabilities == {"ham": 1.0}
+    with TokenStore(path) as store:
+        store.learn([({"z", "y"}, b"n1", "newsletter")])
+        [verdict] = classify_classes(store, [{"z"}])
+        assert store.version == 2 and store.totals().messages == (1, 0)
+    assert verdict.verdict == "newsletter" and tuple(verdict.probabilities) == (
+        "ham", "newsletter",
+    )  # fmt: skip
+    check_probabilities([verdict])
+
+
+def test_a_users_classes(tmp_path):
+    """With a user: their store alone once mature, else an error saying why (summing a
+    thin user store with the shared one is two-class only); their classes learnt apart."""
+    from nbayes.spam.database import StoreError
+    from nbayes.spam.stores import open_store
+
+    shared = tmp_path / "spam.db"
+    with TokenStore(shared) as store:
+        store.learn(three_classes(10))
+    with open_store(shared, user="alice", create=True) as alice:
+        with pytest.raises(StoreError, match=r"fewer than 50 ham and spam.*without --user"):
+            classify_classes(alice, unseen())
+        alice.learn([(t, r, "phishing") for t, r, lab in three_classes(3) if lab == "spam"])
+        alice.learn([b for b in three_classes(60) if b[2] != "newsletter"])
+        verdicts = classify_classes(alice, unseen())  # mature: alice's own classes
+    assert tuple(verdicts[0].probabilities) == ("ham", "spam", "phishing")
+    check_probabilities(verdicts)
+    with TokenStore(shared, readonly=True) as store:
+        assert store.class_totals() == {"newsletter": (10, store.class_totals()["newsletter"][1])}
+    with open_store(shared, user="bob") as bob, TokenStore(shared, readonly=True) as store:
+        assert classify_classes(bob, unseen()) == classify_classes(store, unseen())
