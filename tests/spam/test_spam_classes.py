@@ -346,24 +346,39 @@ def test_a_schema_1_store_is_classified_read_only_and_learns_a_class(tmp_path):
     check_probabilities([verdict])
 
 
-def test_a_users_classes(tmp_path):
-    """With a user: their store alone once mature, else an error saying why (summing a
-    thin user store with the shared one is two-class only); their classes learnt apart."""
-    from nbayes.spam.database import StoreError
+@pytest.mark.parametrize("backend", ["sqlite", "redis"])
+def test_a_users_classes(tmp_path, request, backend):
+    """With a user: while their store is thin, their counts and the shared ones summed
+    class by class, the verdict exactly that of one store trained on both; their store
+    alone once mature (50 ham and 50 spam); the shared one where they have none."""
     from nbayes.spam.stores import open_store
 
-    shared = tmp_path / "spam.db"
-    with TokenStore(shared) as store:
-        store.learn(three_classes(10))
-    with open_store(shared, user="alice", create=True) as alice:
-        with pytest.raises(StoreError, match=r"fewer than 50 ham and spam.*without --user"):
-            classify_classes(alice, unseen())
-        alice.learn([(t, r, "phishing") for t, r, lab in three_classes(3) if lab == "spam"])
+    where = {"db": tmp_path / "spam.db"}
+    if backend == "redis":
+        url = request.getfixturevalue("redis_server").url()
+        where = {"redis": url}
+    shared_mail = three_classes(10)
+    alice_mail = [(t, r, "phishing") for t, r, lab in three_classes(4) if lab == "spam"]
+    alice_mail += [b for b in three_classes(14)[-9:]]  # 3 more of each of the three
+    with open_store(**where, create=True) as store:
+        store.learn(shared_mail)
+    with TokenStore(tmp_path / "both.db") as both:
+        both.learn(shared_mail + alice_mail)
+        expected = classify_classes(both, unseen())
+    with open_store(**where, user="alice", create=True) as alice:
+        alice.learn(alice_mail)
+        summed = classify_classes(alice, unseen())
+        assert summed == expected  # bit for bit: the same counts, totals and vocabulary
+        assert tuple(summed[0].probabilities) == ("ham", "spam", "newsletter", "phishing")
         alice.learn([b for b in three_classes(60) if b[2] != "newsletter"])
-        verdicts = classify_classes(alice, unseen())  # mature: alice's own classes
-    assert tuple(verdicts[0].probabilities) == ("ham", "spam", "phishing")
-    check_probabilities(verdicts)
-    with TokenStore(shared, readonly=True) as store:
+        own = classify_classes(alice, unseen())  # mature: alice's own classes alone
+    assert tuple(own[0].probabilities) == ("ham", "spam", "newsletter", "phishing")
+    with TokenStore(tmp_path / "own.db") as alone:
+        alone.learn(alice_mail + [b for b in three_classes(60) if b[2] != "newsletter"])
+        assert own == classify_classes(alone, unseen())
+    check_probabilities(summed + own)
+    with open_store(**where, readonly=True) as store:  # the shared store never written
         assert store.class_totals() == {"newsletter": (10, store.class_totals()["newsletter"][1])}
-    with open_store(shared, user="bob") as bob, TokenStore(shared, readonly=True) as store:
-        assert classify_classes(bob, unseen()) == classify_classes(store, unseen())
+        shared = classify_classes(store, unseen())
+    with open_store(**where, user="bob") as bob:  # no store of his own: the shared one
+        assert classify_classes(bob, unseen()) == shared

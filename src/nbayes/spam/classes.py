@@ -69,6 +69,7 @@ __all__ = [
     "class_order",
     "gather_classes",
     "split_classes",
+    "sum_classes",
 ]
 
 
@@ -168,3 +169,19 @@ def gather_classes(
         tuple(totals[c][1] for c in classes),
         vocabulary,
     )
+
+
+def sum_classes(a: ClassCounts, b: ClassCounts, vocabulary: int | None) -> ClassCounts:
+    """The counts of two stores for the same tokens added class by class (a class one
+    of them lacks counts 0 there), over the union of their classes; ``vocabulary``: that
+    of the union (the caller's to count)."""
+    classes = class_order(set(a.classes) | set(b.classes))
+    table = np.zeros((a.counts.shape[0], len(classes)), dtype=np.int64)
+    messages, tokens = [0] * len(classes), [0] * len(classes)
+    for part in (a, b):
+        for j, name in enumerate(part.classes):
+            k = classes.index(name)
+            table[:, k] += part.counts[:, j]
+            messages[k] += part.messages[j]
+            tokens[k] += part.tokens[j]
+    return ClassCounts(classes, table, tuple(messages), tuple(tokens), vocabulary)

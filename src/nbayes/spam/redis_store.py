@@ -660,6 +660,16 @@ class RedisTokenStore:
             size if vocabulary else None,
         )  # fmt: skip
 
+    def class_vocabulary(self) -> list[str]:
+        """Every token of every class (ham, spam and the others), sorted (code points)."""
+        with self._talking():
+            pipe = self.client.pipeline(transaction=True)
+            pipe.hkeys(self.tokens_key)
+            pipe.hkeys(self.class_tokens_key)
+            two, others = pipe.execute()
+        found = set(two) | {field.split(b":", 1)[1] for field in others}
+        return [token.decode() for token in sorted(found)]  # UTF-8 order: code points
+
     def prune_classes(
         self, *, before_day: int | None, count_at_most: int | None, dry_run: bool
     ) -> tuple[int, int]:

@@ -509,6 +509,17 @@ class TokenStore:
             two, (totals.messages, totals.tokens), extra_totals, extra_counts, size
         )
 
+    def class_vocabulary(self) -> list[str]:
+        """Every token of every class (ham, spam and the others), sorted."""
+        if not self._has_classes():
+            return [t for (t,) in self.db.execute("SELECT token FROM tokens ORDER BY token")]
+        return [
+            t
+            for (t,) in self.db.execute(
+                "SELECT token FROM tokens UNION SELECT token FROM class_tokens ORDER BY token"
+            )
+        ]
+
     def prune_classes(
         self, *, before_day: int | None, count_at_most: int | None, dry_run: bool
     ) -> tuple[int, int]:

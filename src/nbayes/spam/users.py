@@ -24,6 +24,10 @@ Scoring a user's mail (the combining rule):
   and a user whose mail differs from everyone else's (the newsletter they want, the
   supplier others mark as spam) is no longer outvoted by the other users' counts.
 
+The multi-class verdict (:mod:`nbayes.spam.classes`) follows the same rule: summed
+class by class over the classes of both stores, and over the union of their
+vocabularies, until the user's store holds 50 ham and 50 spam; then the user's alone.
+
 Summing rather than choosing token by token keeps every token's probability made from
 one set of counts and its own totals (``b(w) = n_spam(w) / N_spam`` with matching
 numerator and denominator), so scores stay what the maths of :mod:`nbayes.spam.score`
@@ -329,18 +333,31 @@ class UserStore:
         return (self.own if self.own is not None else self.shared).class_totals()
 
     def read_classes(self, tokens: Sequence[str], *, vocabulary: bool = True) -> ClassCounts:
-        """The multi-class counts of the one store there is, or of the user's alone once
-        it is mature (as :meth:`read_lookup`). Summing a thin user store with the shared
-        one is not offered for more than two classes (yet): StoreError."""
+        """Every class's counts combined by the rule of the module docstring: the user's
+        alone once they hold :attr:`maturity` ham and spam messages each, else the sum of
+        theirs and the shared ones, class by class (the union of both stores' classes and
+        of their vocabularies)."""
+        from nbayes.spam.classes import sum_classes
+
         if self.own is None:
             return self.shared.read_classes(tokens, vocabulary=vocabulary)
         if self.shared is None or self._mature(self.own.totals(vocabulary=False)):
             return self.own.read_classes(tokens, vocabulary=vocabulary)
-        raise StoreError(
-            f"user {self.user}: the multi-class verdict reads one store, and this user's "
-            f"holds fewer than {self.maturity} ham and spam messages (it would be summed with "
-            "the shared one, which only the two-class scores do): classify without --user"
-        )
+        mine = self.own.read_classes(tokens, vocabulary=False)
+        theirs = self.shared.read_classes(tokens, vocabulary=False)
+        size = None
+        if vocabulary:  # the union of both vocabularies: the user's tokens the shared lacks
+            seen = self.shared.read_classes(self.own.class_vocabulary(), vocabulary=True)
+            size = seen.vocabulary + int((seen.counts.sum(axis=1) == 0).sum())
+        return sum_classes(mine, theirs, size)
+
+    def class_vocabulary(self) -> list[str]:
+        if self.own is None:
+            return self.shared.class_vocabulary()
+        mine = self.own.class_vocabulary()
+        if self.shared is None or self._mature(self.own.totals(vocabulary=False)):
+            return mine
+        return sorted(set(mine).union(self.shared.class_vocabulary()))
 
     def prune_classes(self, **how: Any) -> tuple[int, int]:
         return self._writable().prune_classes(**how)
