@@ -274,6 +274,20 @@ def test_training_learns_every_message_of_other_classes(tmp_path):
         assert report.learnt["spam"] + report.learnt["ham"] + report.sure == 60
 
 
+@pytest.mark.parametrize("mode", ["everything", "on-error", "until-mature"])
+def test_other_classes_are_learnt_once_in_every_mode(tmp_path, mode):
+    items = {
+        "spam": [MailItem(f"s{i}", synthetic_mail("spam", i)) for i in range(20)],
+        "ham": [MailItem(f"h{i}", synthetic_mail("ham", i)) for i in range(20)],
+        "newsletter": [MailItem(f"n{i}", newsletter(i)) for i in range(12)],
+    }
+    with TokenStore(tmp_path / "t.db") as store:
+        report = train(store, interleave_classes(items), mode=mode, batch_size=9)
+        assert report.learnt["newsletter"] == 12
+        assert store.class_totals()["newsletter"][0] == 12
+        assert report.passes >= 1 and store.totals().messages[1] == report.learnt["spam"]
+
+
 def test_training_refuses_a_bad_class_before_learning_anything(tmp_path):
     with TokenStore(tmp_path / "t.db") as store:
         with pytest.raises(ValueError, match="class name 'News'"):

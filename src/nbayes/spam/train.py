@@ -14,8 +14,9 @@
   bogominitrain does); a message may be learnt once per pass.
 
 Messages of classes other than ham and spam (:mod:`nbayes.spam.classes`) are learnt
-in every mode: the rules above judge the two-class Fisher score, which says nothing of
-them (they are learnt in the batch's transaction, after its ham and spam).
+once in every mode (``until-mature``: in its first pass): the rules above judge the
+two-class Fisher score, which says nothing of them (they are learnt in the batch's
+transaction, after its ham and spam).
 
 Each batch of ``batch_size`` messages (fewer where they hold more than
 :data:`MAX_BATCH_TOKENS` tokens: a batch's memory stays bounded) is one transaction,
@@ -215,17 +216,18 @@ def train(
         rule = None if mode == "everything" else _UnlessSure(store, settings, certainty, report)
         _learn_batches(store, messages, batch_size, options, report, progress, rule)
         return report
-    for _ in range(passes):
+    for number in range(passes):
         report.passes += 1
         learnt_in_pass = 0
         for batch in batched(messages, batch_size, tokens_of=message_tokens):
-            chosen = _errors(store, batch, settings, margin)
+            # other classes' messages: learnt in the first pass only (no error decides them)
+            chosen = _errors(store, batch, settings, margin, others=number == 0)
             with store.transaction():
                 record_options(store, options)
                 store.add(chosen)
             for _, _, label in chosen:
                 report.learnt[label] = report.learnt.get(label, 0) + 1
-            learnt_in_pass += len(chosen)
+            learnt_in_pass += sum(label in TWO_CLASSES for _, _, label in chosen)
             if progress is not None:
                 progress(len(batch))
         if mode != "until-mature" or learnt_in_pass == 0:
@@ -354,17 +356,20 @@ class _Writer(threading.Thread):
 
 
 def _errors(
-    store: Store, batch: list[Message], settings: ScoreSettings, margin: float
-) -> list[Message]:
+    store: Store, batch: list[Message], settings: ScoreSettings, margin: float,
+    *, others: bool = True,
+) -> list[Message]:  # fmt: skip
     """The messages of ``batch`` scored wrongly, each scored against the store's counts
-    (read once, before the batch) plus those of the batch's messages chosen before it."""
+    (read once, before the batch) plus those of the batch's messages chosen before it;
+    with ``others``, every message of a class other than ham and spam too."""
     indices, indptr, columns = token_index([tokens for tokens, _, _ in batch])
     counts, totals = store.read_lookup(columns, vocabulary=settings.method == "naive-bayes")
     running = RunningCounts(counts, totals)
     chosen = []
     for i, message in enumerate(batch):
-        if message[2] not in TWO_CLASSES:  # another class: always learnt
-            chosen.append(message)
+        if message[2] not in TWO_CLASSES:  # another class: learnt where ``others``
+            if others:
+                chosen.append(message)
             continue
         ids = indices[indptr[i] : indptr[i + 1]]
         is_spam = message[2] == "spam"
