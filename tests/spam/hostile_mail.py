@@ -54,6 +54,15 @@ HOSTILE: dict[str, Callable[[], bytes]] = {
         + b"--b\n\nx\n" * 200_000
         + b"--b--\n"
     ),
+    # punycode, a text codec but no charset, decodes in quadratic time: 67-121 s for 1 MB
+    "punycode_body": lambda: (
+        HEAD + b"Content-Type: text/plain; charset=punycode\n\n" + b"a" * 1_000_000
+    ),
+    "punycode_part": lambda: (
+        b'From: a@b.example\nContent-Type: multipart/mixed; boundary="b"\n\n--b\n'
+        b"Content-Type: text/html; charset=punycode\n\n" + b"a" * 500_000 + b"-" + b"9" * 499_999
+        + b"\n--b--\n"
+    ),
     "folded_header": lambda: b"From: a@b.example\nSubject: x\n" + b" x\n" * 500_000 + b"\nbody\n",
 }
 

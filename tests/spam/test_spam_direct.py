@@ -129,3 +129,77 @@ def test_generated_single_part_mail_reads_the_same(headers, body, newline, separ
             parse_mail(raw)
         return
     assert parse_mail(raw) == reference
+
+
+# Hostile mail: header lines and bodies an attacker writes, joined by any line breaks.
+CHARSETS = [
+    "utf-8", "UTF-8", "iso-8859-1", "us-ascii", "unknown-8bit", "utf-7", "utf-16", "koi8-r",
+    "rot13", "rot_13", "base64_codec", "base64", "zip", "zlib", "bz2_codec", "hex", "uu",
+    "quopri", "punycode", "idna", "unicode_escape", "raw-unicode-escape", "undefined",
+    "charmap", "mbcs", "no-such-charset", "x" * 300, "", " utf-8 ", "utf-8\x01",
+]  # fmt: skip
+TRANSFER_ENCODINGS = [
+    "base64", "BASE64", " base64", "base64 ", "quoted-printable", "Quoted-Printable",
+    "x-uuencode", "uue", "7bit", "8bit", "binary", "bogus", "", "base64; x=y",
+]  # fmt: skip
+_NAME = st.text(st.characters(min_codepoint=33, max_codepoint=126, exclude_characters=":"),
+                min_size=1, max_size=12)  # fmt: skip
+_VALUE = st.binary(max_size=40).map(lambda b: b.replace(b"\n", b" ").replace(b"\r", b" "))
+
+
+@st.composite
+def _header_line(draw) -> bytes:
+    kind = draw(st.sampled_from(
+        ["listed", "type", "encoding", "random", "fold", "no-colon", "encoded-word"]
+    ))  # fmt: skip
+    if kind == "listed":
+        return draw(st.sampled_from(HEADER_LINES))
+    if kind == "type":
+        maintype = draw(st.sampled_from(["text/plain", "text/html", "TEXT/Plain", "text/",
+                                         "image/png", "text/plain/x", "", "multipart/alt"]))
+        charset = draw(st.sampled_from(CHARSETS))
+        quote = draw(st.sampled_from(["", '"']))
+        return f"Content-Type: {maintype}; charset={quote}{charset}{quote}".encode("latin-1")
+    if kind == "encoding":
+        return b"Content-Transfer-Encoding: " + draw(st.sampled_from(TRANSFER_ENCODINGS)).encode()
+    if kind == "encoded-word":
+        charset = draw(st.sampled_from(CHARSETS)).encode("latin-1")
+        code = draw(st.sampled_from([b"q", b"b", b"Q", b"x"]))
+        return b"Subject: =?" + charset + b"?" + code + b"?" + draw(_VALUE) + b"?="
+    if kind == "fold":
+        return draw(st.sampled_from([b" ", b"\t", b"  "])) + draw(_VALUE)
+    if kind == "no-colon":
+        return draw(_VALUE)
+    return draw(_NAME).encode() + b":" + draw(_VALUE)
+
+
+_BODY = st.one_of(
+    st.sampled_from(BODIES),
+    st.binary(max_size=200),
+    st.text(alphabet="ABCDabcd0123+/=*- \n\r", max_size=120).map(str.encode),  # base64-ish
+    st.text(alphabet="ab=3DFZ \n\r\t", max_size=120).map(str.encode),  # quoted-printable-ish
+)
+
+
+@st.composite
+def hostile_mail(draw) -> bytes:
+    """A message as an attacker may write one: any header lines (folded, nameless,
+    8-bit, NUL), any line breaks (LF, CRLF, lone CR, mixed), a blank line or none,
+    charsets that are no character sets, transfer encodings spelt any way, any body."""
+    lines = draw(st.lists(_header_line(), max_size=8))
+    breaks = st.sampled_from([b"\n", b"\r\n", b"\r"])
+    raw = b""
+    for line in lines:
+        raw += line + draw(breaks)
+    raw += draw(st.sampled_from([b"\n", b"\r\n", b"\r", b"", b"\n\n"]))
+    return draw(st.sampled_from([b"", b"From a@b Sat Jan  1 00:00:00 2000\n"])) + raw + draw(
+        _BODY
+    )
+
+
+@settings(max_examples=1500, deadline=None)
+@given(raw=hostile_mail())
+def test_hostile_mail_reads_the_same_either_way(raw):
+    """Whatever the message, the direct reader gives the email package's Mail and
+    tokens, or steps aside; neither raises anything but MailParseError."""
+    _compare([raw])

@@ -114,3 +114,35 @@ def test_addresses_equal_the_pattern_they_replace(text):
         return [(m.start(), m.end(), m.group(1)) for m in matches]
 
     assert spans(addresses(text)) == spans(_EMAIL.finditer(text))
+
+
+def _codecs() -> list[str]:
+    import encodings
+    import pkgutil
+
+    return sorted({m.name for m in pkgutil.iter_modules(encodings.__path__)} - {"aliases"})
+
+
+@pytest.mark.parametrize("charset", _codecs())
+def test_a_charset_is_decoded_only_by_a_character_set_codec(charset):
+    """Every codec Python ships, named as a charset: a character set decodes the text,
+    anything else (bytes-to-bytes codecs such as rot13, base64_codec, zip; punycode,
+    idna, the escape codecs) is taken for an unknown charset, UTF-8 with replacements,
+    and nothing raises."""
+    import codecs
+
+    from nbayes.spam.mailtext import NOT_CHARSETS, decode_bytes
+
+    data = b"caf\xc3\xa9 +AGE- a-9 \\x41 =41 YWJj\n"
+    try:
+        codec = codecs.lookup(charset)
+    except LookupError:  # a platform's codec (mbcs, oem on Windows)
+        codec = None
+    fallback = data.decode("utf-8", errors="replace")
+    decoded = decode_bytes(data, charset)
+    if codec is None or codec.name in NOT_CHARSETS or not codec._is_text_encoding:
+        assert decoded == fallback
+    else:
+        assert decoded == data.decode(charset, errors="replace") or decoded == fallback
+    raw = b"Subject: x\nContent-Type: text/plain; charset=" + charset.encode() + b"\n\n" + data
+    assert parse_mail(raw) == parse_mail(raw, direct=False)
