@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import require_path
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from spam_mail import synthetic_mail
 
@@ -396,3 +396,36 @@ def test_a_users_classes(tmp_path, request, backend):
         shared = classify_classes(store, unseen())
     with open_store(**where, user="bob") as bob:  # no store of his own: the shared one
         assert classify_classes(bob, unseen()) == shared
+
+
+@settings(deadline=None, max_examples=40)  # two SQLite files an example; first: imports
+@given(
+    st.lists(
+        st.tuples(
+            st.frozensets(st.sampled_from([f"w{i}" for i in range(12)]), max_size=6),
+            st.sampled_from(["ham", "spam", "news", "phish"]),
+        ),
+        min_size=1,
+        max_size=30,
+    ),
+    st.integers(min_value=0, max_value=30),
+    st.lists(st.frozensets(st.sampled_from([f"w{i}" for i in range(15)]), max_size=8),
+             min_size=1, max_size=5),
+)  # fmt: skip
+def test_learning_in_batches_is_learning_once(labelled, cut, messages):
+    """Counts add: a store learnt batch by batch holds the counts of one learning of
+    all, so its verdicts are the same to the last bit; probabilities are finite, sum to
+    1, and name only classes with messages."""
+    import tempfile
+
+    batch = [(set(tokens), f"{i}".encode(), label) for i, (tokens, label) in enumerate(labelled)]
+    with tempfile.TemporaryDirectory() as folder:
+        with TokenStore(Path(folder) / "a.db") as once, TokenStore(Path(folder) / "b.db") as parts:
+            once.learn(batch)
+            parts.learn(batch[:cut])
+            parts.learn(batch[cut:])
+            a = classify_classes(once, [set(m) for m in messages])
+            b = classify_classes(parts, [set(m) for m in messages])
+    assert a == b
+    check_probabilities(a)
+    assert set(a[0].probabilities) == {label for _, label in labelled}
