@@ -121,3 +121,32 @@ def test_export_refuses_to_write_over_the_model_and_writes_atomically(tmp_path):
     done = nbayes("export", tmp_path / "absent.nbm", "-o", tmp_path / "x.onnx")
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "x.onnx").exists()
+
+
+def test_export_serves_a_text_model_trained_on_sms_messages(tmp_path):
+    """A model trained by ``nbayes train`` on a text column (the default rich tokens)
+    exports and serves, in a process without nbayes, what ``nbayes predict`` gives on
+    held-out messages of the SMS Spam Collection."""
+    from conftest import DATA, require_path
+
+    path = require_path(DATA / "sms_spam_collection" / "SMSSpamCollection")
+    rows = [line.split("\t", 1) for line in path.read_text(encoding="utf-8").splitlines()]
+    frame = pd.DataFrame(rows, columns=["label", "message"])
+    train, test = tmp_path / "train.csv", tmp_path / "test.csv"
+    frame[frame.index % 5 != 0].to_csv(train, index=False)
+    frame[frame.index % 5 == 0][["message"]].to_csv(test, index=False)
+    model, graph_path = tmp_path / "model.nbm", tmp_path / "model.onnx"
+    nbayes("train", train, "-t", "label", "--text", "message", "-o", model)
+    nbayes("export", model, "-o", graph_path)
+    graph = onnx.load(graph_path)
+    onnx.checker.check_model(graph, full_check=True)
+    messages = pd.read_csv(test, keep_default_na=False, dtype=str)
+    np.savez(tmp_path / "feeds.npz", message=messages[["message"]].to_numpy(dtype=str))
+    scored = subprocess.run([sys.executable, "-c", SCORE, str(tmp_path)], capture_output=True,
+                            text=True, timeout=300, check=True)  # fmt: skip
+    served = json.loads(scored.stdout)
+    assert served["nbayes"] is False
+    predicted = pd.read_csv(io.StringIO(nbayes("predict", model, test, "--proba").stdout))
+    proba = predicted[[c for c in predicted.columns if c.startswith("proba_")]].to_numpy()
+    assert_allclose(served["proba"], proba, rtol=0, atol=1e-9)
+    assert_array_equal(served["label"], predicted["prediction"].astype(str))

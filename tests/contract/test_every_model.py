@@ -363,9 +363,9 @@ def _save_input(path, X) -> None:
 #: refusal itself is tested. Every other model must export with parity.
 NOT_EXPORTED: dict[str, str] = {}
 #: Settings a model exports under, where its example's defaults are refused (the
-#: refusal of the defaults is tested too): the "rich" tokens of a text column need
-#: look-ahead, which onnxruntime's RE2 tokenizer lacks.
-EXPORTED_WITH: dict[str, dict] = {"NaiveBayes": {"kind_options": {"text": {"kind": "words"}}}}
+#: refusal of the defaults is tested too). None today: a text column's default "rich"
+#: tokens export too (nbayes.export._tokens).
+EXPORTED_WITH: dict[str, dict] = {}
 
 
 def _with_gaps(X):

@@ -231,17 +231,87 @@ def test_text_pipelines_give_the_same_tokens_on_real_posts(pipeline, newsgroups)
     _assert_scores_alike(model, np.array(test, dtype=object))
 
 
-def test_a_text_column_of_a_table_and_its_refused_default(newsgroups):
+def test_a_text_column_of_a_table_with_its_default_rich_tokens(newsgroups):
     (train, y), test = newsgroups
     table = pd.DataFrame({"post": train, "length": [float(len(t)) for t in train]})
-    rich = nbayes.NaiveBayes(columns={"post": "text"}).fit(table, y)
-    with pytest.raises(nbayes.NotSupportedError, match="look-ahead"):
-        to_onnx(rich)
-    words = nbayes.NaiveBayes(columns={"post": "text"},
-                              kind_options={"text": {"kind": "words"}}).fit(table, y)
     held_out = pd.DataFrame({"post": test[:200], "length": [float(len(t)) for t in test[:200]]})
     held_out.loc[3, "post"] = None
-    _assert_scores_alike(words, held_out)
+    for options in ({}, {"text": {"kind": "words"}}):
+        model = nbayes.NaiveBayes(columns={"post": "text"}, kind_options=options).fit(table, y)
+        _assert_scores_alike(model, held_out)
+
+
+def _score_in_a_fresh_process(graph, documents: list[str], folder) -> dict:
+    """Labels and probabilities from onnxruntime in a process importing only
+    onnxruntime and numpy, the documents fed 16 at a time (onnxruntime's Tokenizer
+    pads every row to the longest document's)."""
+    (folder / "model.onnx").write_bytes(graph.SerializeToString())
+    (folder / "documents.json").write_text(json.dumps(documents))
+    script = textwrap.dedent(
+        """
+        import json, sys
+        import numpy as np
+        import onnxruntime as ort
+        folder = sys.argv[1]
+        documents = json.load(open(folder + "/documents.json"))
+        session = ort.InferenceSession(folder + "/model.onnx",
+                                       providers=["CPUExecutionProvider"])
+        labels, probabilities = [], []
+        for start in range(0, len(documents), 16):
+            X = np.array(documents[start:start + 16], dtype=object)
+            label, proba = session.run(None, {"X": X})
+            labels += label.tolist()
+            probabilities += proba.tolist()
+        print(json.dumps({"label": labels, "proba": probabilities,
+                          "nbayes": any(m.startswith("nbayes") for m in sys.modules)}))
+        """
+    )
+    run = subprocess.run([sys.executable, "-c", script, str(folder)], capture_output=True,
+                         text=True, timeout=600, check=True)  # fmt: skip
+    return json.loads(run.stdout)
+
+
+def _sms(step: int):
+    from conftest import DATA, require_path
+
+    path = require_path(DATA / "sms_spam_collection" / "SMSSpamCollection")
+    rows = [line.split("\t", 1) for line in path.read_text(encoding="utf-8").splitlines()]
+    labels = np.array([r[0] for r in rows])
+    texts = [r[1] for r in rows]
+    train = [i for i in range(len(rows)) if i % step]
+    test = [i for i in range(len(rows)) if not i % step]
+    return [texts[i] for i in train], labels[train], [texts[i] for i in test]
+
+
+@pytest.mark.parametrize("corpus", ["20newsgroups", "sms"])
+def test_make_text_classifier_with_its_defaults_serves_from_onnxruntime(corpus, newsgroups,
+                                                                        tmp_path):  # fmt: skip
+    """make_text_classifier() as it is (rich tokens, bigrams, the header lines kept,
+    the signature dropped, Subject words 3x, log-TF, IDF, L2, ComplementNB): the
+    served graph gives nbayes's probabilities (1e-9 in float64, 1e-5 in float32)
+    and labels on held-out posts, in a process without nbayes."""
+    (train, y), test = newsgroups if corpus == "20newsgroups" else ((_sms(4)[:2]), _sms(4)[2])
+    model = text.make_text_classifier().fit(train, y)
+    expected = model.predict_proba(test)
+    for dtype, tolerance in ((np.float64, 1e-9), (np.float32, 1e-5)):
+        graph = to_onnx(model, dtype=dtype)
+        onnx.checker.check_model(graph, full_check=True)
+        served = _score_in_a_fresh_process(graph, test, tmp_path)
+        assert served["nbayes"] is False
+        assert_allclose(served["proba"], expected, rtol=0, atol=tolerance)
+        if dtype == np.float64:
+            assert_array_equal(served["label"], model.predict(test))
+
+
+def test_post_vectorizer_settings_export(newsgroups):
+    """Other PostVectorizer settings: the header lines dropped, the signature kept,
+    two header fields, binary counts, unigrams, stop words dropped before bigrams."""
+    (train, y), test = newsgroups
+    model = text.make_text_classifier(
+        "multinomial", header_fields=("subject", "from"), header_text="drop",
+        signature="keep", binary=True, stop_words="english",
+    ).fit(train, y)  # fmt: skip
+    _assert_scores_alike(model, np.array(test[:150], dtype=object))
 
 
 def test_composites_export_their_fixed_prediction(counts):
@@ -264,12 +334,19 @@ def test_composites_export_their_fixed_prediction(counts):
     [
         (lambda: make_pipeline(text.HashingVectorizer(alternate_sign=False),
                                nbayes.MultinomialNB()), "HashingVectorizer"),
-        (lambda: text.make_text_classifier(), "PostVectorizer"),
+        (lambda: text.make_text_classifier(quotes="drop"), "quotes='drop'"),
     ],
-    ids=["hashing", "posts"],
+    ids=["hashing", "quotes"],
 )
 def test_what_cannot_be_expressed_is_refused_with_the_reason(model, reason, newsgroups):
     (train, y), _ = newsgroups
     fitted = model().fit(train, y)
     with pytest.raises(nbayes.NotSupportedError, match=reason):
         to_onnx(fitted)
+
+
+def test_rich_tokens_at_an_opset_before_20_are_refused(newsgroups):
+    (train, y), _ = newsgroups
+    model = text.make_text_classifier().fit(train[:100], y[:100])
+    with pytest.raises(nbayes.NotSupportedError, match="opset 20"):
+        to_onnx(model, opset=18)

@@ -39,17 +39,37 @@ class Graph:
     """
 
     def __init__(self, dtype: Any = np.float64, opset: int = DEFAULT_OPSET,
-                 missing_strings: Sequence[str] = ("",)) -> None:  # fmt: skip
+                 missing_strings: Sequence[str] = ("",), opset_given: bool = False,
+                 output_dtype: Any = None) -> None:  # fmt: skip
         self.dtype = np.dtype(dtype)
+        self.output_dtype = self.dtype if output_dtype is None else np.dtype(output_dtype)
         self.opset = int(opset)
+        self.opset_given = bool(opset_given)
         self.missing_strings = tuple(missing_strings)
         self.nodes: list[Any] = []
         self.initializers: list[Any] = []
         self.inputs: list[Any] = []
         self.outputs: list[Any] = []
+        self.value_infos: list[Any] = []
         self.domains: dict[str, int] = {"": self.opset}
         self._count = 0
         self._constants: dict[tuple, str] = {}
+
+    def require_opset(self, version: int, what: str) -> None:
+        """Write for opset ``version`` at least (``what`` needs its operators): the
+        default opset is raised; an opset the caller chose below it is refused with
+        :class:`NotSupportedError` naming ``what``."""
+        if self.opset >= version:
+            return
+        if self.opset_given:
+            from nbayes.errors import NotSupportedError
+
+            raise NotSupportedError(
+                f"{what} needs ONNX opset {version} or later (StringConcat, RegexFullMatch); "
+                f"got opset={self.opset}."
+            )
+        self.opset = int(version)
+        self.domains[""] = self.opset
 
     # ------------------------------------------------------------ naming
     def name(self, hint: str) -> str:
@@ -66,10 +86,25 @@ class Graph:
         self.inputs.append(helper.make_tensor_value_info(name, self._elem(kind), list(shape)))
         return name
 
+    def takes_strings_only(self) -> bool:
+        """Whether every input of the graph is a string tensor."""
+        from onnx import TensorProto
+
+        return bool(self.inputs) and all(
+            i.type.tensor_type.elem_type == TensorProto.STRING for i in self.inputs
+        )
+
     def output(self, name: str, tensor: str, kind: str, shape: Sequence[int | None]) -> None:
         """Expose ``tensor`` as the graph output ``name`` (the node that makes it is
-        renamed, where nothing else reads it: no Identity node to run)."""
+        renamed, where nothing else reads it: no Identity node to run); a float output
+        is cast to ``output_dtype`` where that is not the graph's dtype."""
         from onnx import helper
+
+        if kind == "float" and self.output_dtype != self.dtype:
+            element = helper.np_dtype_to_tensor_dtype(self.output_dtype)
+            self.op("Cast", tensor, out=name, to=element)
+            self.outputs.append(helper.make_tensor_value_info(name, element, list(shape)))
+            return
 
         producer = self._producer(tensor)
         if producer is not None and not self._is_read(tensor) and tensor not in self._graph_names():
@@ -77,6 +112,16 @@ class Graph:
         else:
             self.op("Identity", tensor, out=name)
         self.outputs.append(helper.make_tensor_value_info(name, self._elem(kind), list(shape)))
+
+    def declare(self, tensor: str, kind: str, shape: Sequence[int | None] | None = None) -> str:
+        """State the type of ``tensor`` made by an operator ONNX's shape inference does
+        not know (onnxruntime's Tokenizer), so that the operators reading it are
+        checked (and onnx's inference of RegexFullMatch finds a type)."""
+        from onnx import helper
+
+        dims = None if shape is None else list(shape)
+        self.value_infos.append(helper.make_tensor_value_info(tensor, self._elem(kind), dims))
+        return tensor
 
     @property
     def float_type(self) -> int:
@@ -371,7 +416,7 @@ class Graph:
         read = {name for node in self.nodes for name in node.input}
         initializers = [t for t in self.initializers if t.name in read]  # merged ones dropped
         graph = helper.make_graph(self.nodes, "nbayes", self.inputs, self.outputs,
-                                  initializers)  # fmt: skip
+                                  initializers, value_info=self.value_infos)  # fmt: skip
         opsets = [helper.make_opsetid(domain, version) for domain, version in self.domains.items()]
         model = helper.make_model(graph, opset_imports=opsets, producer_name=producer)
         model.ir_version = min(model.ir_version, 9)

@@ -40,6 +40,12 @@ def _counts(graph: Graph, vectorizer: Any, x: str | None) -> str:
     return write_counts(graph, documents, vectorizer_analyzer(vectorizer))
 
 
+def _posts(graph: Graph, vectorizer: Any, x: str | None) -> str:
+    from nbayes.export._posts import write_posts
+
+    return write_posts(graph, vectorizer, x)
+
+
 def normalize_rows(graph: Graph, x: str, norm: str | None) -> str:
     """Rows of ``x`` divided by their ``norm`` ("l2", "l1" or None), a zero row kept
     (as :func:`sklearn.preprocessing.normalize`)."""
@@ -107,6 +113,7 @@ def _normalizer(graph: Graph, step: Any, x: str) -> str:
 #: Registry name -> writer ``(graph, fitted step, input) -> output``.
 STEPS: dict[str, Callable[[Graph, Any, Any], str]] = {
     "CountVectorizer": _counts,
+    "PostVectorizer": _posts,
     "sklearn.CountVectorizer": _counts,
     "RennieTransformer": _rennie,
     "sklearn.TfidfTransformer": _tfidf,
@@ -117,4 +124,4 @@ STEPS: dict[str, Callable[[Graph, Any, Any], str]] = {
     "sklearn.Normalizer": _normalizer,
 }
 #: The steps that read documents: the pipeline's input is then a string tensor (n,).
-TAKES_DOCUMENTS = frozenset({"CountVectorizer", "sklearn.CountVectorizer"})
+TAKES_DOCUMENTS = frozenset({"CountVectorizer", "sklearn.CountVectorizer", "PostVectorizer"})

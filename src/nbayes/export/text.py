@@ -2,22 +2,26 @@
 
 The tokenizer's rule is written as ONNX string operators, so that onnxruntime gives
 the tokens nbayes gives: ``StringNormalizer`` case-folds the documents (before
-tokenizing, as nbayes and scikit-learn do), onnxruntime's ``Tokenizer``
-(``com.microsoft``) cuts them with an RE2 expression of the token rule, and
-``TfIdfVectorizer`` counts the vocabulary's word n-grams (skl2onnx's scheme for
-scikit-learn's CountVectorizer). Expressed: word tokens, maximal runs of word
-characters (``[\\p{L}\\p{N}_]``, Python's ``\\w``) of at least ``min_len`` code points,
-n-grams, stop words with unigrams (they are not in the vocabulary), binary counts.
-Refused (:class:`NotSupportedError`, naming the setting): the "rich" token kind (its
-URL and host rules need look-ahead, which RE2 lacks), ``max_len``, ``numbers=False``,
-stop words removed before forming n-grams, character analyzers, callables, accent
-stripping and other token patterns.
+tokenizing, as nbayes and scikit-learn do), then
+
+- word tokens (``kind="words"``, scikit-learn's default patterns): onnxruntime's
+  ``Tokenizer`` (``com.microsoft``) cuts maximal runs of word characters
+  (``[\\p{L}\\p{N}_]``, Python's ``\\w``) of at least ``min_len`` code points and
+  ``TfIdfVectorizer`` counts the vocabulary's word n-grams (skl2onnx's scheme for
+  scikit-learn's CountVectorizer; opset 13);
+- rich tokens (nbayes's default: URLs, e-mail addresses, host names, numbers kept
+  whole), and the rules the n-gram counter cannot apply (``max_len``,
+  ``numbers=False``, stop words dropped before forming n-grams): the token stream of
+  :mod:`nbayes.export._tokens` (opset 20).
+
+Refused (:class:`NotSupportedError`, naming the setting): character analyzers,
+callables, accent stripping and token patterns other than scikit-learn's defaults.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -33,14 +37,31 @@ _WORD = r"[\p{L}\p{N}_]"
 @dataclass(frozen=True)
 class Analyzer:
     """What turns documents into the counts of a vocabulary: case folding, the
-    token expression (RE2), n-gram lengths, the terms in column order (n-grams
-    joined by a space) and whether counts are clipped to 1."""
+    token kind ("words": the RE2 expression ``token_expression``; "rich":
+    :mod:`nbayes.export._tokens`), the token rules applied before n-grams (length
+    bounds in code points, whether number tokens stay, stop words), n-gram lengths,
+    the terms in column order (n-grams joined by a space) and whether counts are
+    clipped to 1."""
 
     lowercase: bool
     token_expression: str
     ngram_range: tuple[int, int]
     terms: Sequence[str]
     binary: bool = False
+    kind: str = "words"
+    min_len: int = 1
+    max_len: int | None = None
+    numbers: bool = True
+    stop_words: frozenset[str] = frozenset()
+
+    @property
+    def needs_stream(self) -> bool:
+        """Whether the tokens go through the token stream of opset 20
+        (:mod:`nbayes.export._tokens`): rich tokens, an upper length bound, number
+        tokens dropped, or stop words dropped before forming n-grams; else one
+        Tokenizer and TfIdfVectorizer (opset 13)."""
+        return (self.kind == "rich" or self.max_len is not None or not self.numbers
+                or (bool(self.stop_words) and self.ngram_range[1] > 1))  # fmt: skip
 
 
 def words_expression(min_len: int) -> str:
@@ -49,32 +70,17 @@ def words_expression(min_len: int) -> str:
 
 def tokenizer_analyzer(tokenizer: Any, terms: Sequence[str], binary: bool = False,
                        ngram_range: tuple[int, int] | None = None,
-                       extra_stop_words: bool = False) -> Analyzer:  # fmt: skip
+                       extra_stop_words: Sequence[str] = ()) -> Analyzer:  # fmt: skip
     """The :class:`Analyzer` of an :class:`nbayes.text.Tokenizer` and the terms it
-    fitted; NotSupportedError for a rule ONNX cannot express."""
+    fitted (``extra_stop_words``: a vectorizer's own, dropped too)."""
     from nbayes.tokens.tokenize import stop_word_set
 
-    where = "the tokenizer"
-    if tokenizer.kind != "words":
-        raise NotSupportedError(
-            f"{where}'s kind {tokenizer.kind!r} cannot be exported to ONNX: its URL, e-mail "
-            "and host rules need look-ahead, which onnxruntime's RE2 tokenizer lacks; use "
-            "Tokenizer(kind='words')."
-        )
-    if tokenizer.max_len is not None:
-        raise NotSupportedError(f"{where}'s max_len cannot be exported to ONNX (no string "
-                                "length operator); leave it None.")  # fmt: skip
-    if not tokenizer.numbers:
-        raise NotSupportedError(f"{where}'s numbers=False cannot be exported to ONNX; "
-                                "leave it True.")  # fmt: skip
     ngrams = tuple(ngram_range or tokenizer.ngram_range)
-    if (stop_word_set(tokenizer.stop_words) or extra_stop_words) and ngrams[1] > 1:
-        raise NotSupportedError(
-            f"{where} drops stop words before forming n-grams, which ONNX's n-gram counter "
-            "cannot do; use unigrams or no stop words."
-        )
+    stop = frozenset(stop_word_set(tokenizer.stop_words)) | frozenset(extra_stop_words)
     return Analyzer(bool(tokenizer.lowercase), words_expression(tokenizer.min_len), ngrams,
-                    list(terms), binary)  # fmt: skip
+                    list(terms), binary, kind=tokenizer.kind, min_len=int(tokenizer.min_len),
+                    max_len=None if tokenizer.max_len is None else int(tokenizer.max_len),
+                    numbers=bool(tokenizer.numbers), stop_words=stop)  # fmt: skip
 
 
 def vectorizer_analyzer(vectorizer: Any) -> Analyzer:
@@ -94,34 +100,41 @@ def vectorizer_analyzer(vectorizer: Any) -> Analyzer:
             raise NotSupportedError(f"{name}(token_pattern={vectorizer.token_pattern!r}) "
                                     "cannot be exported to ONNX: only scikit-learn's default "
                                     "word patterns are.")  # fmt: skip
-        if vectorizer.stop_words is not None and ngrams[1] > 1:
-            raise NotSupportedError(f"{name} drops stop words before forming n-grams, which "
-                                    "ONNX's n-gram counter cannot do.")  # fmt: skip
-        expression = words_expression(_TOKEN_PATTERNS[vectorizer.token_pattern])
-        return Analyzer(bool(vectorizer.lowercase), expression, ngrams, terms,
-                        bool(vectorizer.binary))  # fmt: skip
+        min_len = _TOKEN_PATTERNS[vectorizer.token_pattern]
+        stop = (frozenset(vectorizer.get_stop_words() or ()) if vectorizer.stop_words is not None
+                else frozenset())  # fmt: skip
+        return Analyzer(bool(vectorizer.lowercase), words_expression(min_len), ngrams, terms,
+                        bool(vectorizer.binary), min_len=min_len, stop_words=stop)  # fmt: skip
     from nbayes.tokens.tokenize import Tokenizer
 
     if not isinstance(tokenizer, Tokenizer):
         raise NotSupportedError(f"{name} with a callable tokenizer cannot be exported to ONNX.")
     if tokenizer.ngram_range != (1, 1):
         ngrams = tuple(tokenizer.ngram_range)
-    analyzer = tokenizer_analyzer(tokenizer, terms, bool(vectorizer.binary), ngrams,
-                                  vectorizer.stop_words is not None)  # fmt: skip
+    from nbayes.tokens.tokenize import stop_word_set
+
+    extra = stop_word_set(vectorizer.stop_words) if vectorizer.stop_words is not None else ()
+    analyzer = tokenizer_analyzer(tokenizer, terms, bool(vectorizer.binary), ngrams, extra)
     lowercase = bool(vectorizer.lowercase) or tokenizer.lowercase
-    return Analyzer(lowercase, analyzer.token_expression, ngrams, terms, analyzer.binary)
+    return replace(analyzer, lowercase=lowercase)
 
 
 #: Pads the token rows of short documents; never a token (not a word character).
 _PAD = "#"
 
 
-def write_counts(graph: Any, documents: str, analyzer: Analyzer) -> str:
+def write_counts(graph: Any, documents: str, analyzer: Analyzer, lowered: bool = False) -> str:
     """The counts (n, len(terms)) of the vocabulary's n-grams in ``documents``, a
-    string tensor of shape (n,): floats of the graph's dtype."""
+    string tensor of shape (n,) (or (n, m): the m strings of a row are one
+    document's parts, in order): floats of the graph's dtype. ``lowered``: the
+    documents are case-folded already."""
     text = documents
-    if analyzer.lowercase:
+    if analyzer.lowercase and not lowered:
         text = graph.op("StringNormalizer", text, case_change_action="LOWER", locale="C.UTF-8")
+    if analyzer.needs_stream:
+        return _stream_counts(graph, text, analyzer)
+    if not analyzer.terms:
+        raise NotSupportedError("a text vectorizer with an empty vocabulary cannot be exported.")
     tokens = graph.op("Tokenizer", text, domain="com.microsoft", mark=0, mincharnum=1,
                       pad_value=_PAD, tokenexp=analyzer.token_expression)  # fmt: skip
     low, high = analyzer.ngram_range
@@ -150,6 +163,29 @@ def write_counts(graph: Any, documents: str, analyzer: Analyzer) -> str:
                                        dtype=np.int64).T.ravel())  # fmt: skip
         counts = graph.op("Pad", counts, padding)
     counts = graph.op("Cast", counts, to=graph.float_type)
+    if analyzer.binary:
+        counts = graph.op("Min", counts, graph.const(1.0))
+    return counts
+
+
+def _stream_counts(graph: Any, text: str, analyzer: Analyzer) -> str:
+    """:func:`write_counts` through the token stream (:mod:`nbayes.export._tokens`)."""
+    from nbayes.export import _tokens
+
+    if not analyzer.terms:
+        raise NotSupportedError("a text vectorizer with an empty vocabulary cannot be exported.")
+    what = "rich tokens" if analyzer.kind == "rich" else "these token rules"
+    graph.require_opset(20, f"A text model of {what}")
+    n_rows = graph.op("Shape", text, start=0, end=1)
+    if analyzer.kind == "rich":
+        tokens, rows = _tokens.rich_tokens(graph, text)
+    else:
+        tokens, rows = _tokens.word_tokens(graph, text)
+    tokens, rows = _tokens.drop_tokens(graph, tokens, rows, min_len=analyzer.min_len,
+                                       max_len=analyzer.max_len, numbers=analyzer.numbers,
+                                       stop_words=sorted(analyzer.stop_words))  # fmt: skip
+    counts = _tokens.count_terms(graph, tokens, rows, n_rows, list(analyzer.terms),
+                                 analyzer.ngram_range)  # fmt: skip
     if analyzer.binary:
         counts = graph.op("Min", counts, graph.const(1.0))
     return counts
