@@ -2,10 +2,12 @@
 (:mod:`nbayes.export._tokens`, :mod:`nbayes.export._posts`): onnxruntime gives
 nbayes's tokens, token for token and in order, on every document of the shared
 corpora (20 Newsgroups, SMS Spam Collection, SpamAssassin) and on hand-made edge
-cases; the one rule not expressed (a compound longer than 256 code points) is the only
-difference found."""
+cases; the two rules not expressed (nbayes.export._tokens) are the only differences
+found."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import onnxruntime as ort
@@ -106,20 +108,31 @@ def _compound_over_256(tokens: list[str]) -> bool:
     return any(len(t) > 256 and "://" not in t and not t.startswith("www.") for t in tokens)
 
 
+def _url_inside_a_compound(want: list[str], got: list[str]) -> bool:
+    """nbayes has a URL the graph lacks: one whose scheme is a rejected compound's last
+    run (``1983@http://x.org/``), not expressed."""
+    return any(re.match(r"(?:https?|ftp)://|www\.", t) and t not in got for t in want)
+
+
+def _explained(want: list[str], got: list[str]) -> bool:
+    return _compound_over_256(got) or _url_inside_a_compound(want, got)
+
+
 @pytest.mark.parametrize("name", ["20newsgroups", "sms", "spamassassin"])
 def test_tokens_on_every_document_of_the_corpora(name):
     """Token for token, in order: the body less its signature (the header lines kept)
     and the Subject values of a default PostVectorizer (make_text_classifier's), rich
-    tokens. The documents that differ are exactly those where the graph keeps a
-    compound longer than 256 code points whole (nbayes's MAX_COMPOUND, not expressed):
-    none of 20 Newsgroups or SMS."""
+    tokens. The documents that differ are exactly those of the two rules not expressed
+    (nbayes.export._tokens): none of 20 Newsgroups or SMS, 3 of 6,047 SpamAssassin
+    messages (2 compounds over 256 code points, 1 URL inside a compound)."""
     documents = _corpus(name)
     vectorizer = PostVectorizer(tokenizer=RICH, signature="drop")
     posts = [split_post(d) for d in documents]
     body, subject = _onnx_tokens(_session("body", "subject"), documents)
-    differing = _differing(body, RICH.tokenize_many([vectorizer._body(p) for p in posts]))
-    assert all(_compound_over_256(body[i]) for i in differing), differing[:5]
-    assert len(differing) == (2 if name == "spamassassin" else 0)
+    want = RICH.tokenize_many([vectorizer._body(p) for p in posts])
+    differing = _differing(body, want)
+    assert all(_explained(want[i], body[i]) for i in differing), differing[:5]
+    assert len(differing) == (3 if name == "spamassassin" else 0)
     assert _differing(subject, RICH.tokenize_many([p.field("subject") for p in posts])) == []
 
 
