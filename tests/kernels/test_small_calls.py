@@ -244,13 +244,19 @@ def test_available_defers_loading_until_it_pays(monkeypatch):
     assert not _kernels.available() and _kernels._forgone_s == 0.0
 
 
-def test_loading_numba_marks_the_kernels_loaded(monkeypatch):
-    monkeypatch.setattr(_kernels, "SMALL_WORK", 100)
-    monkeypatch.setattr(_kernels, "LOAD_COST_S", 1.0)
-    monkeypatch.setattr(_kernels, "_forgone_s", 0.0)
-    _kernels.numba.cache_clear()  # a first load in this process, as numba() makes it
-    _kernels.numba()
-    assert _kernels.available(100, saving_s=1e-12)
+def test_loading_numba_marks_the_kernels_loaded():
+    """Once nbayes has loaded numba (here for the text kernels, which load it on their
+    own terms), every call above the threshold takes the kernels, however little it
+    saves; before, one that saves little does not."""
+    code = (
+        "from nbayes import _kernels\n"
+        "before = _kernels.available(10**6, saving_s=1e-12)\n"
+        "_kernels.numba()\n"
+        "print(before, _kernels.available(10**6, saving_s=1e-12))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["False", "True"]
 
 
 def test_large_calls_before_the_load_are_the_kernels(monkeypatch):

@@ -53,6 +53,7 @@ import os
 import stat
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -80,10 +81,10 @@ SMALL_WORK = 10_000
 LOAD_COST_S = 0.5
 
 #: The CPU seconds the kernels would have saved this process's calls that took the
-#: reference paths only because numba was not loaded yet (:func:`available`). The
-#: calls on row blocks in threads may add to it at once: an addition lost that way
-#: only delays the load a little.
+#: reference paths only because numba was not loaded yet (:func:`available`); infinite
+#: once it is. Changed under :data:`_forgone_lock` (calls on row blocks run in threads).
 _forgone_s = 0.0
+_forgone_lock = threading.Lock()
 
 #: The options of every compiled function: the GIL released, no C-callable wrapper
 #: (nothing takes a kernel's address).
@@ -98,7 +99,8 @@ def numba():
     import numba
 
     global _forgone_s
-    _forgone_s = math.inf  # loaded: every call worth it takes the kernels from now
+    with _forgone_lock:
+        _forgone_s = math.inf  # loaded: every call worth it takes the kernels from now
     _install_cache_locator()
     _pause_gc_while_compiling()
     return numba
@@ -117,8 +119,9 @@ def available(work: float = math.inf, saving_s: float = math.inf) -> bool:
     if not ENABLED or work < SMALL_WORK:
         return False
     global _forgone_s
-    _forgone_s += math.inf if math.isinf(work) else work * saving_s
-    return _forgone_s >= LOAD_COST_S
+    with _forgone_lock:
+        _forgone_s += math.inf if math.isinf(work) else work * saving_s
+        return _forgone_s >= LOAD_COST_S
 
 
 def _pause_gc_while_compiling() -> None:
