@@ -31,7 +31,7 @@ NEEDS = {
     "F": ["uci_adult"],
     "G": ["spamassassin"],
     "K": ["spamassassin"],
-    "L": ["uci_adult"],
+    "L": ["uci_adult", "20newsgroups_bydate"],
 }
 
 
