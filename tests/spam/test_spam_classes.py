@@ -429,3 +429,51 @@ def test_learning_in_batches_is_learning_once(labelled, cut, messages):
     assert a == b
     check_probabilities(a)
     assert set(a[0].probabilities) == {label for _, label in labelled}
+
+
+# ---------------------------------------------------------------- forged stores
+FORGED = [("evil\nX-Injected: yes", 10**15, 10), ("Newsletter", 10**15, 10), ("neg", -5, 3)]
+
+
+@pytest.mark.parametrize(("name", "messages", "tokens"), FORGED)
+def test_a_class_nbayes_never_writes_is_refused_from_a_store(tmp_path, name, messages, tokens):
+    """A class name read back from a database was trusted: a forged row of totals named
+    "evil\\nX-Injected: yes" became the verdict header of the mail passed on (a header
+    injected into it) and a line of its own in the verdict and stats output; negative
+    counts were dropped silently. Now the store is refused in one line, exit 3, the
+    message passed on unchanged; the two-class verdict, which reads only ham and spam,
+    is unchanged."""
+    import sqlite3
+
+    from conftest import nbayes_spam
+
+    path = tmp_path / "t.db"
+    with TokenStore(path) as store:
+        store.learn(three_classes(4))
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("INSERT INTO totals VALUES (?, ?, ?)", (name, messages, tokens))
+    db.close()
+    raw = b"Subject: zqxjv\n\nzqxjvw qqzzx\n"
+    done = nbayes_spam("classify", "--db", path, "--classes", "-p", input=raw)
+    assert (done.returncode, done.stdout) == (3, raw)
+    assert len(done.stderr.splitlines()) == 1 and b"class" in done.stderr
+    stats = nbayes_spam("stats", "--db", path)
+    assert stats.returncode == 3 and b"X-Injected" not in stats.stdout
+    assert nbayes_spam("classify", "--db", path, input=raw).returncode in (0, 1, 2)
+
+
+def test_a_forged_class_in_redis_is_refused(redis_server):
+    from nbayes.spam.database import StoreError
+
+    with RedisTokenStore(redis_server.url()) as store:
+        store.learn(three_classes(3))
+        store.client.hset(store.classes_key, b"evil\nX-Injected: yes", b"1000 10")
+        with pytest.raises(StoreError, match="never writes"):
+            store.read_classes(["x"])
+        with pytest.raises(StoreError, match="never writes"):
+            store.class_totals()
+        store.client.hdel(store.classes_key, b"evil\nX-Injected: yes")
+        store.client.hset(store.classes_key, b"\xff\xfe", b"1000 10")  # not UTF-8
+        with pytest.raises(StoreError, match="never writes"):
+            store.read_classes(["x"])

@@ -97,6 +97,31 @@ def check_class(name: object) -> str:
     )
 
 
+def checked_class_totals(totals: Mapping[str, tuple[int, int]]) -> dict[str, tuple[int, int]]:
+    """``totals`` (``{class: (messages, tokens)}`` as a store holds them), each class
+    name and count checked: a store holds only names :func:`check_class` lets through
+    and counts of at least 0, unless it was written by something else. Such a name
+    (``"evil\\nX-Injected: yes"``) would be printed as a line of its own and written
+    into the verdict header of mail passed on: :class:`~nbayes.spam.database.StoreError`
+    instead, naming it.
+
+    >>> checked_class_totals({"news": (2, 9)})
+    {'news': (2, 9)}
+    """
+    from nbayes.spam.database import StoreError
+
+    for name, (messages, tokens) in totals.items():
+        try:
+            check_class(name)
+        except ValueError as error:
+            raise StoreError(f"the database holds a class nbayes never writes: {error}") from None
+        if not (isinstance(messages, int) and isinstance(tokens, int)) or min(messages, tokens) < 0:
+            raise StoreError(
+                f"the database's totals of class {name!r} are not counts: {messages}, {tokens}"
+            )
+    return dict(totals)
+
+
 def class_order(labels: Iterable[str]) -> tuple[str, ...]:
     """The order classes are reported in: ham, spam (where present), then the others by
     name.
@@ -153,7 +178,7 @@ def gather_classes(
     and totals ((ham, spam) messages, (ham, spam) tokens), each extra class's totals
     (messages, tokens) and counts (n_tokens,); classes without messages are left out."""
     (ham_m, spam_m), (ham_t, spam_t) = two_totals
-    totals = {"ham": (ham_m, ham_t), "spam": (spam_m, spam_t), **extra_totals}
+    totals = {"ham": (ham_m, ham_t), "spam": (spam_m, spam_t), **checked_class_totals(extra_totals)}
     columns = {"ham": two_counts[:, 0], "spam": two_counts[:, 1]}
     classes = class_order(c for c, (m, _) in totals.items() if m > 0)
     n = two_counts.shape[0]

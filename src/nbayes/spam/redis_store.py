@@ -44,7 +44,12 @@ from collections.abc import Set as AbstractSet
 from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING, Any
 
-from nbayes.spam.classes import ClassCounts, gather_classes, split_classes
+from nbayes.spam.classes import (
+    ClassCounts,
+    checked_class_totals,
+    gather_classes,
+    split_classes,
+)
 from nbayes.spam.database import StoreError, StoreUnavailableError
 from nbayes.spam.store import (
     LABELS,
@@ -629,8 +634,10 @@ class RedisTokenStore:
         spam that hold messages, by name."""
         with self._talking():
             rows = self.client.hgetall(self.classes_key)
-        found = {k.decode(): _pair(v) for k, v in rows.items()}
-        return {label: found[label] for label in sorted(found) if found[label][0] > 0}
+        found = {k.decode("utf-8", "replace"): _pair(v) for k, v in rows.items()}
+        return checked_class_totals(
+            {label: found[label] for label in sorted(found) if found[label][0] != 0}
+        )
 
     def read_classes(self, tokens: Sequence[str], *, vocabulary: bool = True) -> ClassCounts:
         """As :meth:`nbayes.spam.store.TokenStore.read_classes`: one script reads every
@@ -645,11 +652,11 @@ class RedisTokenStore:
             )
         two_counts = np.array([_pair(v) for v in two], dtype=np.int64).reshape(-1, 2)
         totals = _totals(sums, None)
-        labels = [label.decode() for label in listed[::2]]
+        labels = [label.decode("utf-8", "replace") for label in listed[::2]]
         extra_totals = {
             label: _pair(value)
             for label, value in zip(labels, listed[1::2], strict=True)
-            if _pair(value)[0] > 0
+            if _pair(value)[0] != 0
         }
         extra_counts = {
             label: np.array([_pair(v)[0] for v in values], dtype=np.int64)

@@ -48,7 +48,13 @@ from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nbayes.spam.classes import ClassCounts, check_class, gather_classes, split_classes
+from nbayes.spam.classes import (
+    ClassCounts,
+    check_class,
+    checked_class_totals,
+    gather_classes,
+    split_classes,
+)
 from nbayes.spam.database import Database, Snapshot, StoreError, Transaction
 from nbayes.spam.tokens import DEFAULT_OPTIONS, TokenOptions
 
@@ -474,9 +480,9 @@ class TokenStore:
         spam that hold messages, by name."""
         rows = self.db.execute(
             "SELECT label, messages, tokens FROM totals WHERE label NOT IN ('ham', 'spam')"
-            " AND messages > 0 ORDER BY label"
+            " AND messages != 0 ORDER BY label"
         ).fetchall()
-        return {label: (m, t) for label, m, t in rows}
+        return checked_class_totals({label: (m, t) for label, m, t in rows})
 
     def read_classes(self, tokens: Sequence[str], *, vocabulary: bool = True) -> ClassCounts:
         """Every class's counts of the distinct ``tokens`` and totals, in one snapshot
