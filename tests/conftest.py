@@ -18,14 +18,15 @@ import pytest
 from hypothesis import settings
 
 # Property tests: under CI the examples are derived from each test (derandomize), so a
-# run is reproducible and cannot turn red on a new draw; elsewhere every run draws
-# afresh and keeps exploring (a failure found there becomes a plain regression test).
-# No per-example deadline under CI: on a slower or busier machine an example over 200 ms
-# would fail, or pass on replay and be reported as Flaky; the tests assert results, and
-# the benchmarks measure speed.
+# run is reproducible and cannot turn red on a new draw; elsewhere ("dev", the README's
+# test command) every run draws afresh and keeps exploring (a failure found there
+# becomes a plain regression test). No per-example deadline in either: on a slower or
+# busier machine (or at a first call that compiles) an example over 200 ms would fail,
+# or pass on replay and be reported as Flaky; the tests assert results, and the
+# benchmarks measure speed.
 settings.register_profile("ci", derandomize=True, print_blob=True, deadline=None)
-if os.environ.get("CI") == "true":
-    settings.load_profile("ci")
+settings.register_profile("dev", deadline=None)
+settings.load_profile("ci" if os.environ.get("CI") == "true" else "dev")
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
