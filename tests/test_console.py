@@ -171,3 +171,28 @@ def test_a_reader_gone_from_stdout_ends_both_paths_alike(db, tmp_path):
     assert lean == run(f"{sys.executable} -c \"{CLICK}\"")
     assert lean[0] == 141
     assert b"Traceback" not in lean[1]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_database_that_is_no_file_is_refused_at_once(tmp_path, kind):
+    """--db naming a FIFO held the message for ever on both paths (SQLite's open waits
+    for a writer), a mail server's delivery with it; a device read as an empty file.
+    Now one line naming it, exit 3, the message passed on unchanged, on both paths."""
+    if kind == "fifo":
+        db = tmp_path / "fifo"
+        os.mkfifo(db)
+    else:
+        db = "/dev/null"
+    raw = corpus(1, 1)[0][0]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NBAYES_SPAM_")}
+    done = []
+    for program in ([sys.executable, "-m", "nbayes"], [sys.executable, "-c", CLICK]):
+        result = subprocess.run(
+            [*program, "spam", "classify", "--db", str(db), "-p"], input=raw,
+            capture_output=True, env=env, check=False, timeout=60,
+        )  # fmt: skip
+        done.append((result.returncode, result.stdout, result.stderr))
+    assert done[0] == done[1]
+    status, out, err = done[0]
+    assert (status, out) == (3, raw)
+    assert err.count(b"\n") == 1 and str(db).encode() in err and b"not a token database" in err

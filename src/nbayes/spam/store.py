@@ -135,6 +135,25 @@ def today() -> int:
     return int(time.time() // 86400)
 
 
+def _refuse_special_file(path: Path) -> None:
+    """:class:`StoreError` where ``path`` names something other than a regular file: a
+    FIFO (which SQLite's open would wait on for ever: a delivered message held up with
+    it), a socket, or a device such as ``/dev/zero``."""
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except OSError:  # missing (created later), or unreadable: SQLite says which
+        return
+    if not stat.S_ISREG(mode):
+        kind = "a device"
+        if stat.S_ISFIFO(mode):
+            kind = "a FIFO"
+        elif stat.S_ISSOCK(mode):
+            kind = "a socket"
+        raise StoreError(f"{path} is {kind}, not a token database: give the path of a file")
+
+
 class TokenStore:
     """A SQLite token database; ``TokenStore(path)`` creates it if missing.
 
@@ -160,6 +179,7 @@ class TokenStore:
             raise NoStoreError(f"no token database at {path}")
         if path.is_dir():
             raise StoreError(f"{path} is a directory, not a token database")
+        _refuse_special_file(path)
         self.path, self.readonly = path, readonly
         #: How messages name this store: its path.
         self.name = str(path)
