@@ -8,6 +8,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from spam_mail import corpus
 
 from nbayes.console import lean_classify_arguments
@@ -196,3 +198,44 @@ def test_a_database_that_is_no_file_is_refused_at_once(tmp_path, kind):
     status, out, err = done[0]
     assert (status, out) == (3, raw)
     assert err.count(b"\n") == 1 and str(db).encode() in err and b"not a token database" in err
+
+
+_READ_HERE = ["--db", "--db=a.db", "b.db", "é.db", "-p", "-e", "-pe", "-ep", "--passthrough",
+              "--exit-zero"]
+_ARGUMENTS = st.lists(
+    st.sampled_from(_READ_HERE * 8 + ["--db=", "-pp", "--", "-", "--db=-x", "-u", "--classes",
+                                      "--pass", "-x"]),
+    max_size=6,
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(args=_ARGUMENTS, environ_db=st.sampled_from([None, "", "env.db", "-env"]))
+def test_the_lean_reading_is_clicks_reading_of_the_same_arguments(args, environ_db):
+    """Whatever the arguments: where the lean path reads them, click reads the same
+    database and flags from them, and leaves every other option at its default."""
+    import click
+
+    from nbayes.cli.spam.classify import classify
+
+    environ = {} if environ_db is None else {"NBAYES_SPAM_DB": environ_db}
+    lean = lean_classify_arguments(args, environ)
+    if lean is None:
+        return
+    saved = {k: os.environ.pop(k) for k in ("NBAYES_SPAM_DB", "NBAYES_SPAM_REDIS")
+             if k in os.environ}  # fmt: skip
+    os.environ.update(environ)
+    try:
+        ctx = classify.make_context("classify", list(args))
+    except (click.ClickException, SystemExit) as error:
+        raise AssertionError(f"click refuses what the lean path read: {args}") from error
+    finally:
+        for key in ("NBAYES_SPAM_DB", "NBAYES_SPAM_REDIS"):
+            os.environ.pop(key, None)
+        os.environ.update(saved)
+    params = ctx.params
+    assert (params["db"], params["passthrough"], params["exit_zero"]) == lean
+    for param in classify.params:
+        if param.name not in ("db", "passthrough", "exit_zero") and param.expose_value:
+            source = ctx.get_parameter_source(param.name)
+            assert source in (click.core.ParameterSource.DEFAULT, None), param.name
