@@ -106,7 +106,7 @@ def test_a_type_stays_allowed_as_a_dtype(tmp_path):
 
 # ---------------------------------------------------------------- encodings
 @pytest.mark.parametrize("make", _vectorizers())
-@pytest.mark.parametrize("encoding", ["no-such-codec", "rot13", "zlib_codec"])
+@pytest.mark.parametrize("encoding", ["no-such-codec", "rot13", "zlib_codec", "punycode", "idna"])
 def test_an_encoding_must_be_a_text_codec(tmp_path, make, encoding):
     path = _tampered(_saved(tmp_path, make()), tmp_path / "t.npz", _setting("encoding", encoding))
     with pytest.raises(nbayes.ModelFileError, match="not a text encoding"):

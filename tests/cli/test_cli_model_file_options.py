@@ -44,6 +44,7 @@ def trained(tmp_path_factory):
         ("sep", ";;", "read.sep=';;' is not a one-character separator"),
         ("encoding", "no-such-codec", "read.encoding='no-such-codec' is not a text encoding"),
         ("encoding", "zlib_codec", "read.encoding='zlib_codec' is not a text encoding"),
+        ("encoding", "punycode", "read.encoding='punycode' is not a text encoding"),  # quadratic
         ("encoding", 7, "read.encoding=7 is not a text encoding"),
         ("header", "yes", "read.header='yes' is not true or false"),
         ("na_values", "?", "read.na_values='?' is not a list"),

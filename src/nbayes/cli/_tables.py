@@ -202,13 +202,11 @@ def _bad_option(name: str, value: Any, problem: str) -> CLIError:
 
 def is_text_encoding(name: Any) -> bool:
     """Whether ``name`` is a text encoding Python knows (``latin-1``, ``cp1252``,
-    ``utf-16``; not ``base64`` or ``zlib``, which code bytes to bytes)."""
-    if not isinstance(name, str):
-        return False
-    try:
-        return bool(getattr(codecs.lookup(name), "_is_text_encoding", True))
-    except LookupError:
-        return False
+    ``utf-16``; not ``base64`` or ``zlib``, which code bytes to bytes, nor ``punycode``,
+    which decodes in quadratic time: :func:`nbayes.core.charsets.is_charset`)."""
+    from nbayes.core.charsets import is_charset
+
+    return is_charset(name)
 
 
 @dataclass(frozen=True)

@@ -87,11 +87,12 @@ def _leaves(name: str, value: Any) -> Iterator[tuple[str, Any]]:
 
 
 def _check_encoding(encoding: Any) -> None:
-    """ValueError unless ``encoding`` names a text codec (not ``rot13`` or ``zlib``)."""
-    try:
-        b"a".decode(encoding, "ignore")  # empty bytes decode without a look-up
-    except (LookupError, TypeError):
-        raise ValueError(f"encoding={encoding!r:.40} is not a text encoding Python knows") from None
+    """ValueError unless ``encoding`` names a character set (not ``rot13`` or ``zlib``,
+    which code bytes to bytes, nor ``punycode``: :func:`nbayes.core.charsets.is_charset`)."""
+    from nbayes.core.charsets import is_charset
+
+    if not is_charset(encoding):
+        raise ValueError(f"encoding={encoding!r:.40} is not a text encoding Python knows")
 
 
 def use_linear_time_patterns(model: Any, *, trust_patterns: bool) -> None:

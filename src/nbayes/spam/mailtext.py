@@ -11,9 +11,11 @@ for the common single-part message (:mod:`nbayes.spam.parse`), which gives the s
 
 from __future__ import annotations
 
-import codecs
 import re
 from dataclasses import dataclass, field
+
+from nbayes.core.charsets import NOT_CHARSETS as NOT_CHARSETS
+from nbayes.core.charsets import is_charset
 
 #: Decoded text taken from one MIME part at most (characters); the rest is ignored,
 #: so a huge part costs bounded time.
@@ -143,21 +145,11 @@ def decode_header_value(value) -> str:
     )
 
 
-#: Text codecs Python knows that are not character sets, taken for unknown charsets:
-#: ``punycode`` decodes in time quadratic in its input (a 1 MB body declared
-#: ``charset=punycode`` took 67-121 s), ``idna`` raises on most text, the escape codecs
-#: read backslashes and ``undefined`` refuses everything. (Codecs from bytes to bytes,
-#: ``base64_codec``, ``zlib_codec``, ``rot13``, never run: ``bytes.decode`` refuses them.)
-NOT_CHARSETS = frozenset(
-    {"punycode", "idna", "unicode-escape", "raw-unicode-escape", "undefined"}
-)
-
-
 def decode_bytes(data: bytes, charset: str | None) -> str:
     """Bytes to text in the declared charset; undeclared or ASCII means UTF-8 if
     valid, else Windows-1252; an unknown charset, or a codec that is not a character
-    set (:data:`NOT_CHARSETS`), falls back to UTF-8 with replacement characters.
-    Never raises, and takes time linear in ``data``.
+    set (:func:`nbayes.core.charsets.is_charset`), falls back to UTF-8 with
+    replacement characters. Never raises, and takes time linear in ``data``.
 
     >>> decode_bytes(b"caf\\xe9", "latin-1"), decode_bytes(b"a-9", "punycode")
     ('café', 'a-9')
@@ -167,11 +159,7 @@ def decode_bytes(data: bytes, charset: str | None) -> str:
             return data.decode("utf-8")
         except UnicodeDecodeError:
             return data.decode("cp1252", errors="replace")
-    try:
-        codec = codecs.lookup(charset)
-    except (LookupError, ValueError):  # ValueError: a NUL in the name
-        return data.decode("utf-8", errors="replace")
-    if codec.name in NOT_CHARSETS:
+    if not is_charset(charset):
         return data.decode("utf-8", errors="replace")
     try:
         return data.decode(charset, errors="replace")
