@@ -239,3 +239,23 @@ def test_the_lean_reading_is_clicks_reading_of_the_same_arguments(args, environ_
         if param.name not in ("db", "passthrough", "exit_zero") and param.expose_value:
             source = ctx.get_parameter_source(param.name)
             assert source in (click.core.ParameterSource.DEFAULT, None), param.name
+
+
+def test_a_stdin_that_cannot_be_read_is_exit_3_on_both_paths(db, tmp_path):
+    """stdin open for writing only (read: EBADF): the lean path died with a traceback
+    (status 1) and the click command said "Error: [Errno 9] ..." with status 2, which
+    means Unsure to a delivery agent. Now one line and exit 3 on both."""
+    target = tmp_path / "written"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NBAYES_SPAM_")}
+    done = []
+    for program in ([sys.executable, "-m", "nbayes"], [sys.executable, "-c", CLICK]):
+        with target.open("wb") as write_only:
+            result = subprocess.run(
+                [*program, "spam", "classify", "--db", db, "-p"], stdin=write_only,
+                capture_output=True, env=env, check=False, timeout=60,
+            )  # fmt: skip
+        done.append((result.returncode, result.stdout, result.stderr))
+    assert done[0] == done[1]
+    status, out, err = done[0]
+    assert (status, out) == (3, b"")
+    assert err.startswith(b"nbayes: cannot read the message from stdin") and err.count(b"\n") == 1

@@ -77,13 +77,19 @@ def classify_delivery(
     from nbayes.spam.limits import DEFAULT_MAX_SIZE, copy_rest, read_at_most
 
     max_size = DEFAULT_MAX_SIZE if max_size is None else max_size
-    raw, whole = read_at_most(stdin, max_size)
-    if not whole:  # spamc's way: too large to scan, passed on as it is
-        print(f"nbayes: message over {max_size} bytes (--max-size): not scanned", file=stderr)
-        if passthrough:
-            stdout.write(raw)
-            copy_rest(stdin, stdout)
-            stdout.flush()
+    try:
+        raw, whole = read_at_most(stdin, max_size)
+        if not whole:  # spamc's way: too large to scan, passed on as it is
+            print(f"nbayes: message over {max_size} bytes (--max-size): not scanned", file=stderr)
+            if passthrough:
+                stdout.write(raw)
+                copy_rest(stdin, stdout)
+                stdout.flush()
+            return EXIT_ERROR
+    except BrokenPipeError:  # stdout's reader went away: the caller's to end quietly
+        raise
+    except OSError as error:  # stdin cannot be read (EBADF, EIO): exit 3, never Unsure
+        print(f"nbayes: cannot read the message from stdin: {one_line(error)}", file=stderr)
         return EXIT_ERROR
     probabilities = None
     try:
