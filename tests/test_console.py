@@ -259,3 +259,24 @@ def test_a_stdin_that_cannot_be_read_is_exit_3_on_both_paths(db, tmp_path):
     status, out, err = done[0]
     assert (status, out) == (3, b"")
     assert err.startswith(b"nbayes: cannot read the message from stdin") and err.count(b"\n") == 1
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [["-p"], []])
+def test_a_stdout_that_cannot_be_written_is_exit_3_on_both_paths(db, args):
+    """stdout on a full disk (/dev/full): the lean path was a traceback (status 1), the
+    click command "Error: [Errno 28] ..." with status 2 (Unsure, to a delivery agent,
+    which would take the message it never got for delivered). Now one line, exit 3."""
+    raw = corpus(1, 1)[0][0]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NBAYES_SPAM_")}
+    done = []
+    for program in ([sys.executable, "-m", "nbayes"], [sys.executable, "-c", CLICK]):
+        with open("/dev/full", "wb") as full:
+            result = subprocess.run(
+                [*program, "spam", "classify", "--db", db, *args], input=raw, stdout=full,
+                stderr=subprocess.PIPE, env=env, check=False, timeout=60,
+            )  # fmt: skip
+        done.append((result.returncode, result.stderr))
+    assert done[0] == done[1]
+    assert done[0][0] == 3
+    assert done[0][1].startswith(b"nbayes: cannot write to stdout") and done[0][1].count(b"\n") == 1

@@ -79,17 +79,15 @@ def classify_delivery(
     max_size = DEFAULT_MAX_SIZE if max_size is None else max_size
     try:
         raw, whole = read_at_most(stdin, max_size)
-        if not whole:  # spamc's way: too large to scan, passed on as it is
-            print(f"nbayes: message over {max_size} bytes (--max-size): not scanned", file=stderr)
-            if passthrough:
-                stdout.write(raw)
-                copy_rest(stdin, stdout)
-                stdout.flush()
-            return EXIT_ERROR
-    except BrokenPipeError:  # stdout's reader went away: the caller's to end quietly
-        raise
     except OSError as error:  # stdin cannot be read (EBADF, EIO): exit 3, never Unsure
         print(f"nbayes: cannot read the message from stdin: {one_line(error)}", file=stderr)
+        return EXIT_ERROR
+    if not whole:  # spamc's way: too large to scan, passed on as it is
+        print(f"nbayes: message over {max_size} bytes (--max-size): not scanned", file=stderr)
+        if passthrough:
+            stdout.write(raw)
+            copy_rest(stdin, stdout)
+            stdout.flush()
         return EXIT_ERROR
     probabilities = None
     try:
@@ -177,8 +175,9 @@ def classify_standard_streams(
     its keyword arguments): both front doors of ``nbayes spam classify`` (the click
     command and :mod:`nbayes.console`) call this. A stdout that was closed when the
     process started (:func:`nbayes.stdio.closed_at_start`) has nowhere to take the
-    verdict or the message: one line on stderr and exit status 3, the message unread
-    (a delivery agent keeps it, and retries)."""
+    verdict or the message, and one that fails to take them (a full disk) has lost
+    them: one line on stderr and exit status 3 (a delivery agent keeps the message,
+    and retries)."""
     import sys
 
     from nbayes.stdio import closed_at_start
@@ -187,9 +186,15 @@ def classify_standard_streams(
         print("nbayes: stdout is closed: nowhere to write the verdict or the message "
               "(not scanned)", file=sys.stderr)  # fmt: skip
         return EXIT_ERROR
-    return classify_delivery(
-        sys.stdin.buffer, sys.stdout.buffer, sys.stderr, open_store, settings, **options
-    )
+    try:
+        return classify_delivery(
+            sys.stdin.buffer, sys.stdout.buffer, sys.stderr, open_store, settings, **options
+        )
+    except BrokenPipeError:  # stdout's reader went away: the front door ends quietly (141)
+        raise
+    except OSError as error:  # stdout cannot be written (a full disk): exit 3, never Unsure
+        print(f"nbayes: cannot write to stdout: {one_line(error)}", file=sys.stderr)
+        return EXIT_ERROR
 
 
 def classify_message(
