@@ -51,7 +51,9 @@ from nbayes.spam._numpy import np
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-    from nbayes.spam.store import Message
+#: One message to learn: its token set, its raw bytes (for the digest) and its label
+#: (defined here, below the store, which takes it from here).
+Message = tuple[AbstractSet[str], bytes, str]
 
 #: The classes of the Fisher/Robinson filter, in the order of their count columns.
 TWO_CLASSES = ("ham", "spam")

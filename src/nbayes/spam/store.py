@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 
 from nbayes.spam.classes import (
     ClassCounts,
+    Message,
     check_class,
     checked_class_totals,
     gather_classes,
@@ -85,8 +86,6 @@ _SCHEMA = (
 )
 
 
-#: One message to learn: its token set, its raw bytes (for the digest) and its label.
-Message = tuple[AbstractSet[str], bytes, str]
 #: One prepared write (:meth:`TokenStore.changes`): SQL, its parameters, and whether the
 #: parameters are many rows (``executemany``) or one row.
 Statement = tuple[str, Any, bool]
