@@ -160,3 +160,24 @@ def test_the_scan_sees_lazy_relative_and_type_checking_imports(tmp_path):
     assert circles(edges) == [["high", "low", "side"]]
     del edges["low", "high"], edges["side", "high"]
     assert circles(edges) == []
+
+
+def module_imports(src: Path, package: str = "nbayes") -> Edges:
+    """The imports between the modules of ``package`` (a package's ``__init__`` is
+    the package's own module)."""
+    edges: Edges = defaultdict(list)
+    for path in sorted((src / package).rglob("*.py")):
+        source = module_name(path, src)
+        for target, line in imported_modules(path, src):
+            if target.split(".")[0] == package and target != source:
+                edges[source, target].append(f"{path.relative_to(src)}:{line}")
+    return edges
+
+
+def test_no_two_modules_import_each_other():
+    """Within a part too: no circle of modules, counting lazy and type-checking
+    imports (a type named in a module below, not imported back from above)."""
+    edges = module_imports(SRC)
+    found = circles(edges)
+    report = "\n".join(f"{circle}:\n{describe(edges, circle)}" for circle in found)
+    assert not found, f"modules that import each other:\n{report}"
