@@ -70,6 +70,8 @@ ENABLED = True
 #: nonzeros 0.003 ms, the categorical counts of 2,000 x 5 codes and the gather of
 #: 667 x 5 x 3 0.05 ms; a process's first kernel call costs ~0.4 s, its exit ~0.2 s.
 SMALL_WORK = 10_000
+#: :data:`SMALL_WORK` as shipped (tests and benchmarks set it to 0 for their runs).
+DEFAULT_SMALL_WORK = SMALL_WORK
 
 #: What loading the kernels costs a process, in seconds of CPU: importing numba,
 #: setting up its compiler's target, loading the cached kernels, and numba's objects'
@@ -79,6 +81,8 @@ SMALL_WORK = 10_000
 #: :data:`SMALL_WORK` take the reference paths until the CPU time the kernels would
 #: have saved them reaches this (:func:`available`); 0 loads them at the first.
 LOAD_COST_S = 0.5
+#: :data:`LOAD_COST_S` as shipped (tests and benchmarks set it to 0 for their runs).
+DEFAULT_LOAD_COST_S = LOAD_COST_S
 
 #: The CPU seconds the kernels would have saved this process's calls that took the
 #: reference paths only because numba was not loaded yet (:func:`available`); infinite
