@@ -7,13 +7,14 @@ by other classes, and the verdict's accuracy on real mail."""
 from __future__ import annotations
 
 import math
+import operator
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import require_path
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from spam_mail import synthetic_mail
 
@@ -240,9 +241,11 @@ def test_learn_then_unlearn_a_class_restores_the_store(redis_server, tmp_path):
             assert store.read_classes([]).classes == ("ham", "spam")
         after = sqlite_rows(tmp_path / "t.db")
         assert after["class_tokens"] == after["class_trained"] == []
-        del after["class_tokens"], after["class_trained"]
+        assert after["extra_vocabulary"] == [(0,)]  # the running count: back to 0
+        del after["class_tokens"], after["class_trained"], after["extra_vocabulary"]
         assert after == before
         assert not any(redis.client.exists(key) for key in redis.class_keys)
+        assert not redis.client.hexists(redis.meta, "extra_vocabulary")
         tokens, counts, totals = redis.read_all()
         assert tokens == redis_before[0] and np.array_equal(counts, redis_before[1])
         assert totals == redis_before[2]
@@ -477,3 +480,120 @@ def test_a_forged_class_in_redis_is_refused(redis_server):
         store.client.hset(store.classes_key, b"\xff\xfe", b"1000 10")  # not UTF-8
         with pytest.raises(StoreError, match="never writes"):
             store.read_classes(["x"])
+
+
+# ---------------------------------------------------------------- the kept vocabulary
+def kept_and_counted(store) -> tuple[int, int]:
+    """(the running count of the tokens only the classes other than ham and spam hold,
+    that number counted afresh from the store's rows)."""
+    if isinstance(store, RedisTokenStore):
+        field = store.client.hget(store.meta, "extra_vocabulary")
+        two = set(store.client.hkeys(store.tokens_key))
+        fields = store.client.hkeys(store.class_tokens_key)
+        others = {f.split(b":", 1)[1] for f in fields}
+        if field is None:
+            return 0, len(others - two)
+        kept, *sizes = map(int, field.split())
+        assert sizes == [len(two), len(fields)]  # stamped with the sizes it was kept at
+        return kept, len(others - two)
+    if not store._has_classes():
+        return 0, 0
+    (kept,) = store.db.execute("SELECT size FROM extra_vocabulary").fetchone()
+    two = {t for (t,) in store.db.execute("SELECT token FROM tokens")}
+    others = {t for (t,) in store.db.execute("SELECT token FROM class_tokens")}
+    return kept, len(others - two)
+
+
+_prefixes = iter(range(10**9))
+WORDS = [f"w{i}" for i in range(10)]
+OPERATIONS = st.one_of(
+    st.tuples(
+        st.just("learn"),
+        st.frozensets(st.sampled_from(WORDS), max_size=5),
+        st.sampled_from(["ham", "spam", "news", "phish"]),
+    ),
+    st.tuples(st.just("unlearn"), st.integers(min_value=0, max_value=10**6)),
+    st.tuples(st.just("prune_tokens"), st.integers(min_value=0, max_value=2)),
+    st.tuples(st.just("prune_classes"), st.integers(min_value=0, max_value=2)),
+)
+
+
+@settings(
+    deadline=None, max_examples=30, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(OPERATIONS, min_size=1, max_size=25))
+def test_the_kept_vocabulary_equals_a_recount(redis_server, operations):
+    """The vocabulary's rest (tokens only the other classes hold) is a running count
+    kept by learning, unlearning and pruning: after any sequence of them, on SQLite and
+    on Redis, it equals a count of the rows, and the verdict's vocabulary is the number
+    of distinct tokens of every class."""
+    import tempfile
+
+    prefix = f"kept{next(_prefixes)}"
+    with tempfile.TemporaryDirectory() as folder, TokenStore(Path(folder) / "t.db") as sqlite, \
+            RedisTokenStore(redis_server.url(), prefix=prefix) as redis:  # fmt: skip
+        for store in (sqlite, redis):
+            learnt: list[tuple[set[str], bytes, str]] = []
+            for step, operation in enumerate(operations):
+                if operation[0] == "learn":
+                    message = (set(operation[1]), f"m{step}".encode(), operation[2])
+                    store.learn([message])
+                    learnt.append(message)
+                elif operation[0] == "unlearn" and learnt:
+                    store.unlearn([learnt.pop(operation[1] % len(learnt))])
+                elif operation[0] == "prune_tokens":
+                    prune(store, count_at_most=operation[1])
+                elif operation[0] == "prune_classes":
+                    store.prune_classes(before_day=None, count_at_most=operation[1], dry_run=False)
+                kept, counted = kept_and_counted(store)
+                assert kept == counted, (store.name, step, operation)
+                if store.class_totals():
+                    found = store.read_classes([], vocabulary=True).vocabulary
+                    assert found == len(store.class_vocabulary())
+        if sum(sqlite.totals(vocabulary=False).messages) or sqlite.class_totals():
+            assert classify_classes(sqlite, unseen()) == classify_classes(redis, unseen())
+
+
+def test_a_store_without_the_kept_count_gives_the_same_answer(redis_server, tmp_path):
+    """A store whose classes were learnt before the count was kept (no
+    ``extra_vocabulary`` table or field): read-only it is counted on each read, the same
+    number; its next write counts it once and keeps it from then on."""
+    import sqlite3
+
+    batch = three_classes(6)
+    path = tmp_path / "t.db"
+    with TokenStore(path) as sqlite, RedisTokenStore(redis_server.url()) as redis:
+        for store in (sqlite, redis):
+            store.learn(batch)
+        expected = classify_classes(sqlite, unseen())
+        assert classify_classes(redis, unseen()) == expected
+        assert kept_and_counted(sqlite)[0] > 0
+        redis.client.hdel(redis.meta, "extra_vocabulary")  # as an older nbayes left it
+        assert classify_classes(redis, unseen()) == expected  # counted on reading
+        redis.learn([(tokenize(newsletter(50)), newsletter(50), "newsletter")])
+        kept, counted = kept_and_counted(redis)
+        assert kept == counted > 0 and redis.client.hexists(redis.meta, "extra_vocabulary")
+        # an older nbayes pruning a token only the newsletters hold keeps no count: the
+        # sizes the count was stamped with differ, so it is counted afresh
+        (field,) = [f for f in redis.client.hkeys(redis.class_tokens_key)
+                    if not redis.client.hexists(redis.tokens_key, f.split(b":", 1)[1])][:1]
+        redis.client.hdel(redis.class_tokens_key, field)
+        size = redis.read_classes([]).vocabulary
+        assert size == len(redis.class_vocabulary()) == kept - 1 + redis.totals().vocabulary
+        redis.learn([(tokenize(newsletter(51)), newsletter(51), "newsletter")])
+        assert operator.eq(*kept_and_counted(redis))
+    db = sqlite3.connect(path)
+    with db:
+        for (trigger,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'"):
+            db.execute(f"DROP TRIGGER {trigger}")
+        db.execute("DROP TABLE extra_vocabulary")
+    db.close()
+    with TokenStore(path, readonly=True) as old:
+        assert classify_classes(old, unseen()) == expected
+        assert not old._keeps_extra_vocabulary()  # reading never writes
+    with TokenStore(path) as store:  # opened for writing: counted once
+        assert store._keeps_extra_vocabulary()
+        assert classify_classes(store, unseen()) == expected
+        store.learn([(tokenize(newsletter(50)), newsletter(50), "newsletter")])
+        kept, counted = kept_and_counted(store)
+        assert kept == counted > 0

@@ -23,7 +23,8 @@ part only (the added tables and keys are unknown to it and left alone).
 The verdict (:func:`nbayes.spam.verdicts.classify_classes`): multinomial naive Bayes
 over the classes holding at least one message, on each message's token set (binary features, as the
 two-class ``naive-bayes`` method), with the store's Laplace smoothing ``alpha`` over
-its whole vocabulary ``V`` (the distinct tokens of every class):
+its whole vocabulary ``V`` (the distinct tokens of every class; the stores keep the
+part only the extra classes hold as a running count, so it is read, not counted):
 
     log P(c | x) = log P(c) + sum_{w in x, w known} log theta_cw + (rest) - log Z(x)
 

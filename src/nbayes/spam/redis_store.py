@@ -5,6 +5,7 @@ Keys, under a prefix (``nbayes`` for the shared statistics, ``nbayes:user:NAME``
 user's; written as a Redis Cluster hash tag, so one store's keys live in one slot)::
 
     {nbayes}:meta     hash  format -> "1", tokenizer -> the TokenOptions text
+                            (extra_vocabulary -> a count, with other classes: below)
     {nbayes}:tokens   hash  token -> "HAM SPAM DAY"  (messages holding it; day last learnt)
     {nbayes}:totals   hash  ham_messages, spam_messages, ham_tokens, spam_tokens
     {nbayes}:trained  hash  SHA-256 of a trained message -> "HAM SPAM"
@@ -18,7 +19,9 @@ first training of such a class (the format version is unchanged)::
     {nbayes}:class_tokens   hash  "CLASS:TOKEN" -> "COUNT DAY"
     {nbayes}:class_trained  hash  "CLASS:DIGEST" -> COUNT
 
-(a class name never holds a colon, so the field splits at its first one).
+(a class name never holds a colon, so the field splits at its first one), and
+``extra_vocabulary`` in ``meta``: the running count of the tokens only these classes
+hold (see :data:`_EXTRA_VOCABULARY_LUA`).
 
 Every write is one Lua script run by the server (:data:`_APPLY`), and Redis runs a
 script whole, with no other command in between: a training batch (its token counts,
@@ -82,6 +85,77 @@ _CHUNK = 50_000
 #: Seconds to connect and wait for a read's reply at least (``--lock-timeout 0``).
 _LEAST_WAIT = 0.1
 
+# The running count of the tokens only the classes other than ham and spam hold (the
+# multi-class vocabulary's rest beside HLEN of tokens): field extra_vocabulary of meta,
+# kept by every script that writes tokens or class_tokens, in that script (so exactly,
+# and a verdict reads it in O(1) instead of a pass over every class's tokens). A store
+# whose classes were learnt before the count was kept has no such field: the first
+# script that writes counts it (count_extra) before its writes; a read meanwhile counts
+# it too. The field goes when no class is left (a two-class store stays as it was).
+# It is "COUNT HLEN(tokens) HLEN(class_tokens)", the sizes after the write that kept
+# it: an older nbayes writing the store meanwhile (which keeps no count) changes them
+# when it adds or deletes a token, and a count whose sizes differ is counted afresh,
+# as a missing one.
+# Whether another class holds a token is asked of each class the classes hash names (a
+# class's fields go with its last message) and of those the script learns.
+_EXTRA_VOCABULARY_LUA = """
+local function count_extra(tokens, class_tokens)
+  local size, seen = 0, {}
+  for _, field in ipairs(redis.call('HKEYS', class_tokens)) do
+    local token = string.sub(field, string.find(field, ':', 1, true) + 1)
+    if not seen[token] then
+      seen[token] = true
+      if redis.call('HEXISTS', tokens, token) == 0 then size = size + 1 end
+    end
+  end
+  return size
+end
+local function read_kept(meta, tokens, class_tokens)
+  local value = redis.call('HGET', meta, 'extra_vocabulary')
+  if not value then return nil end
+  local e, t, c = string.match(value, '^(%d+) (%d+) (%d+)$')
+  if not e or tonumber(t) ~= redis.call('HLEN', tokens)
+     or tonumber(c) ~= redis.call('HLEN', class_tokens) then
+    return nil
+  end
+  return tonumber(e)
+end
+local function kept_extra(meta, tokens, classes, class_tokens, learns_classes)
+  local labels = redis.call('HKEYS', classes)
+  labels.known = {}
+  for _, label in ipairs(labels) do labels.known[label] = true end
+  local extra = read_kept(meta, tokens, class_tokens)
+  if not extra and (learns_classes or #labels > 0
+                    or redis.call('EXISTS', class_tokens) == 1) then
+    extra = count_extra(tokens, class_tokens)
+  end
+  return extra, labels
+end
+local function in_classes(class_tokens, labels, token, except)
+  for _, label in ipairs(labels) do
+    if label ~= except
+       and redis.call('HEXISTS', class_tokens, label .. ':' .. token) == 1 then
+      return true
+    end
+  end
+  return false
+end
+local function only_here(tokens, class_tokens, labels, token, label)
+  return redis.call('HEXISTS', tokens, token) == 0
+         and not in_classes(class_tokens, labels, token, label)
+end
+local function keep_extra(meta, tokens, classes, class_tokens, extra)
+  if not extra then return end
+  if extra == 0 and redis.call('EXISTS', classes) == 0
+     and redis.call('EXISTS', class_tokens) == 0 then
+    redis.call('HDEL', meta, 'extra_vocabulary')
+  else
+    redis.call('HSET', meta, 'extra_vocabulary', extra .. ' ' .. redis.call('HLEN', tokens)
+               .. ' ' .. redis.call('HLEN', class_tokens))
+  end
+end
+"""
+
 # The writes of one transaction, as a flat list of operations (ARGV), run by one script:
 #   need   N (DIGEST COLUMN COUNT)*N    each digest trained >= COUNT times as COLUMN
 #   guard  DIGEST HAM SPAM              the digest's counts are still these
@@ -95,9 +169,10 @@ _LEAST_WAIT = 0.1
 # COLUMN is 1 (ham) or 2 (spam). Subtracting touches only tokens that exist, never goes
 # below 0, and deletes a token or digest whose counts both reach 0 (SQLite's
 # remove_empty); adding sets a token's day to at least DAY.
-_APPLY = """
+_APPLY = _EXTRA_VOCABULARY_LUA + """
 local meta, tokens, totals, trained = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local classes, class_tokens, class_trained = KEYS[5], KEYS[6], KEYS[7]
+local has_cadd = false
 local function pair(value)
   if not value then return 0, 0, 0 end
   local a, b, c = string.match(value, '^(%d+) (%d+) ?(%d*)$')
@@ -157,6 +232,7 @@ while i <= #ARGV do
     i = i + 2
   elseif op == 'add' or op == 'cadd' then
     table.insert(writes, i)
+    if op == 'cadd' then has_cadd = true end
     local n = tonumber(ARGV[i + 6])
     local m = tonumber(ARGV[i + 7 + 2 * n])
     i = i + 8 + 2 * n + 2 * m
@@ -164,11 +240,16 @@ while i <= #ARGV do
     return redis.error_reply('NBAYES_BAD_OP ' .. tostring(op))
   end
 end
+local extra, labels = kept_extra(meta, tokens, classes, class_tokens, has_cadd)
 for _, at in ipairs(writes) do
   if ARGV[at] == 'opts' then
     redis.call('HSET', meta, 'tokenizer', ARGV[at + 1])
   elseif ARGV[at] == 'cadd' then
     local sign, day, label = tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2]), ARGV[at + 3]
+    if not labels.known[label] then
+      labels.known[label] = true
+      table.insert(labels, label)
+    end
     local old = redis.call('HGET', classes, label)
     local m, t = 0, 0
     if old then
@@ -181,7 +262,8 @@ for _, at in ipairs(writes) do
     else redis.call('HSET', classes, label, m .. ' ' .. t) end
     local n = tonumber(ARGV[at + 6])
     for j = 0, n - 1 do
-      local field, count = label .. ':' .. ARGV[at + 7 + 2 * j], tonumber(ARGV[at + 8 + 2 * j])
+      local token = ARGV[at + 7 + 2 * j]
+      local field, count = label .. ':' .. token, tonumber(ARGV[at + 8 + 2 * j])
       local value = redis.call('HGET', class_tokens, field)
       if value or sign > 0 then
         local c, d = 0, 0
@@ -191,8 +273,17 @@ for _, at in ipairs(writes) do
         end
         c = math.max(c + sign * count, 0)
         if sign > 0 and day > d then d = day end
-        if c == 0 then redis.call('HDEL', class_tokens, field)
-        else redis.call('HSET', class_tokens, field, c .. ' ' .. d) end
+        if c == 0 then
+          redis.call('HDEL', class_tokens, field)
+          if value and extra and only_here(tokens, class_tokens, labels, token, label) then
+            extra = extra - 1
+          end
+        else
+          redis.call('HSET', class_tokens, field, c .. ' ' .. d)
+          if not value and extra and only_here(tokens, class_tokens, labels, token, label) then
+            extra = extra + 1
+          end
+        end
       end
     end
     local base = at + 7 + 2 * n
@@ -209,8 +300,9 @@ for _, at in ipairs(writes) do
   else
     local sign, day, column = tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2]), ARGV[at + 3]
     local label = (column == '1') and 'ham' or 'spam'
-    redis.call('HINCRBY', totals, label .. '_messages', sign * tonumber(ARGV[at + 4]))
-    redis.call('HINCRBY', totals, label .. '_tokens', sign * tonumber(ARGV[at + 5]))
+    -- + 0: -1 * 0 is -0 in Lua, which HINCRBY refuses (unlearning a message of no token)
+    redis.call('HINCRBY', totals, label .. '_messages', sign * tonumber(ARGV[at + 4]) + 0)
+    redis.call('HINCRBY', totals, label .. '_tokens', sign * tonumber(ARGV[at + 5]) + 0)
     local n = tonumber(ARGV[at + 6])
     for j = 0, n - 1 do
       local token, count = ARGV[at + 7 + 2 * j], tonumber(ARGV[at + 8 + 2 * j])
@@ -220,8 +312,17 @@ for _, at in ipairs(writes) do
         if column == '1' then h = math.max(h + sign * count, 0)
         else s = math.max(s + sign * count, 0) end
         if sign > 0 and day > d then d = day end
-        if h == 0 and s == 0 then redis.call('HDEL', tokens, token)
-        else redis.call('HSET', tokens, token, h .. ' ' .. s .. ' ' .. d) end
+        if h == 0 and s == 0 then
+          redis.call('HDEL', tokens, token)
+          if old and extra and in_classes(class_tokens, labels, token, nil) then
+            extra = extra + 1
+          end
+        else
+          redis.call('HSET', tokens, token, h .. ' ' .. s .. ' ' .. d)
+          if not old and extra and in_classes(class_tokens, labels, token, nil) then
+            extra = extra - 1
+          end
+        end
       end
     end
     local base = at + 7 + 2 * n
@@ -239,6 +340,7 @@ for _, at in ipairs(writes) do
     end
   end
 end
+keep_extra(meta, tokens, classes, class_tokens, extra)
 return #writes
 """
 
@@ -255,25 +357,41 @@ redis.call('HSET', KEYS[3], 'ham_messages', 0, 'spam_messages', 0,
 return 1
 """
 
-# Delete tokens (ARGV) whose value is still the one read (ARGV pairs: token, value):
-# a token a trainer touched since is kept. Returns how many were deleted.
-_DELETE_UNCHANGED = """
+# Delete fields of KEYS[2] (tokens) or, with ARGV[1] "class_tokens", KEYS[4] whose value
+# is still the one read (ARGV[2..] pairs: field, value): a field a trainer touched since
+# is kept; the running count of the other classes' vocabulary follows. KEYS meta, tokens,
+# classes, class_tokens. Returns how many were deleted.
+_DELETE_UNCHANGED = _EXTRA_VOCABULARY_LUA + """
+local meta, tokens, classes, class_tokens = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local of_classes = ARGV[1] == 'class_tokens'
+local target = of_classes and class_tokens or tokens
+local extra, labels = kept_extra(meta, tokens, classes, class_tokens, false)
 local deleted = 0
-for j = 1, #ARGV, 2 do
-  if redis.call('HGET', KEYS[1], ARGV[j]) == ARGV[j + 1] then
-    redis.call('HDEL', KEYS[1], ARGV[j])
+for j = 2, #ARGV, 2 do
+  if redis.call('HGET', target, ARGV[j]) == ARGV[j + 1] then
+    redis.call('HDEL', target, ARGV[j])
     deleted = deleted + 1
+    if extra and of_classes then
+      local at = string.find(ARGV[j], ':', 1, true)
+      local label, token = string.sub(ARGV[j], 1, at - 1), string.sub(ARGV[j], at + 1)
+      if only_here(tokens, class_tokens, labels, token, label) then extra = extra - 1 end
+    elseif extra and in_classes(class_tokens, labels, ARGV[j], nil) then
+      extra = extra + 1
+    end
   end
 end
+keep_extra(meta, tokens, classes, class_tokens, extra)
 return deleted
 """
 
 
 # Every class's counts of the tokens ARGV[2..] and the totals, read in one state:
-# KEYS tokens, totals, classes, class_tokens; ARGV[1] "1" to count the vocabulary (the
-# distinct tokens of every class). Returns {classes hash (flat), ham/spam values,
-# totals fields, {values of each class in the order of the classes hash}, vocabulary}.
-_READ_CLASSES = """
+# KEYS tokens, totals, classes, class_tokens, meta; ARGV[1] "1" for the vocabulary (the
+# distinct tokens of every class: HLEN of tokens plus the running count of the other
+# classes' rest, or that rest counted where the store keeps no count yet). Returns
+# {classes hash (flat), ham/spam values, totals fields, {values of each class in the
+# order of the classes hash}, vocabulary}.
+_READ_CLASSES = _EXTRA_VOCABULARY_LUA + """
 local tokens, totals, classes, class_tokens = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local listed = redis.call('HGETALL', classes)
 local two, extra = {}, {}
@@ -291,15 +409,8 @@ local size = -1
 if ARGV[1] == '1' then
   size = redis.call('HLEN', tokens)
   if #listed > 0 then
-    local seen = {}
-    local fields = redis.call('HKEYS', class_tokens)
-    for _, field in ipairs(fields) do
-      local token = string.sub(field, string.find(field, ':', 1, true) + 1)
-      if not seen[token] then
-        seen[token] = true
-        if redis.call('HEXISTS', tokens, token) == 0 then size = size + 1 end
-      end
-    end
+    local kept = read_kept(KEYS[5], tokens, class_tokens)
+    size = size + (kept or count_extra(tokens, class_tokens))
   end
 end
 return {listed, two, sums, extra, size}
@@ -364,6 +475,7 @@ class RedisTokenStore:
         self.meta, self.tokens_key, self.totals_key, self.trained_key = self.keys
         self.class_keys = [f"{{{prefix}}}:{key}" for key in _CLASS_KEYS]
         self.classes_key, self.class_tokens_key, self.class_trained_key = self.class_keys
+        self._prune_keys = [self.meta, self.tokens_key, self.classes_key, self.class_tokens_key]
         self._pending: list[Any] | None = None  # the open transaction's operations
         self._needed: Counter[tuple[str, str]] = Counter()
         self._asked = DEFAULT_OPTIONS  # the options a refused record asked for
@@ -646,6 +758,7 @@ class RedisTokenStore:
         import numpy as np
 
         keys = [self.tokens_key, self.totals_key, self.classes_key, self.class_tokens_key]
+        keys.append(self.meta)
         with self._talking():
             listed, two, sums, extra, size = self.client.eval(
                 _READ_CLASSES, len(keys), *keys, "1" if vocabulary else "0", *tokens
@@ -700,7 +813,7 @@ class RedisTokenStore:
                 args = []
                 for field in doomed[start : start + 10_000]:
                     args += [field, rows[field]]
-                self._script(_DELETE_UNCHANGED, [self.class_tokens_key], args)
+                self._script(_DELETE_UNCHANGED, self._prune_keys, ["class_tokens", *args])
         return len(rows), len(doomed)
 
     # ------------------------------------------------------------ maintenance
@@ -735,7 +848,7 @@ class RedisTokenStore:
                 args = []
                 for token in chosen[start : start + 10_000]:
                     args += [token, rows[token]]
-                self._script(_DELETE_UNCHANGED, [self.tokens_key], args)
+                self._script(_DELETE_UNCHANGED, self._prune_keys, ["tokens", *args])
         return len(parsed), removed
 
     def compact(self) -> None:

@@ -23,9 +23,12 @@ and a store without them is exactly as before)::
 
     class_tokens(token TEXT, label TEXT, count INTEGER, day INTEGER)  -- per class and token
     class_trained(digest TEXT, label TEXT, count INTEGER)             -- per class and digest
+    extra_vocabulary(size INTEGER)  -- one row: tokens only these classes hold
 
 with one ``totals`` row per class beside ham's and spam's (a class's rows go when its
-last message is unlearnt).
+last message is unlearnt). ``extra_vocabulary`` is a running count kept by triggers (see
+:meth:`TokenStore.read_classes`), so the multi-class verdict's vocabulary is read, not
+counted.
 
 Only a store opened for writing is ever written: ``TokenStore(path, readonly=True)``
 opens the file read-only, so reading a database (``stats``, ``score``, ``classify``)
@@ -217,6 +220,8 @@ class TokenStore:
         if not self.readonly:
             if version < SCHEMA_VERSION:
                 version = self._upgrade()
+            if self._has_classes() and not self._keeps_extra_vocabulary():
+                self._keep_extra_vocabulary()
             if self.db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 try:
                     self.db.execute("PRAGMA journal_mode=WAL")
@@ -247,6 +252,15 @@ class TokenStore:
                 )
                 self.db.execute("PRAGMA user_version=2")
         return self._version()
+
+    def _keep_extra_vocabulary(self) -> None:
+        """Start the running count of the tokens only the classes other than ham and
+        spam hold (a store whose classes were learnt by an nbayes that did not keep it):
+        counted once, in a write transaction, with the triggers that keep it from then
+        on (see :meth:`read_classes`)."""
+        with self.transaction():
+            for statement in _CLASS_TABLES:
+                self.db.execute(statement)
 
     # ------------------------------------------------------------ transactions
     def transaction(self):
@@ -494,6 +508,15 @@ class TokenStore:
             is not None
         )
 
+    def _keeps_extra_vocabulary(self) -> bool:
+        """Whether the store keeps the running count ``extra_vocabulary``."""
+        return (
+            self.db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'extra_vocabulary'"
+            ).fetchone()
+            is not None
+        )
+
     def class_totals(self) -> dict[str, tuple[int, int]]:
         """``{class: (messages, token-set size sum)}`` of the classes other than ham and
         spam that hold messages, by name."""
@@ -506,7 +529,17 @@ class TokenStore:
     def read_classes(self, tokens: Sequence[str], *, vocabulary: bool = True) -> ClassCounts:
         """Every class's counts of the distinct ``tokens`` and totals, in one snapshot
         (:class:`~nbayes.spam.classes.ClassCounts`); the vocabulary counts the distinct
-        tokens of all classes."""
+        tokens of all classes.
+
+        The vocabulary is ``|tokens| + E``, ``E`` the tokens only the other classes hold.
+        ``E`` is a running count (table ``extra_vocabulary``, one row) kept by triggers
+        on ``tokens`` and ``class_tokens`` in the very transaction of every learning,
+        unlearning and pruning (whoever writes: an older nbayes too), so a verdict reads
+        it in O(1) rather than a pass over every other class's tokens. A store whose
+        classes were learnt before the count was kept has no such table: it is counted
+        once (and the triggers made) in a write transaction when the store is next
+        opened for writing or learns a class; until then, read-only, ``E`` is counted on
+        every read, as before (the same number either way)."""
         import numpy as np
 
         with self.snapshot():
@@ -529,7 +562,9 @@ class TokenStore:
                         )
                         column[where[token]] = count
                 if vocabulary:
-                    size += self.db.execute(_EXTRA_VOCABULARY).fetchone()[0]
+                    kept = self._keeps_extra_vocabulary()
+                    query = _KEPT_EXTRA_VOCABULARY if kept else _EXTRA_VOCABULARY
+                    size += self.db.execute(query).fetchone()[0]
         return gather_classes(
             two, (totals.messages, totals.tokens), extra_totals, extra_counts, size
         )
@@ -738,16 +773,43 @@ def _label(label: str) -> str:
     return label if label in LABELS else check_class(label)
 
 
-#: The tokens only the classes other than ham and spam hold (the vocabulary's rest).
+#: The tokens only the classes other than ham and spam hold (the vocabulary's rest),
+#: counted: a pass over ``class_tokens``.
 _EXTRA_VOCABULARY = (
     "SELECT COUNT(*) FROM (SELECT DISTINCT token FROM class_tokens) AS c"
     " WHERE NOT EXISTS (SELECT 1 FROM tokens WHERE tokens.token = c.token)"
 )
+#: The same number kept as a running count (one row of ``extra_vocabulary``).
+_KEPT_EXTRA_VOCABULARY = "SELECT size FROM extra_vocabulary"
 _CLASS_TABLES = (
     "CREATE TABLE IF NOT EXISTS class_tokens(token TEXT NOT NULL, label TEXT NOT NULL,"
     " count INTEGER NOT NULL, day INTEGER NOT NULL, PRIMARY KEY(token, label)) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS class_trained(digest TEXT NOT NULL, label TEXT NOT NULL,"
     " count INTEGER NOT NULL, PRIMARY KEY(digest, label)) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS extra_vocabulary(size INTEGER NOT NULL)",
+    # counted once where missing (a store whose classes were learnt before the count was
+    # kept; 0 for new tables), then kept by the triggers below
+    f"INSERT INTO extra_vocabulary SELECT ({_EXTRA_VOCABULARY})"
+    " WHERE NOT EXISTS (SELECT 1 FROM extra_vocabulary)",
+    # a (class, token) row made: a new token of the vocabulary's rest where neither ham,
+    # spam nor another class holds it
+    "CREATE TRIGGER IF NOT EXISTS extra_vocabulary_class_insert AFTER INSERT ON class_tokens"
+    " WHEN NOT EXISTS (SELECT 1 FROM tokens WHERE token = NEW.token)"
+    " AND NOT EXISTS (SELECT 1 FROM class_tokens WHERE token = NEW.token AND label != NEW.label)"
+    " BEGIN UPDATE extra_vocabulary SET size = size + 1; END",
+    # a (class, token) row deleted: one fewer where it was the token's last anywhere
+    "CREATE TRIGGER IF NOT EXISTS extra_vocabulary_class_delete AFTER DELETE ON class_tokens"
+    " WHEN NOT EXISTS (SELECT 1 FROM tokens WHERE token = OLD.token)"
+    " AND NOT EXISTS (SELECT 1 FROM class_tokens WHERE token = OLD.token)"
+    " BEGIN UPDATE extra_vocabulary SET size = size - 1; END",
+    # ham or spam learning a token another class holds: it leaves the rest
+    "CREATE TRIGGER IF NOT EXISTS extra_vocabulary_token_insert AFTER INSERT ON tokens"
+    " WHEN EXISTS (SELECT 1 FROM class_tokens WHERE token = NEW.token)"
+    " BEGIN UPDATE extra_vocabulary SET size = size - 1; END",
+    # a ham/spam token deleted (unlearnt, pruned) that another class holds: it joins it
+    "CREATE TRIGGER IF NOT EXISTS extra_vocabulary_token_delete AFTER DELETE ON tokens"
+    " WHEN EXISTS (SELECT 1 FROM class_tokens WHERE token = OLD.token)"
+    " BEGIN UPDATE extra_vocabulary SET size = size + 1; END",
 )
 
 
