@@ -18,9 +18,13 @@ from nbayes.spam.database import StoreError
 from nbayes.spam.score import _binary_csr, naive_bayes_log_posterior, token_index
 
 if TYPE_CHECKING:
+    import scipy.sparse as sp
+    from numpy.typing import NDArray
+
+    from nbayes.spam.classes import ClassCounts
     from nbayes.spam.store_protocol import Store
 
-__all__ = ["ClassVerdict", "classify_classes"]
+__all__ = ["ClassVerdict", "class_log_posterior", "classify_classes"]
 
 
 @dataclass(frozen=True)
@@ -52,10 +56,7 @@ def classify_classes(
     found = store.read_classes(columns, vocabulary=True)
     if not found.classes:
         raise StoreError(f"{store.name}: no message learnt yet, nothing to classify against")
-    X = _binary_csr(indices, indptr, len(columns))
-    log_post = naive_bayes_log_posterior(
-        X, found.counts, found.messages, found.tokens, found.vocabulary, alpha
-    )
+    log_post = class_log_posterior(_binary_csr(indices, indptr, len(columns)), found, alpha)
     proba = np.exp(log_post)
     best = np.argmax(log_post, axis=1)
     return [
@@ -66,3 +67,25 @@ def classify_classes(
         )
         for i in range(len(token_sets))
     ]
+
+
+def class_log_posterior(X: sp.csr_matrix, found: ClassCounts, alpha: float) -> NDArray[np.float64]:
+    """``ln P(c | x)``, shape (n_messages, K), of the messages in binary X (n_messages,
+    n_tokens) whose columns have the counts ``found.counts`` (n_tokens, K) of the ``K``
+    classes ``found.classes`` (all with messages; ``found.vocabulary`` counted): the
+    multi-class verdict's maths (:mod:`nbayes.spam.classes`), whether the counts come
+    from a store (:func:`classify_classes`) or from memory (the cross-validation of
+    :mod:`nbayes.spam.class_evaluation`).
+
+    >>> from nbayes.spam.classes import ClassCounts
+    >>> from nbayes.spam.score import token_matrix
+    >>> X, _ = token_matrix([{"a"}])
+    >>> found = ClassCounts(("ham", "spam"), np.array([[3, 1]]), (4, 4), (4, 4), 1)
+    >>> np.exp(class_log_posterior(X, found, 1.0)).round(3).tolist()
+    [[0.667, 0.333]]
+    """
+    if found.vocabulary is None:
+        raise ValueError("class_log_posterior needs the vocabulary counted")
+    return naive_bayes_log_posterior(
+        X, found.counts, found.messages, found.tokens, found.vocabulary, alpha
+    )
