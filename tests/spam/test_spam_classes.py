@@ -2,7 +2,8 @@
 checked, the multi-class posterior equal to scikit-learn's multinomial NB on the same
 counts, SQLite and Redis stores giving the same counts and probabilities bit for bit,
 learning then unlearning a class restoring the store, the two-class scores untouched
-by other classes, and the verdict's accuracy on real mail."""
+by other classes, ``dump --classes`` read back giving the same verdicts, and the
+verdict's accuracy on real mail."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import require_path
+import scipy.sparse as sp
+from conftest import nbayes_spam, require_path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from spam_mail import synthetic_mail
@@ -597,3 +599,100 @@ def test_a_store_without_the_kept_count_gives_the_same_answer(redis_server, tmp_
         store.learn([(tokenize(newsletter(50)), newsletter(50), "newsletter")])
         kept, counted = kept_and_counted(store)
         assert kept == counted > 0
+
+
+# ---------------------------------------------------------------- dump --classes
+def _unescape(field: bytes) -> str:
+    """A TSV field of ``dump`` back to its text (\\\\, \\t, \\n, \\r undone)."""
+    escapes = {b"\\": b"\\", b"t": b"\t", b"n": b"\n", b"r": b"\r"}
+    return re.sub(rb"\\(.)", lambda m: escapes[m.group(1)], field).decode()
+
+
+def parse_class_dump(text: bytes) -> tuple[tuple[str, ...], dict[str, list[int]], list, list]:
+    """``dump --classes`` read back: (classes, {token: counts}, messages, tokens)."""
+    lines = text.split(b"\n")
+    assert lines.pop() == b""  # every line ends with a line break
+    head, *rows, messages, tokens = (line.split(b"\t") for line in lines)
+    assert head[0] == b".CLASSES" and messages[0] == b".MSG_COUNT"
+    assert tokens[0] == b".TOKEN_COUNT"
+    counts = {_unescape(row[0]): [int(n) for n in row[1:]] for row in rows}
+    assert len(counts) == len(rows) and all(len(c) == len(head) - 1 for c in counts.values())
+    as_ints = [int(n) for n in messages[1:]], [int(n) for n in tokens[1:]]
+    return tuple(c.decode() for c in head[1:]), counts, *as_ints
+
+
+def hostile_batch() -> list[tuple[set[str], bytes, str]]:
+    """Three classes, with tokens holding tabs, line breaks, backslashes and non-ASCII."""
+    batch = three_classes(20)
+    odd = {"a\tb", "line\nbreak", "back\\slash", "cr\rlf", "caf\u00e9", ".MSG_COUNT"}
+    return [*batch, (odd | {"digest"}, b"odd newsletter", "newsletter"),
+            (odd, b"odd phishing", "phishing")]  # fmt: skip
+
+
+def test_dump_classes_holds_what_classify_classes_reads(redis_server, tmp_path):
+    """Round trip: the counts ``dump --classes`` writes (SQLite and Redis byte for byte)
+    give, read back, every class's probabilities exactly as ``classify --classes`` does
+    against the store itself."""
+    from nbayes.spam.classes import ClassCounts
+    from nbayes.spam.score import token_index
+    from nbayes.spam.verdicts import class_log_posterior
+
+    batch = hostile_batch()
+    with TokenStore(tmp_path / "t.db") as sqlite, RedisTokenStore(redis_server.url()) as redis:
+        for store in (sqlite, redis):
+            store.learn(batch)
+        tests = [*unseen(), {"a\tb", "line\nbreak", "digest"}]
+        expected = classify_classes(sqlite, tests)
+        assert classify_classes(redis, tests) == expected
+    dumps = [
+        nbayes_spam("dump", "--classes", "--db", tmp_path / "t.db"),
+        nbayes_spam("dump", "--classes", "--redis", redis_server.url()),
+    ]
+    assert [d.returncode for d in dumps] == [0, 0], [d.stderr for d in dumps]
+    assert dumps[0].stdout == dumps[1].stdout
+    classes, counts, messages, tokens = parse_class_dump(dumps[0].stdout)
+    assert classes == ("ham", "spam", "newsletter", "phishing")
+    assert set(counts) == set().union(*(t for t, _, _ in batch))
+    for j, name in enumerate(classes):
+        mail = [t for t, _, label in batch if label == name]
+        assert messages[j] == len(mail) and tokens[j] == sum(map(len, mail))
+    for k, tokens_of_message in enumerate(tests):
+        indices, indptr, columns = token_index([sorted(tokens_of_message)])
+        table = np.array([counts.get(t, [0] * len(classes)) for t in columns], dtype=np.int64)
+        found = ClassCounts(classes, table, tuple(messages), tuple(tokens), len(counts))
+        X = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(1, len(columns)))
+        got = class_log_posterior(X, found, 1.0)[0]
+        assert got.tolist() == [expected[k].log_probabilities[c] for c in classes]
+
+
+def test_the_plain_dump_is_unchanged_by_other_classes(tmp_path):
+    """Without --classes, ``dump`` writes the spam and ham counts as it always has: the
+    same bytes as a store that never learnt another class; with it, the ham and spam
+    columns of those tokens are the same counts."""
+    batch = hostile_batch()
+    two = [b for b in batch if b[2] in ("ham", "spam")]
+    two.append(({"a\tb", "x\ny", "plain"}, b"odd ham", "ham"))
+    with TokenStore(tmp_path / "two.db") as alone, TokenStore(tmp_path / "all.db") as every:
+        alone.learn(two)
+        every.learn([*batch, two[-1]])
+    plain = nbayes_spam("dump", "--db", tmp_path / "two.db", check=True).stdout
+    assert nbayes_spam("dump", "--db", tmp_path / "all.db", check=True).stdout == plain
+    _, counts, messages, _ = parse_class_dump(
+        nbayes_spam("dump", "--classes", "--db", tmp_path / "all.db", check=True).stdout
+    )
+    *rows, last = plain.rstrip(b"\n").split(b"\n")
+    assert last == b".MSG_COUNT\t%d\t%d" % (messages[0], messages[1])
+    for row in rows:
+        token, ham, spam = row.split(b"\t")
+        assert counts[_unescape(token)][:2] == [int(ham), int(spam)]
+    only_others = {t for t, c in counts.items() if c[:2] == [0, 0]}
+    assert len(rows) + len(only_others) == len(counts) and only_others
+
+
+def test_dump_classes_of_a_two_class_store(tmp_path):
+    with TokenStore(tmp_path / "t.db") as store:
+        store.learn([b for b in three_classes(4) if b[2] != "newsletter"])
+    classes, counts, messages, _ = parse_class_dump(
+        nbayes_spam("dump", "--classes", "--db", tmp_path / "t.db", check=True).stdout
+    )
+    assert classes == ("ham", "spam") and messages == [4, 4] and counts

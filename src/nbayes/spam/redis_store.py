@@ -780,6 +780,44 @@ class RedisTokenStore:
             size if vocabulary else None,
         )  # fmt: skip
 
+    def read_all_classes(self) -> tuple[list[str], ClassCounts]:
+        """As :meth:`nbayes.spam.store.TokenStore.read_all_classes`: the four hashes read
+        in one ``MULTI``/``EXEC`` (a script taking every token as an argument would not
+        scale to a store's whole vocabulary)."""
+        import numpy as np
+
+        with self._talking():
+            pipe = self.client.pipeline(transaction=True)
+            pipe.hgetall(self.tokens_key)
+            pipe.hmget(self.totals_key, list(_TOTAL_FIELDS))
+            pipe.hgetall(self.classes_key)
+            pipe.hgetall(self.class_tokens_key)
+            two, sums, listed, extra = pipe.execute()
+        by_class: dict[str, dict[bytes, int]] = {}
+        for field, value in extra.items():
+            label, _, token = field.partition(b":")
+            by_class.setdefault(label.decode("utf-8", "replace"), {})[token] = _pair(value)[0]
+        found = sorted(set(two).union(*(set(c) for c in by_class.values())))  # code points
+        where = {token: i for i, token in enumerate(found)}
+        two_counts = np.zeros((len(found), 2), dtype=np.int64)
+        for token, value in two.items():
+            two_counts[where[token]] = _pair(value)
+        extra_counts = {}
+        for label, counts in by_class.items():
+            column = extra_counts[label] = np.zeros(len(found), dtype=np.int64)
+            for token, count in counts.items():
+                column[where[token]] = count
+        totals = _totals(sums, None)
+        extra_totals = {
+            label.decode("utf-8", "replace"): _pair(value)
+            for label, value in listed.items()
+            if _pair(value)[0] != 0
+        }
+        tokens = [token.decode() for token in found]
+        return tokens, gather_classes(
+            two_counts, (totals.messages, totals.tokens), extra_totals, extra_counts, len(found)
+        )
+
     def class_vocabulary(self) -> list[str]:
         """Every token of every class (ham, spam and the others), sorted (code points)."""
         with self._talking():

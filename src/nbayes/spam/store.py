@@ -569,6 +569,14 @@ class TokenStore:
             two, (totals.messages, totals.tokens), extra_totals, extra_counts, size
         )
 
+    def read_all_classes(self) -> tuple[list[str], ClassCounts]:
+        """Every token of every class (sorted, as :meth:`class_vocabulary`) and every
+        class's counts of them with the totals (:meth:`read_classes`), in one snapshot:
+        what ``nbayes spam dump --classes`` writes."""
+        with self.snapshot():
+            tokens = self.class_vocabulary()
+            return tokens, self.read_classes(tokens)
+
     def class_vocabulary(self) -> list[str]:
         """Every token of every class (ham, spam and the others), sorted."""
         if not self._has_classes():

@@ -81,6 +81,8 @@ class Store(Protocol):
         spam that hold messages."""
     def read_classes(self, tokens: Sequence[str], *, vocabulary: bool = True) -> ClassCounts:
         """Every class's counts of the distinct ``tokens``, with the totals, in one state."""
+    def read_all_classes(self) -> tuple[list[str], ClassCounts]:
+        """:meth:`class_vocabulary` and :meth:`read_classes` of it, in one state."""
     def class_vocabulary(self) -> list[str]:
         """Every token of every class, sorted."""
     def prune_classes(

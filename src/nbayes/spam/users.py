@@ -351,6 +351,12 @@ class UserStore:
             size = seen.vocabulary + int((seen.counts.sum(axis=1) == 0).sum())
         return sum_classes(mine, theirs, size)
 
+    def read_all_classes(self) -> tuple[list[str], ClassCounts]:
+        """:meth:`class_vocabulary` and :meth:`read_classes` of it (the rule of the module
+        docstring)."""
+        tokens = self.class_vocabulary()
+        return tokens, self.read_classes(tokens)
+
     def class_vocabulary(self) -> list[str]:
         if self.own is None:
             return self.shared.class_vocabulary()

@@ -28,12 +28,35 @@ def stats(db, lock_timeout) -> None:
 @click.command()
 @db_option
 @lock_timeout_option
-def dump(db, lock_timeout) -> None:
+@click.option(
+    "--classes",
+    "multiclass",
+    is_flag=True,
+    help="Every class's counts (train --class): a first line .CLASSES<TAB>ham<TAB>spam"
+    "<TAB>NAME..., a column per class, tokens of every class, and .TOKEN_COUNT.",
+)
+def dump(db, lock_timeout, multiclass) -> None:
     """Print token<TAB>ham<TAB>spam for every token, sorted, then the message counts
-    (of ham and spam: other classes' counts are not dumped).
+    (.MSG_COUNT<TAB>ham<TAB>spam). With --classes, a column for every class the database
+    learnt (those with messages: ham and spam first, then the others by name), named by
+    a first line .CLASSES<TAB>CLASS..., a row for every token of any class, and after
+    .MSG_COUNT a line .TOKEN_COUNT of each class's token-set size sum (what
+    classify --classes reads).
 
     Backslashes, tabs and line breaks in a token are written \\\\, \\t, \\n, \\r.
     """
+    if multiclass:
+        with open_store(db, lock_timeout, readonly=True) as store:
+            tokens, found = store.read_all_classes()
+        click.echo(_row(b".CLASSES", [c.encode() for c in found.classes]), nl=False)
+        lines = [
+            _row(tsv_field(token), [b"%d" % n for n in row])
+            for token, row in zip(tokens, found.counts.tolist(), strict=True)
+        ]
+        click.echo(b"".join(lines), nl=False)
+        click.echo(_row(b".MSG_COUNT", [b"%d" % n for n in found.messages]), nl=False)
+        click.echo(_row(b".TOKEN_COUNT", [b"%d" % n for n in found.tokens]), nl=False)
+        return
     with open_store(db, lock_timeout, readonly=True) as store:
         tokens, counts, totals = store.read_all()
     lines = [
@@ -42,3 +65,8 @@ def dump(db, lock_timeout) -> None:
     ]
     click.echo(b"".join(lines), nl=False)
     click.echo(f".MSG_COUNT\t{totals.messages[0]}\t{totals.messages[1]}")
+
+
+def _row(first: bytes, fields: list[bytes]) -> bytes:
+    """One tab-separated line."""
+    return b"\t".join([first, *fields]) + b"\n"
