@@ -1,6 +1,6 @@
 """``nbayes spam serve`` with the real ``spamc`` (SpamAssassin's client, Debian package
 ``spamc``; CI installs it): every method spamc sends, learning, both transports,
-concurrent clients, bad clients, and a clean stop."""
+concurrent clients, bad clients, a clean stop, and the multi-class header (--classes)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import threading
 import time
 
 import pytest
+from conftest import nbayes_spam
 from hostile_mail import deep_mime
-from spam_mail import corpus
+from spam_mail import corpus, synthetic_mail
 from spamd_clients import NBAYES, Server, spamc_binary
 
 from nbayes.spam.mark import mark
@@ -204,3 +205,121 @@ def test_stopping_ends_silent_connections_at_once(db, tmp_path):
     finally:
         for connection in silent:
             connection.close()
+
+
+# ---------------------------------------------------------------- serve --classes
+def _newsletter(i: int) -> bytes:
+    """Ham with words of its own: a third class (as tests/spam/test_spam_classes.py's)."""
+    return synthetic_mail("ham", 800 + i).replace(b"meeting", b"unsubscribe weekly digest")
+
+
+def _classes_db(path):
+    """A store of 40 spam, 40 ham and 40 newsletters."""
+    messages, labels = corpus(40, 40)
+    batch = [(tokenize(raw), raw, label) for raw, label in zip(messages, labels, strict=True)]
+    batch += [(tokenize(raw), raw, "newsletter") for raw in map(_newsletter, range(40))]
+    with TokenStore(path) as store:
+        store.learn(batch)
+    return path
+
+
+def test_spamc_process_and_headers_name_the_class_with_classes(tmp_path):
+    """``serve --classes``: PROCESS and HEADERS carry the multi-class verdict's header, as
+    ``classify --classes -p`` writes it, after the two-class marking (a forged one
+    removed); CHECK, SYMBOLS and REPORT stay two-class; without --classes the same store
+    is served exactly as a two-class one."""
+    from nbayes.spam.deliver import CLASS_HEADER
+    from nbayes.spam.verdicts import classify_classes
+
+    spamc_binary()
+    db = _classes_db(tmp_path / "c.db")
+    news = b"X-Nbayes-Class: ham, score=1.0000\n" + _newsletter(99)
+    expected = {}
+    with TokenStore(db, readonly=True) as store:
+        for name, raw in (("spam", SPAM), ("news", news), ("ham", HAM)):
+            score = score_message(store, tokenize(raw), ScoreSettings())
+            verdict = ScoreSettings().verdict(score)
+            two = mark(raw, verdict, score, spamassassin=10 * score, threshold=9.0)
+            [found] = classify_classes(store, [tokenize(raw)])
+            best = found.probabilities[found.verdict]
+            expected[name] = (two, mark(two, found.verdict, best, header=CLASS_HEADER), found)
+    assert expected["news"][2].verdict == "newsletter" and expected["spam"][2].verdict == "spam"
+    marked_by_classify = nbayes_spam("classify", "--db", db, "--classes", "-p", input=news)
+    assert f"{CLASS_HEADER}: newsletter, score=".encode() in marked_by_classify.stdout
+
+    server = Server(db, tmp_path / "s.sock", "--classes")
+    try:
+        for name, raw in (("spam", SPAM), ("news", news), ("ham", HAM)):
+            two, with_class, _ = expected[name]
+            assert server.spamc(message=raw).stdout == with_class
+            assert server.spamc("--headers", message=raw, unix=True).stdout == with_class
+            assert with_class.count(CLASS_HEADER.encode()) == 1
+        class_line = next(
+            line for line in expected["news"][1].split(b"\n") if line.startswith(b"X-Nbayes-C")
+        )
+        assert class_line in marked_by_classify.stdout.split(b"\n")  # the same header line
+        assert server.spamc("-c", message=SPAM).stdout.endswith(b"/9.0\n")
+        assert server.spamc("-y", message=SPAM).stdout == b"NBAYES_SPAM"
+    finally:
+        assert server.stop() == 0
+    plain = Server(db, tmp_path / "p.sock")
+    try:
+        for name, raw in (("spam", SPAM), ("news", news)):
+            assert plain.spamc(message=raw).stdout == expected[name][0]
+    finally:
+        assert plain.stop() == 0
+
+
+def test_serve_classes_on_an_empty_store_marks_two_class_only(tmp_path):
+    spamc_binary()
+    server = Server(tmp_path / "new.db", tmp_path / "s.sock", "--classes", "--allow-tell")
+    try:
+        reply = server.spamc(message=SPAM)
+        assert reply.returncode == 0 and b"X-Nbayes-Spam: Unsure" in reply.stdout
+        assert b"X-Nbayes-Class" not in reply.stdout
+    finally:
+        assert server.stop() == 0
+
+
+def test_serve_classes_refuses_the_class_header_as_the_verdict_header(tmp_path):
+    done = nbayes_spam("serve", "--db", tmp_path / "x.db", "--classes", "--header",
+                       "x-nbayes-class", "--listen", "127.0.0.1:0")  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.decode().splitlines()[-1] == (
+        "Error: --header x-nbayes-class: the verdict header cannot be X-Nbayes-Class, the "
+        "multi-class verdict's own (--classes): name another"
+    )
+
+
+def test_serve_classes_per_user_reads_the_users_classes(tmp_path):
+    """``serve --classes --per-user``: ``spamc -u alice`` gets the class verdict of
+    alice's counts combined with the shared ones (her own phishing class included), as
+    ``classify --classes --user alice`` gives it; other users the shared store's."""
+    from nbayes.spam.deliver import CLASS_HEADER
+    from nbayes.spam.stores import open_store
+    from nbayes.spam.users import user_db
+    from nbayes.spam.verdicts import classify_classes
+
+    spamc_binary()
+    db = _classes_db(tmp_path / "c.db")
+    user_db(db, "alice").parent.mkdir()
+    phishing = [SPAM.replace(b"casino", b"verify account password bank") + b"%d\n" % i
+                for i in range(12)]  # fmt: skip
+    with TokenStore(user_db(db, "alice"), create=True) as store:
+        store.learn([(tokenize(raw), raw, "phishing") for raw in phishing])
+    message = SPAM.replace(b"casino", b"verify account password bank")
+    headers = {}
+    for user in ("alice", None):
+        with open_store(db, user=user, readonly=True) as store:
+            [found] = classify_classes(store, [tokenize(message)])
+        best = found.probabilities[found.verdict]
+        headers[user] = f"{CLASS_HEADER}: {found.verdict}, score={best:.4f}".encode()
+    assert headers["alice"].startswith(b"X-Nbayes-Class: phishing,")
+    assert b"phishing" not in headers[None]
+    server = Server(db, tmp_path / "s.sock", "--classes", "--per-user")
+    try:
+        for user, args in (("alice", ["-u", "alice"]), (None, ["-u", "bob"]), (None, [])):
+            reply = server.spamc(*args, message=message).stdout.split(b"\n")
+            assert headers[user] in reply, (user, reply)
+    finally:
+        assert server.stop() == 0

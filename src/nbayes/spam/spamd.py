@@ -19,6 +19,13 @@ TELL           learn or forget: ``Message-class: spam|ham`` with ``Set: local``
 SKIP           nothing: the connection is closed
 =============  ===============================================================
 
+With ``Marking(classes=True)`` (``serve --classes``) PROCESS and HEADERS also add the
+multi-class verdict's header, ``X-Nbayes-Class: CLASS, score=P``
+(:data:`~nbayes.spam.deliver.CLASS_HEADER`, as ``classify --classes -p`` writes it: the
+most probable of every class the store learnt and its probability; one the message
+arrived with is removed); every other reply, and the ``Spam`` header, stay the
+two-class ones. A store that learnt nothing yet adds no such header.
+
 ``Spam: True ; 9.9 / 9.0`` carries the verdict (``True`` for Spam only, Unsure is
 ``False``) and the score as *points*: 10 times the filter's score in [0, 1], against 10
 times the spam cutoff, so ``spamc -c`` prints ``9.9/9.0`` and exits 1 for spam and 0
@@ -43,6 +50,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, BinaryIO
 
 from nbayes.spam.database import StoreUnavailableError
+from nbayes.spam.deliver import CLASS_HEADER
 from nbayes.spam.feedback import tell
 from nbayes.spam.mark import POINTS, mark, split_head
 from nbayes.spam.parse import (
@@ -57,6 +65,7 @@ from nbayes.spam.store import StoreError, TokenStore
 from nbayes.spam.store_options import recorded_options, store_options
 from nbayes.spam.tokens import TokenOptions, tokenize
 from nbayes.spam.users import check_user
+from nbayes.spam.verdicts import ClassVerdict, NothingLearntError, classify_classes
 
 if TYPE_CHECKING:
     from nbayes.spam.store_protocol import Store
@@ -262,11 +271,21 @@ def response(code: int, headers: list[tuple[str, str]] = (), body: bytes | None 
 
 @dataclass(frozen=True)
 class Marking:
-    """How PROCESS and HEADERS mark a message (see :func:`nbayes.spam.mark.mark`)."""
+    """How PROCESS and HEADERS mark a message (see :func:`nbayes.spam.mark.mark`); with
+    ``classes``, also with the multi-class verdict (:data:`CLASS_HEADER`), so ``header``
+    must name another header (ValueError)."""
 
     header: str = "X-Nbayes-Spam"
     subject_tag: str = ""
     spamassassin_headers: bool = True
+    classes: bool = False
+
+    def __post_init__(self) -> None:
+        if self.classes and self.header.lower() == CLASS_HEADER.lower():
+            raise ValueError(
+                f"the verdict header cannot be {CLASS_HEADER}, the multi-class verdict's"
+                " own (--classes): name another"
+            )
 
 
 class Filter:
@@ -319,12 +338,16 @@ class Filter:
             raise ProtocolError(text, EX_DATAERR) from None
         if request.method == "TELL":
             return self._tell(request, tokens, options)
+        marks = request.method in ("PROCESS", "HEADERS")
+        found = None
         with self._store(self.reader, request) as store:
             counts, totals = store.read_counts(tokens, vocabulary=False)
             if self.settings.method == "fisher":
                 score = fisher_score(tokens, counts, totals, self.settings)
             else:
                 score = float(score_tokens(store, [tokens], self.settings)[0])
+            if marks and self.marking.classes:
+                found = self._class_verdict(store, tokens)
         verdict = self.settings.verdict(score)
         spam = [("Spam", self._spam_header(verdict, score))]
         method = request.method
@@ -343,6 +366,9 @@ class Filter:
             spamassassin=self._points(score) if self.marking.spamassassin_headers else None,
             threshold=self._points(self.settings.spam_cutoff),
         )  # fmt: skip
+        if found is not None:
+            best = found.probabilities[found.verdict]
+            marked = mark(marked, found.verdict, best, header=CLASS_HEADER)
         if method == "HEADERS":  # the header block and the empty line: spamc adds the body
             head, rest = split_head(marked)
             blank = (
@@ -350,6 +376,14 @@ class Filter:
             )
             return response(EX_OK, spam, head + blank)
         return response(EX_OK, spam, marked)
+
+    def _class_verdict(self, store: Store, tokens) -> ClassVerdict | None:
+        """The multi-class verdict of the message's ``tokens`` (None: nothing learnt)."""
+        try:
+            [found] = classify_classes(store, [tokens], self.settings.alpha)
+        except NothingLearntError:
+            return None
+        return found
 
     def _points(self, score: float) -> float:
         return POINTS * score

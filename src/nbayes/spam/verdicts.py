@@ -24,7 +24,11 @@ if TYPE_CHECKING:
     from nbayes.spam.classes import ClassCounts
     from nbayes.spam.store_protocol import Store
 
-__all__ = ["ClassVerdict", "class_log_posterior", "classify_classes"]
+__all__ = ["ClassVerdict", "NothingLearntError", "class_log_posterior", "classify_classes"]
+
+
+class NothingLearntError(StoreError):
+    """The store holds no message of any class: there is no verdict to give."""
 
 
 @dataclass(frozen=True)
@@ -42,8 +46,8 @@ def classify_classes(
 ) -> list[ClassVerdict]:
     """The multi-class verdict of each message (a token set) against ``store``, read in
     one consistent state (see the module docstring). ``alpha``: the Laplace pseudocount
-    (that of :class:`~nbayes.spam.score.ScoreSettings`). StoreError where the store
-    holds no message at all.
+    (that of :class:`~nbayes.spam.score.ScoreSettings`). :class:`NothingLearntError` (a
+    StoreError) where the store holds no message at all.
 
     Ties go to the class first in :func:`class_order`.
     """
@@ -55,7 +59,9 @@ def classify_classes(
     indices, indptr, columns = token_index([sorted(tokens) for tokens in token_sets])
     found = store.read_classes(columns, vocabulary=True)
     if not found.classes:
-        raise StoreError(f"{store.name}: no message learnt yet, nothing to classify against")
+        raise NothingLearntError(
+            f"{store.name}: no message learnt yet, nothing to classify against"
+        )
     log_post = class_log_posterior(_binary_csr(indices, indptr, len(columns)), found, alpha)
     proba = np.exp(log_post)
     best = np.argmax(log_post, axis=1)

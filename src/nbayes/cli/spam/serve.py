@@ -127,6 +127,14 @@ def _mode(_ctx, _param, value: str | None) -> int | None:
     help="Also add X-Spam-Flag, X-Spam-Status and X-Spam-Level, as spamd does.",
 )
 @click.option(
+    "--classes",
+    "multiclass",
+    is_flag=True,
+    help="PROCESS and HEADERS also add X-Nbayes-Class: CLASS, score=P, the most probable "
+    "of every class the database learnt (train --class), as classify --classes -p; "
+    "every other reply stays two-class.",
+)
+@click.option(
     "--per-user",
     is_flag=True,
     help="Honour spamc's -u USER: score with that user's statistics combined with the "
@@ -138,8 +146,8 @@ def _mode(_ctx, _param, value: str | None) -> int | None:
 @scoring_options
 def serve(
     db, lock_timeout, listen, sockets, socket_mode, allow_tell, timeout, max_size, workers,
-    max_connections, max_per_client, header, subject_tag, spamassassin_headers, per_user,
-    max_mime_depth, verbose, settings,
+    max_connections, max_per_client, header, subject_tag, spamassassin_headers, multiclass,
+    per_user, max_mime_depth, verbose, settings,
 ) -> None:  # fmt: skip
     """Answer spamd's protocol (SPAMC/1.5: CHECK, SYMBOLS, REPORT, PROCESS, HEADERS,
     PING, TELL) from the token database, for spamc and mail servers built for spamd.
@@ -150,12 +158,15 @@ def serve(
     from nbayes.spam.server import DEFAULT_PORT, Limits, StorePool, serve
     from nbayes.spam.spamd import Filter, Marking
 
+    try:
+        marking = Marking(header, subject_tag, spamassassin_headers, classes=multiclass)
+    except ValueError as error:
+        raise click.UsageError(f"--header {header}: {error}") from None
     if not listen and not sockets:
         listen = [("127.0.0.1", DEFAULT_PORT)]
     if allow_tell:
         open_store(db, lock_timeout, create=True).close()  # makes the default directory
     pool = StorePool(functools.partial(open_store, db, lock_timeout), writable=allow_tell)
-    marking = Marking(header, subject_tag, spamassassin_headers)
     answering = Filter(
         pool.reader, pool.writer if allow_tell else None, settings, marking,
         max_mime_depth=max_mime_depth, per_user=per_user,
