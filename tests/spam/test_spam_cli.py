@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import pty
 import sys
@@ -117,6 +118,18 @@ def test_evaluate_prints_the_trec_measures(mail_dirs):
         if line.startswith(("spam\t", "ham\t"))
     }
     assert sum(map(int, confusion["spam"])) == 30 and sum(map(int, confusion["ham"])) == 30
+
+    as_json = run("evaluate", "--spam", mail_dirs / "spam", "--ham", mail_dirs / "ham",
+                  "--folds", "3", "--json")  # fmt: skip
+    assert as_json.exit_code == 0, as_json.output
+    report = json.loads(as_json.output)
+    assert report["messages"] == {"spam": 30, "ham": 30} and report["folds"] == 3
+    assert f"ROC AUC\t{report['roc_auc']:.6f}" in out
+    assert f"1-ROCA %\t{report['one_minus_roca_percent']:.4f}" in out
+    assert f"spam caught at 1% FPR\t{100 * report['caught_at_1%_fpr']:.2f}%" in out
+    for label in ("spam", "ham"):
+        shown = [report["confusion"][label][v] for v in ("Spam", "Unsure", "Ham")]
+        assert shown == [int(n) for n in confusion[label]]
 
 
 def test_spamassassin_sample_end_to_end(tmp_path):
