@@ -77,6 +77,11 @@ def _short(rival: str) -> str:
     return "sk" if rival.startswith("scikit-learn") else rival
 
 
+def _duration(seconds: float) -> str:
+    """A target's time: ``"30 ms"`` below a tenth of a second, else ``"0.5 s"``."""
+    return f"{seconds * 1e3:g} ms" if seconds < 0.1 else f"{seconds:g} s"
+
+
 def _verdict(case: Case, rival: str, vs_sk, vs_floor, ours, theirs, floor=None) -> tuple[str, str]:
     """(target text, outcome text) for one row."""
     wanted, misses = [], []
@@ -91,9 +96,10 @@ def _verdict(case: Case, rival: str, vs_sk, vs_floor, ours, theirs, floor=None) 
         if vs_floor is not None and vs_floor > case.max_vs_floor:
             misses.append(f"{vs_floor / case.max_vs_floor:.2f}× over floor target")
     if case.max_s is not None:
-        wanted.append(f"≤{case.max_s:g} s")
+        wanted.append(f"≤{_duration(case.max_s)}")
         if ours.median_s > case.max_s:
-            misses.append(f"{ours.median_s / case.max_s:.2f}× over the {case.max_s:g} s target")
+            over = ours.median_s / case.max_s
+            misses.append(f"{over:.2f}× over the {_duration(case.max_s)} target")
     if case.max_over_rival_s is not None:
         wanted.append(f"≤{_short(rival)} + {case.max_over_rival_s:g} s")
         if theirs is None:

@@ -50,7 +50,9 @@ from nbayes.spam.parallel import available_cpus, resolve_jobs, tokenize_items
 from nbayes.spam.parse import MailParseError
 from nbayes.spam.score import ScoreSettings, score_tokens
 from nbayes.spam.sources import MailItem
-from nbayes.spam.store import TokenStore
+from nbayes.spam.store import TokenStore, Totals
+from nbayes.spam.store_options import store_options
+from nbayes.spam.tokens import TokenOptions
 from nbayes.spam.train import batched, train
 
 SETTINGS = ScoreSettings()
@@ -85,34 +87,60 @@ def ensure_bogofilter() -> str:
     return out.splitlines()[0]
 
 
-def nbayes_fold(jobs: int):
-    def fold(tmp: Path, files, y, train_idx, test_idx) -> tuple[np.ndarray, Clock, Clock]:
+class NbayesFold:
+    """A fold function (see :func:`nbayes_fold`) that also keeps the last store's
+    :class:`~nbayes.spam.store.Totals` (messages, token-set sizes, vocabulary)."""
+
+    def __init__(self, jobs: int, options: TokenOptions | None = None) -> None:
+        self.jobs, self.options = jobs, options
+        self.totals: Totals | None = None
+
+    def __call__(self, tmp: Path, files, y, train_idx, test_idx) -> tuple[np.ndarray, Clock, Clock]:
         db = tmp / "nbayes.db"
-        with Clock() as train_clock, TokenStore(db) as store:
-            items = (
-                (MailItem(str(files[i]), files[i].read_bytes()), ("ham", "spam")[y[i]])
-                for i in train_idx
-            )
-            train(store, items, on_error=lambda *_: None, jobs=jobs)
+        train_clock = train_nbayes(db, files, y, train_idx, self.jobs, self.options)
         scores = np.full(len(test_idx), 0.5)  # unparseable: 0.5, as Unsure
         with Clock() as score_clock, TokenStore(db) as store:
             items = (
                 (j, MailItem(str(files[i]), files[i].read_bytes())) for j, i in enumerate(test_idx)
             )
+            tokenized = tokenize_items(
+                items, self.jobs, raw_of=lambda p: p[1].raw, options=store_options(store)
+            )
             parsed = (
                 (j, tokens)
-                for (j, _), tokens in tokenize_items(items, jobs, raw_of=lambda p: p[1].raw)
+                for (j, _), tokens in tokenized
                 if not isinstance(tokens, MailParseError)
             )
             for batch in batched(parsed, 500, tokens_of=_token_count):
                 where = [j for j, _ in batch]
                 scores[where] = score_tokens(store, [t for _, t in batch], SETTINGS)
+        with TokenStore(db) as store:
+            self.totals = store.totals()
         db.unlink()
         for extra in ("-wal", "-shm"):
             Path(str(db) + extra).unlink(missing_ok=True)
         return scores, train_clock, score_clock
 
-    return fold
+
+def nbayes_fold(jobs: int, options: TokenOptions | None = None) -> NbayesFold:
+    """The fold function of nbayes with ``jobs`` tokenizing workers (0: one process) and
+    the tokenizer's ``options`` (None: the defaults); the test messages are tokenized
+    with the options the store records, as ``nbayes spam score`` does."""
+    return NbayesFold(jobs, options)
+
+
+def train_nbayes(
+    db: Path, files, y, train_idx, jobs: int = 0, options: TokenOptions | None = None
+) -> Clock:
+    """Train a new SQLite store ``db`` on the training messages (the library path of
+    ``nbayes spam train``); the clock of the whole training."""
+    with Clock() as train_clock, TokenStore(db) as store:
+        items = (
+            (MailItem(str(files[i]), files[i].read_bytes()), ("ham", "spam")[y[i]])
+            for i in train_idx
+        )
+        train(store, items, on_error=lambda *_: None, jobs=jobs, options=options)
+    return train_clock
 
 
 def _token_count(pair) -> int:
@@ -121,23 +149,9 @@ def _token_count(pair) -> int:
 
 def bogofilter_fold(tmp: Path, files, y, train_idx, test_idx) -> tuple[np.ndarray, Clock, Clock]:
     directory = tmp / "bogo"
-    directory.mkdir()
-
-    def run(args, idx):
-        names = "".join(f"{files[i]}\n" for i in idx)
-        return subprocess.run(
-            ["bogofilter", "-d", str(directory), *args],
-            input=names,
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout
-
-    with Clock() as train_clock:
-        run(["-s", "-b"], [i for i in train_idx if y[i] == 1])
-        run(["-n", "-b"], [i for i in train_idx if y[i] == 0])
+    train_clock = train_bogofilter(directory, files, y, train_idx)
     with Clock() as score_clock:
-        out = run(["-T", "-b"], test_idx)
+        out = _bogofilter(directory, ["-T", "-b"], files, test_idx)
     by_name = {}
     for line in out.splitlines():
         name, _, score = line.rsplit(" ", 2)
@@ -145,6 +159,28 @@ def bogofilter_fold(tmp: Path, files, y, train_idx, test_idx) -> tuple[np.ndarra
     shutil.rmtree(directory)
     scores = np.array([by_name.get(str(files[i]), 0.5) for i in test_idx])
     return scores, train_clock, score_clock
+
+
+def train_bogofilter(directory: Path, files, y, train_idx) -> Clock:
+    """Train a new bogofilter database in ``directory`` on the training messages (``-s
+    -b`` for the spam, then ``-n -b`` for the ham); the clock of the whole training."""
+    directory.mkdir()
+    with Clock() as train_clock:
+        _bogofilter(directory, ["-s", "-b"], files, [i for i in train_idx if y[i] == 1])
+        _bogofilter(directory, ["-n", "-b"], files, [i for i in train_idx if y[i] == 0])
+    return train_clock
+
+
+def _bogofilter(directory: Path, args: list[str], files, idx) -> str:
+    """bogofilter's standard output for ``args``, the file names ``idx`` on its stdin."""
+    names = "".join(f"{files[i]}\n" for i in idx)
+    return subprocess.run(
+        ["bogofilter", "-d", str(directory), *args],
+        input=names,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
 
 
 def run_set(name: str, files, y) -> list[tuple[str, str, dict]]:
