@@ -109,6 +109,24 @@ def test_the_lean_path_imports_neither_click_nor_numpy(db):
     assert not imported & {"click", "numpy", "scipy", "sklearn", "numba"}
 
 
+#: Standard modules the one-shot path does without: together about half its start-up
+#: (dataclasses brings inspect, ast, dis and tokenize; pathlib brings urllib.parse and
+#: ipaddress; html its entity table, needed for HTML mail only).
+UNNEEDED = {"dataclasses", "inspect", "typing", "pathlib", "urllib.parse", "html"}
+
+
+def test_the_lean_path_on_plain_mail_imports_no_module_it_does_without(db):
+    plain = b"From: a@example.com\nSubject: lunch\n\nSee you at noon by the river.\n"
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "nbayes", "spam", "classify", "--db", db],
+        input=plain, capture_output=True, check=False,
+    )  # fmt: skip
+    assert result.returncode in (0, 1, 2), result.stderr
+    imported = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.decode().splitlines()}
+    assert {"nbayes.spam.deliver", "re", "sqlite3"} <= imported  # the listing is complete
+    assert not imported & UNNEEDED, sorted(imported & UNNEEDED)
+
+
 def _run_closing(program: list[str], args: list[str], raw: bytes, env, closed: int):
     """``_run`` with the standard descriptor ``closed`` closed in the child, as a mail
     server or a daemon may start it (``2>&-``); stdin from a file so that it can be."""

@@ -2,7 +2,6 @@
 Robinson/Fisher scores for new messages (the command line is `nbayes spam`)."""
 
 import tempfile
-from dataclasses import replace
 from pathlib import Path
 
 from nbayes.spam import (
@@ -43,7 +42,7 @@ with tempfile.TemporaryDirectory() as folder, TokenStore(Path(folder) / "tokens.
     # Four messages of each class are too few to be sure of anything: until a filter
     # has learnt `maturity` (50) of each, its log-odds are scaled by the share it has
     # (4 / 50 here), so it says Unsure more. maturity=0 takes the scores as they are.
-    untempered = replace(settings, maturity=0)
+    untempered = settings.replace(maturity=0)  # settings are immutable: a changed copy
     new = {
         "prize": mail("Claim your free prize", "click now to claim the prize money"),
         "meeting": mail("Friday meeting", "the report draft for the meeting on Friday"),

@@ -5,10 +5,11 @@ Naive Bayes training produces additive sufficient statistics; every model here i
 ``argmax_y log P(y) + sum_j log P(x_j | y)`` normalised by log-sum-exp.
 """
 
-from typing import TYPE_CHECKING
-
 from nbayes._version import __version__ as __version__
 from nbayes.core.lazy import lazy_exports
+
+#: ``typing.TYPE_CHECKING`` without importing typing (see :mod:`nbayes.core.lazy`).
+TYPE_CHECKING = False
 
 #: Public name -> the module that defines it; imported on first use (``nbayes.core.lazy``).
 _EXPORTS = {

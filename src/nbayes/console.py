@@ -67,9 +67,9 @@ def lean_classify_arguments(
             return None  # an empty or dash-led value: click's rules decide
         position += 1
     if db is None:
-        from nbayes.spam.stores import default_db
+        from nbayes.spam.stores import default_db_path
 
-        db = str(default_db())
+        db = default_db_path()
     return db, passthrough, exit_zero
 
 

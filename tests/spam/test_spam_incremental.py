@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -47,7 +45,7 @@ def test_scores_and_measures_of_a_hand_computed_stream():
 
 def test_tone_learns_only_messages_on_or_near_the_wrong_side():
     # spam {a} after n learnt: f = (0.5 + n) / (1 + n): 0.5, 0.75, 0.833, 0.875, 0.9, ...
-    settings = replace(ONE_TOKEN, spam_cutoff=0.85)
+    settings = ONE_TOKEN.replace(spam_cutoff=0.85)
     y = np.ones(6, dtype=int)
     scores, learnt = incremental_scores([{"a"}] * 6, y, settings, tone=True)
     np.testing.assert_allclose(scores, [0.5, 0.75, 5 / 6, 0.875, 0.875, 0.875], rtol=1e-12)

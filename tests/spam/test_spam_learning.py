@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -59,7 +58,7 @@ def test_a_young_filter_says_less_but_learns_by_its_raw_log_odds():
     # {a} after one spam {a}: raw log-odds ln 3 (f = 0.75), said 0.5 ln 3: score
     # sqrt(3) / (1 + sqrt(3)). After a second ham (min(2, 1) / 2 = 1/2 still) and a second
     # spam learnt ((0.5 + 2) / 3 = 5/6: ln 5), maturity is reached: ln 5 in full.
-    young = replace(ONE_TOKEN, maturity=2)
+    young = ONE_TOKEN.replace(maturity=2)
     sets, y = [{"b"}, {"a"}, {"a"}, {"b"}, {"a"}], np.array([0, 1, 1, 0, 1])
     log_odds, learnt = incremental_scores(sets, y, young, log_odds=True)
     np.testing.assert_allclose(

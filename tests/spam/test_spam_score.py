@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -88,9 +87,9 @@ def test_a_young_store_scales_its_log_odds(trained):
     messages = [tokenize(r) for r in corpus(3, 3)[0]]
     for method in ("fisher", "graham"):
         raw = ScoreSettings(method=method, maturity=0)
-        grown = score_tokens(store, messages, replace(raw, maturity=n))  # reached: no change
+        grown = score_tokens(store, messages, raw.replace(maturity=n))  # reached: no change
         np.testing.assert_array_equal(grown, score_tokens(store, messages, raw))
-        young = replace(raw, maturity=4 * n)
+        young = raw.replace(maturity=4 * n)
         untempered = score_tokens(store, messages, raw)
         X, columns = token_matrix(messages)
         log_odds = score_matrix(X, store.lookup(columns), store.totals(), raw, log_odds=True)

@@ -16,7 +16,10 @@ only: the one-shot ``nbayes spam classify`` imports this.
 from __future__ import annotations
 
 import codecs
-from typing import Any
+
+TYPE_CHECKING = False  # typing unimported at run time (see nbayes.core.lazy)
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Text codecs Python knows that are not character sets (by ``codecs.lookup(...).name``):
 #: ``punycode`` (quadratic time), ``idna`` (raises on most text), the escape codecs

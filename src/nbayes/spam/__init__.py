@@ -18,7 +18,6 @@ More than two classes: train on (message, class) pairs of any class names
     classify_classes(store, [tokenize(raw)])[0].verdict  # 'newsletter'
 """
 
-from typing import TYPE_CHECKING
 
 from nbayes.core.lazy import lazy_exports
 
@@ -55,6 +54,7 @@ _EXPORTS = {
 }
 lazy_exports(__name__, _EXPORTS)
 
+TYPE_CHECKING = False  # typing unimported at run time (see nbayes.core.lazy)
 if TYPE_CHECKING:  # what static tools see; at run time the names load on first use
     from nbayes.spam.classes import check_class
     from nbayes.spam.evaluate import Evaluation, cross_val_scores, evaluate_scores, fold_indices

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import Any
+
+TYPE_CHECKING = False  # typing unimported at run time (see nbayes.core.lazy)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class _OnFirstUse:

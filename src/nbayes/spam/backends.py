@@ -3,10 +3,10 @@ interface they share: :class:`nbayes.spam.stores.Store`)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False  # typing unimported at run time (see nbayes.core.lazy)
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from nbayes.spam.store_protocol import Store
 
 

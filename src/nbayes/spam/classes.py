@@ -42,13 +42,13 @@ lower-case ASCII letters, digits, ``_`` and ``-``, starting with a letter, and n
 from __future__ import annotations
 
 import re
+from collections import namedtuple
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from nbayes.spam._numpy import np
 
+TYPE_CHECKING = False  # typing unimported at run time (see nbayes.core.lazy)
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
@@ -153,8 +153,9 @@ def split_classes(
     return two, extra
 
 
-@dataclass(frozen=True)
-class ClassCounts:
+class ClassCounts(
+    namedtuple("ClassCounts", ("classes", "counts", "messages", "tokens", "vocabulary"))
+):
     """What a store holds of every class, for some tokens.
 
     classes : the class names, in :func:`class_order` (only classes with messages);
@@ -163,6 +164,7 @@ class ClassCounts:
     vocabulary : distinct tokens over all classes (None where not asked for).
     """
 
+    __slots__ = ()
     classes: tuple[str, ...]
     counts: NDArray[np.int64]
     messages: tuple[int, ...]

@@ -18,10 +18,13 @@ disk, a read-only file, a corrupt page or a file that is not SQLite each come ou
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterable, Sequence
-from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # typing unimported at run time (see nbayes.core.lazy)
+if TYPE_CHECKING:
+    from typing import Any
 
 MODES = ("ro", "rw", "rwc")
 
@@ -50,19 +53,29 @@ class StoreUnavailableError(StoreError):
     loading its data): worth trying again later."""
 
 
-def uri(path: Path, mode: str) -> str:
-    """The ``file:`` URI of ``path`` (made absolute) opened in ``mode`` (see :data:`MODES`)."""
+def uri(path: str | os.PathLike[str], mode: str) -> str:
+    """The ``file:`` URI of ``path`` (made absolute) opened in ``mode`` (see :data:`MODES`).
+
+    Paths are strings here, not :mod:`pathlib` objects: the one-shot ``nbayes spam
+    classify`` does without importing pathlib (a few ms a delivered message)."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-    text = path.absolute().as_posix()
+    text = os.fspath(path)
+    if not os.path.isabs(text):
+        text = os.path.join(os.getcwd(), text)
+    if os.sep != "/":
+        text = text.replace(os.sep, "/")
     if not text.startswith("/"):  # C:/x on Windows: file:///C:/x
         text = "/" + text
     text = text.replace("%", "%25").replace("?", "%3F").replace("#", "%23")
     return f"file://{text}?mode={mode}"
 
 
-def describe(error: sqlite3.Error, path: Path, timeout: float) -> str:
+def describe(error: sqlite3.Error, path: str | os.PathLike[str], timeout: float) -> str:
     """``error`` in words, starting with ``path``."""
+    from pathlib import Path  # here: an error's words only
+
+    path = Path(path)
     code = getattr(error, "sqlite_errorcode", None)  # Python 3.11+
     if code is None:
         text = str(error).lower()
@@ -107,7 +120,7 @@ class Database:
     """A SQLite connection whose errors come out as :class:`StoreError` (see the module
     docstring). ``execute`` returns every row at once (:class:`Rows`)."""
 
-    def __init__(self, path: Path, mode: str, timeout: float) -> None:
+    def __init__(self, path: str | os.PathLike[str], mode: str, timeout: float) -> None:
         self.path, self.timeout = path, timeout
         self.connection = self._connect(uri(path, mode))
         #: Read as an immutable file (see :meth:`_wal_unreadable`).

@@ -20,9 +20,11 @@ class (as Unsure: neither spam nor ham), 3 for an error.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, BinaryIO, TextIO
 
+TYPE_CHECKING = False  # typing unimported at run time (see nbayes.core.lazy)
 if TYPE_CHECKING:
+    from typing import BinaryIO, TextIO
+
     from nbayes.spam.score import ScoreSettings
     from nbayes.spam.store_protocol import Store
     from nbayes.spam.verdicts import ClassVerdict

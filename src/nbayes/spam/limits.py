@@ -9,7 +9,9 @@ never spam worth scoring, and spamc never sends it to a server anyway.
 
 from __future__ import annotations
 
-from typing import BinaryIO
+TYPE_CHECKING = False  # typing unimported at run time (see nbayes.core.lazy)
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 #: spamc's default largest message (``spamc -s``): 500 KB.
 DEFAULT_MAX_SIZE = 500 * 1024

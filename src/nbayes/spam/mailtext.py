@@ -12,7 +12,6 @@ for the common single-part message (:mod:`nbayes.spam.parse`), which gives the s
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from nbayes.core.charsets import NOT_CHARSETS as NOT_CHARSETS
 from nbayes.core.charsets import is_charset
@@ -37,8 +36,28 @@ _PARAMETER_HEADERS = frozenset({"content-type", "content-disposition"})
 _EOL = re.compile(r"(\r\n|\r|\n)\Z")
 
 
-@dataclass
-class Mail:
+class _Fields:
+    """Equality and ``repr`` from ``__slots__``, for the mutable records below (not
+    dataclasses: see :mod:`nbayes.spam._records`)."""
+
+    __slots__ = ()
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._values() == other._values()  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__}({fields})"
+
+
+class Mail(_Fields):
     """One parsed message.
 
     headers : (lower-cased name, decoded value) in order, all parts' top level only.
@@ -50,13 +69,25 @@ class Mail:
     defects : names of the parse defects the ``email`` package recorded.
     """
 
-    headers: list[tuple[str, str]] = field(default_factory=list)
-    texts: list[str] = field(default_factory=list)
-    urls: list[str] = field(default_factory=list)
-    html_tags: set[str] = field(default_factory=set)
-    parts: list[tuple[str, str, str]] = field(default_factory=list)
-    attachments: list[tuple[str, str]] = field(default_factory=list)
-    defects: set[str] = field(default_factory=set)
+    __slots__ = ("attachments", "defects", "headers", "html_tags", "parts", "texts", "urls")
+
+    def __init__(
+        self,
+        headers: list[tuple[str, str]] | None = None,
+        texts: list[str] | None = None,
+        urls: list[str] | None = None,
+        html_tags: set[str] | None = None,
+        parts: list[tuple[str, str, str]] | None = None,
+        attachments: list[tuple[str, str]] | None = None,
+        defects: set[str] | None = None,
+    ) -> None:
+        self.headers = [] if headers is None else headers
+        self.texts = [] if texts is None else texts
+        self.urls = [] if urls is None else urls
+        self.html_tags = set() if html_tags is None else html_tags
+        self.parts = [] if parts is None else parts
+        self.attachments = [] if attachments is None else attachments
+        self.defects = set() if defects is None else defects
 
 
 def cap_header(name: str, value: str) -> str:
@@ -75,8 +106,7 @@ MISPLACED_ENVELOPE = "MisplacedEnvelopeHeaderDefect"
 MISSING_NAME = "InvalidHeaderDefect"
 
 
-@dataclass
-class HeaderBlock:
+class HeaderBlock(_Fields):
     """The header lines of a message read as the email package's feed parser reads them.
 
     fields : (name, value) in order, each value its lines joined (continuation lines
@@ -87,9 +117,17 @@ class HeaderBlock:
     unixfrom : the ``From `` line that is the first line, without its line break.
     """
 
-    fields: list[tuple[str, str]] = field(default_factory=list)
-    problems: list[tuple[str, str]] = field(default_factory=list)
-    unixfrom: str | None = None
+    __slots__ = ("fields", "problems", "unixfrom")
+
+    def __init__(
+        self,
+        fields: list[tuple[str, str]] | None = None,
+        problems: list[tuple[str, str]] | None = None,
+        unixfrom: str | None = None,
+    ) -> None:
+        self.fields = [] if fields is None else fields
+        self.problems = [] if problems is None else problems
+        self.unixfrom = unixfrom
 
 
 def header_fields(lines: list[str]) -> HeaderBlock:

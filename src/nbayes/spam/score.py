@@ -35,14 +35,15 @@ from __future__ import annotations
 import math
 import numbers
 import sys
+from collections import namedtuple
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from nbayes.spam._numpy import np  # imported on first use (nbayes.spam._numpy)
+from nbayes.spam._records import Replaceable
 from nbayes.spam.store import Totals
 
+TYPE_CHECKING = False  # typing unimported at run time (see nbayes.core.lazy)
 if TYPE_CHECKING:
     import scipy.sparse as sp
     from numpy.typing import NDArray
@@ -59,8 +60,11 @@ _FLOAT_FIELDS = ("strength", "background", "min_dev", "ham_cutoff", "spam_cutoff
                  "maturity")  # fmt: skip
 
 
-@dataclass(frozen=True)
-class ScoreSettings:
+_SETTING_NAMES = ("method", "strength", "background", "min_dev", "ham_cutoff", "spam_cutoff", "top",
+                  "alpha", "maturity")  # fmt: skip
+
+
+class ScoreSettings(Replaceable, namedtuple("ScoreSettings", _SETTING_NAMES)):
     """Scoring parameters.
 
     Defaults: Fisher (Robinson's chi-square), s = 0.1, x = 0.52, min_dev = 0.375,
@@ -78,23 +82,37 @@ class ScoreSettings:
     passed 15 of 15 anywhere from 30 to 200; at 20 CSDMC2010 failed again.
     """
 
-    method: str = "fisher"
-    strength: float = 0.1
-    background: float = 0.52
-    min_dev: float = 0.375
-    ham_cutoff: float = 0.2
-    spam_cutoff: float = 0.9
-    top: int = 15
-    alpha: float = 1.0
-    maturity: float = 50.0
+    __slots__ = ()
+    method: str
+    strength: float
+    background: float
+    min_dev: float
+    ham_cutoff: float
+    spam_cutoff: float
+    top: int
+    alpha: float
+    maturity: float
 
-    def __post_init__(self) -> None:
+    def __new__(
+        cls, method: str = "fisher", strength: float = 0.1, background: float = 0.52,
+        min_dev: float = 0.375, ham_cutoff: float = 0.2, spam_cutoff: float = 0.9,
+        top: int = 15, alpha: float = 1.0, maturity: float = 50.0,
+    ) -> ScoreSettings:  # fmt: skip
+        values = {
+            "method": method, "strength": strength, "background": background,
+            "min_dev": min_dev, "ham_cutoff": ham_cutoff, "spam_cutoff": spam_cutoff,
+            "top": top, "alpha": alpha, "maturity": maturity,
+        }  # fmt: skip
         for name in _FLOAT_FIELDS:  # an int (10**30) as the float it stands for
-            value = getattr(self, name)
             try:
-                object.__setattr__(self, name, float(value))
+                values[name] = float(values[name])
             except (TypeError, ValueError, OverflowError):
-                raise ValueError(f"{name} must be a number, got {value!r}") from None
+                raise ValueError(f"{name} must be a number, got {values[name]!r}") from None
+        self = super().__new__(cls, **values)
+        self._check()
+        return self
+
+    def _check(self) -> None:
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
         if not 0 < self.strength < math.inf:

@@ -24,11 +24,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
-from typing import TYPE_CHECKING
 
 from nbayes.spam.score import ScoreSettings, maturity_factor
 from nbayes.spam.store import Totals
 
+TYPE_CHECKING = False  # typing unimported at run time (see nbayes.core.lazy)
 if TYPE_CHECKING:
     from nbayes.spam.store_protocol import Store
 

@@ -42,14 +42,12 @@ Every SQLite error comes out as a :class:`StoreError` naming the file and the pr
 
 from __future__ import annotations
 
+import os
 import time
-from collections import Counter
+from collections import Counter, namedtuple
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 from operator import itemgetter
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from nbayes.spam.classes import (
     ClassCounts,
@@ -62,7 +60,11 @@ from nbayes.spam.classes import (
 from nbayes.spam.database import Database, Snapshot, StoreError, Transaction
 from nbayes.spam.tokens import DEFAULT_OPTIONS, TokenOptions
 
+TYPE_CHECKING = False  # typing unimported at run time (see nbayes.core.lazy)
 if TYPE_CHECKING:  # NumPy is imported where arrays are made: classify does without it
+    from pathlib import Path
+    from typing import Any
+
     import numpy as np
     from numpy.typing import NDArray
 
@@ -91,7 +93,7 @@ _SCHEMA = (
 
 #: One prepared write (:meth:`TokenStore.changes`): SQL, its parameters, and whether the
 #: parameters are many rows (``executemany``) or one row.
-Statement = tuple[str, Any, bool]
+Statement = tuple[str, "Any", bool]
 
 
 __all__ = [
@@ -115,11 +117,12 @@ class NotTrainedError(StoreError):
     store itself is fine: nothing was changed)."""
 
 
-@dataclass(frozen=True)
-class Totals:
+class Totals(namedtuple("Totals", ("messages", "tokens", "vocabulary"))):
     """Message counts ``(ham, spam)``, token-set size sums ``(ham, spam)``, vocabulary size
-    (None where not asked for)."""
+    (None where not asked for). (A named tuple, not a dataclass: see
+    :mod:`nbayes.spam._records`.)"""
 
+    __slots__ = ()
     messages: tuple[int, int]
     tokens: tuple[int, int]
     vocabulary: int | None
@@ -137,14 +140,14 @@ def today() -> int:
     return int(time.time() // 86400)
 
 
-def _refuse_special_file(path: Path) -> None:
+def _refuse_special_file(path: str) -> None:
     """:class:`StoreError` where ``path`` names something other than a regular file: a
     FIFO (which SQLite's open would wait on for ever: a delivered message held up with
     it), a socket, or a device such as ``/dev/zero``."""
     import stat
 
     try:
-        mode = path.stat().st_mode
+        mode = os.stat(path).st_mode
     except OSError:  # missing (created later), or unreadable: SQLite says which
         return
     if not stat.S_ISREG(mode):
@@ -165,9 +168,16 @@ class TokenStore:
     or call :meth:`close`.
     """
 
+    @property
+    def path(self) -> Path:
+        """The database file's path."""
+        from pathlib import Path
+
+        return Path(self.name)
+
     def __init__(
         self,
-        path: str | Path,
+        path: str | os.PathLike[str],
         *,
         timeout: float = DEFAULT_TIMEOUT,
         create: bool = True,
@@ -175,16 +185,19 @@ class TokenStore:
     ) -> None:
         if isinstance(path, str) and not path:  # Path("") would be the current folder
             raise StoreError("no token database: the path given is empty")
-        path = Path(path)
+        # a string, not a pathlib.Path: classify's start-up does without pathlib (see path)
+        path = os.fspath(path)
+        if not isinstance(path, str):
+            raise TypeError(f"path must be a str or os.PathLike[str], got {path!r}")
         create = create and not readonly
-        if not create and not path.exists():
+        if not create and not os.path.exists(path):
             raise NoStoreError(f"no token database at {path}")
-        if path.is_dir():
+        if os.path.isdir(path):
             raise StoreError(f"{path} is a directory, not a token database")
         _refuse_special_file(path)
-        self.path, self.readonly = path, readonly
+        self.readonly = readonly
         #: How messages name this store: its path.
-        self.name = str(path)
+        self.name = path
         self.db = Database(path, "ro" if readonly else "rwc" if create else "rw", timeout)
         try:
             self.db.execute("PRAGMA synchronous=NORMAL")
@@ -201,7 +214,7 @@ class TokenStore:
         version, has_tables = self._schema_state()
         if version == 0 and not has_tables:
             if not create:
-                raise StoreError(f"{self.path} is empty, not a token database")
+                raise StoreError(f"{self.name} is empty, not a token database")
             with self.transaction():  # a second process creating it may have been first
                 version, has_tables = self._schema_state()
                 if version == 0 and not has_tables:
@@ -211,10 +224,10 @@ class TokenStore:
                     self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
                     version = SCHEMA_VERSION
         if version == 0:
-            raise StoreError(f"{self.path} is a SQLite database but not an nbayes token store")
+            raise StoreError(f"{self.name} is a SQLite database but not an nbayes token store")
         if version not in READABLE_VERSIONS:
             raise StoreError(
-                f"{self.path}: schema version {version}, this nbayes reads"
+                f"{self.name}: schema version {version}, this nbayes reads"
                 f" {', '.join(map(str, READABLE_VERSIONS))}"
             )
         if not self.readonly:
@@ -727,7 +740,7 @@ class TokenStore:
         """Bytes of the database file and its write-ahead log."""
         import os
 
-        paths = (self.path, Path(f"{self.path}-wal"))
+        paths = (self.name, f"{self.name}-wal")
         return sum(os.path.getsize(path) for path in paths if os.path.exists(path))
 
 

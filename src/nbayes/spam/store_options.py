@@ -15,10 +15,9 @@ version is unchanged: an older nbayes still opens a store that has one.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from nbayes.spam.tokens import DEFAULT_OPTIONS, LEGACY_OPTIONS, TokenOptions
 
+TYPE_CHECKING = False  # typing unimported at run time (see nbayes.core.lazy)
 if TYPE_CHECKING:
     from nbayes.spam.store_protocol import Store
 

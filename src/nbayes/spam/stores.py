@@ -25,21 +25,43 @@ statistics or for one user's (:mod:`nbayes.spam.users`)::
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from nbayes.spam.database import StoreError
-from nbayes.spam.store_protocol import Store
+
+TYPE_CHECKING = False  # typing unimported at run time (see nbayes.core.lazy)
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from nbayes.spam.store_protocol import Store
 
 __all__ = ["Store", "StoreError", "default_db", "open_store"]
+
+
+def __getattr__(name: str) -> object:
+    """``Store`` imported on first use: its module imports ``typing`` (``Protocol``),
+    which the one-shot ``nbayes spam classify`` does without."""
+    if name == "Store":
+        from nbayes.spam.store_protocol import Store
+
+        return Store
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def default_db() -> Path:
     """``$XDG_DATA_HOME/nbayes/spam.db``, or ``~/.local/share/nbayes/spam.db`` where that
     variable is unset, empty or not an absolute path (the XDG base directory rules)."""
+    from pathlib import Path
+
+    return Path(default_db_path())
+
+
+def default_db_path() -> str:
+    """:func:`default_db` as a string, for the one-shot ``nbayes spam classify``, which
+    does without importing :mod:`pathlib`."""
     base = os.environ.get("XDG_DATA_HOME", "")
     if not os.path.isabs(base):
         base = os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base, "nbayes", "spam.db")
+    return os.path.join(base, "nbayes", "spam.db")
 
 
 def open_store(

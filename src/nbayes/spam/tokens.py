@@ -24,9 +24,10 @@ Robinson's filters):
 from __future__ import annotations
 
 import re
+from collections import namedtuple
 from collections.abc import Iterator
-from dataclasses import dataclass
 
+from nbayes.spam._records import Replaceable
 from nbayes.spam.parse import Mail, parse_mail
 
 MAX_WORD = 40
@@ -47,8 +48,7 @@ _EMAIL_AT_RUN_START = re.compile(r"(?<![\w.+\-])[\w.+\-]+@([\w\-]+(?:\.[\w\-]+)+
 _URL_PART = re.compile(r"[^\W_]+")
 
 
-@dataclass(frozen=True)
-class TokenOptions:
+class TokenOptions(Replaceable, namedtuple("TokenOptions", ("osb", "headers"))):
     """What the tokenizer makes of a message.
 
     osb : orthogonal sparse bigrams (OSB) of the body words: each word paired with each
@@ -60,14 +60,16 @@ class TokenOptions:
         every other header share ``head:``; ``"plain"``: header words as body words.
     """
 
-    osb: int = 2
-    headers: str = "grouped"
+    __slots__ = ()
+    osb: int
+    headers: str
 
-    def __post_init__(self) -> None:
-        if not 0 <= self.osb <= MAX_OSB_WINDOW:
-            raise ValueError(f"osb must be in [0, {MAX_OSB_WINDOW}], got {self.osb}")
-        if self.headers not in HEADER_MODES:
-            raise ValueError(f"headers must be one of {HEADER_MODES}, got {self.headers!r}")
+    def __new__(cls, osb: int = 2, headers: str = "grouped") -> TokenOptions:
+        if not 0 <= osb <= MAX_OSB_WINDOW:
+            raise ValueError(f"osb must be in [0, {MAX_OSB_WINDOW}], got {osb}")
+        if headers not in HEADER_MODES:
+            raise ValueError(f"headers must be one of {HEADER_MODES}, got {headers!r}")
+        return super().__new__(cls, osb, headers)
 
     def text(self) -> str:
         """``"osb=2 headers=grouped"``: the form a token store records (:meth:`parse`)."""
