@@ -6,8 +6,8 @@ order rotating from message to message so that load from other jobs on a shared
 machine falls on all of them alike. Per process: the wall time from start to exit
 (``time.perf_counter``) and the CPU time of the child (user + system, from
 ``os.wait4``). Its largest resident set is taken in one more run under GNU ``time``
-(:func:`peak_rss`), not from ``wait4``: a child started from this process (vfork
-and exec) is charged this process's resident set as its own ``ru_maxrss``.
+(:func:`bench.harness.peak_rss`), not from ``wait4``: a child started from this process
+(vfork and exec) is charged this process's resident set as its own ``ru_maxrss``.
 
 The children's environment is this process's without ``PYTHONDONTWRITEBYTECODE``
 (an installed package has its byte-compiled modules, and the warm-up run writes any
@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.harness import Measurement
+from bench.harness import Measurement, peak_rss
 
 
 @dataclass(frozen=True)
@@ -76,23 +76,6 @@ def run_once(command: OneShot, message: Path, env: dict[str, str] | None = None)
     return Run(wall, usage.ru_utime + usage.ru_stime, status)
 
 
-#: GNU time, whose ``%M`` is the largest resident set of the command it runs.
-GNU_TIME = "/usr/bin/time"
-
-
-def peak_rss(command: OneShot, message: Path, env: dict[str, str] | None = None) -> int:
-    """Bytes: the largest resident set of one run of ``command`` on ``message``, from GNU
-    ``time -f %M`` (a small parent: the figure is the command's own); 0 where
-    ``/usr/bin/time`` is missing."""
-    if not os.access(GNU_TIME, os.X_OK):
-        return 0
-    with tempfile.TemporaryDirectory() as tmp:
-        log = Path(tmp) / "rss"
-        timed = OneShot([GNU_TIME, "-o", str(log), "-f", "%M", *command.argv], command.ok_status)
-        run_once(timed, message, env)
-        return 1024 * int(log.read_text().split()[-1])
-
-
 def interleaved_runs(
     commands: dict[str, OneShot], messages: Sequence[Path], warmup: int = 1
 ) -> dict[str, Measured]:
@@ -109,9 +92,11 @@ def interleaved_runs(
         shift = k % len(names)
         for name in names[shift:] + names[:shift]:
             runs[name].append(run_once(commands[name], message, env))
-    return {
-        name: Measured(runs[name], peak_rss(commands[name], messages[0], env)) for name in names
+    peaks = {
+        name: peak_rss(commands[name].argv, messages[0], env, commands[name].ok_status)
+        for name in names
     }
+    return {name: Measured(runs[name], peaks[name]) for name in names}
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bench import oneshot
-from bench.harness import Measurement, in_fork, peak_memory
+from bench.harness import GNU_TIME, Measurement, gnu_time_available, in_fork, peak_memory
 from bench.registry import Case, Dataset, Measured, register
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ def bogofilter_peak_rss(fn: Callable[[], object]) -> int:
     run under ``/usr/bin/time -f %M`` by a wrapper first on PATH (set in a forked copy of
     this process, so nothing here changes); 0 if ``/usr/bin/time`` is missing."""
     real = shutil.which("bogofilter")
-    if real is None or not os.access(GNU_TIME, os.X_OK):
+    if real is None or not gnu_time_available():
         return 0
 
     def run() -> int:
@@ -99,9 +99,6 @@ def bogofilter_peak_rss(fn: Callable[[], object]) -> int:
             return 1024 * max(int(line) for line in lines if line.strip().isdigit())
 
     return in_fork(run)
-
-
-GNU_TIME = "/usr/bin/time"
 
 
 def _read_fold(tmp, files, y, train_idx, test_idx):

@@ -33,9 +33,12 @@ alternating, so load from other jobs falls on both alike):
 
 Wall time is what the targets judge; the notes give CPU time too (user + system of
 the child, from ``wait4``), which other jobs on a shared machine disturb less. Peak MB
-is the child's maximum resident set size, not tracemalloc's figure. The children may
-write byte-compiled modules (``PYTHONDONTWRITEBYTECODE`` is dropped), as an installed
-package has them.
+is the child's largest resident set, not tracemalloc's figure, taken in one more run of
+each child (a cold row's with empty caches again) under GNU ``time``
+(:func:`bench.harness.peak_rss`; 0 where ``/usr/bin/time`` is missing), not from
+``wait4``: its ``ru_maxrss`` charges a child started from this process with this
+process's own resident set. The children may write byte-compiled modules
+(``PYTHONDONTWRITEBYTECODE`` is dropped), as an installed package has them.
 """
 
 from __future__ import annotations
@@ -60,7 +63,7 @@ SRC = Path(os.environ.get("BENCH_NBAYES_SRC") or ROOT / "src")
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
 
-from bench.harness import Measurement  # noqa: E402
+from bench.harness import Measurement, gnu_time_available, peak_rss  # noqa: E402
 from bench.registry import Case, Dataset, Measured, register  # noqa: E402
 
 _DATA = """
@@ -151,23 +154,29 @@ def small_job(library: str) -> str:
 
 @dataclass
 class Run:
-    """One child process: wall seconds (start to exit), CPU seconds (user + system),
-    maximum resident set in bytes, and the ``call_s`` it printed, if any."""
+    """One child process: wall seconds (start to exit), CPU seconds (user + system) and
+    the ``call_s`` it printed, if any."""
 
     wall_s: float
     cpu_s: float
-    rss_bytes: int
     call_s: float | None
 
 
-def run_child(argv: list[str], cache_dir: str) -> Run:
-    """Run ``argv`` in a fresh process whose caches (compiled kernels, ``NUMBA_CACHE_DIR``;
-    nbayes's tables, under ``XDG_CACHE_HOME``) are in ``cache_dir``; its own CPU time
-    and peak resident set come from ``wait4``."""
+def child_env(cache_dir: str) -> dict[str, str]:
+    """This process's environment for a child whose caches (compiled kernels,
+    ``NUMBA_CACHE_DIR``; nbayes's tables, under ``XDG_CACHE_HOME``) are in ``cache_dir``,
+    importing nbayes from :data:`SRC`, byte-compiled modules kept."""
     env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir, "XDG_CACHE_HOME": cache_dir}
     # byte-compiled modules are kept, as a pip install writes them for every package
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH")]))
+    return env
+
+
+def run_child(argv: list[str], cache_dir: str) -> Run:
+    """Run ``argv`` in a fresh process with its caches in ``cache_dir`` (:func:`child_env`);
+    its own CPU time comes from ``wait4``."""
+    env = child_env(cache_dir)
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         child = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=err)
@@ -182,12 +191,28 @@ def run_child(argv: list[str], cache_dir: str) -> Run:
             raise RuntimeError(f"{argv[:3]} failed ({child.returncode}):\n{message}")
     lines = [line for line in out.decode().splitlines() if line.startswith("{")]
     call = json.loads(lines[-1])["call_s"] if lines else None
-    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, call)
+    return Run(wall, usage.ru_utime + usage.ru_stime, call)
 
 
-def _measurement(seconds: list[float], runs: list[Run]) -> Measurement:
-    peak = max(r.rss_bytes for r in runs) if runs else 0
+def peak_child(argv: list[str], cache_dir: str) -> int:
+    """Bytes: the largest resident set of one more run of ``argv`` with its caches in
+    ``cache_dir``, from GNU ``time`` (:func:`bench.harness.peak_rss`: the child's own, not
+    this process's, as ``wait4`` would give); 0 where ``/usr/bin/time`` is missing."""
+    return peak_rss(argv, env=child_env(cache_dir))
+
+
+def _measurement(seconds: list[float], peak: int) -> Measurement:
     return Measurement(statistics.median(seconds), min(seconds), peak, seconds)
+
+
+def _peak_note() -> str:
+    if gnu_time_available():
+        return (
+            "Peak MB: the child's largest resident set, from one more run under GNU time "
+            "(%M; a cold row's with empty caches again), not wait4's, which charges a child "
+            "with the bench process's own."
+        )
+    return "Peak MB not measured (0.0): no GNU time at /usr/bin/time."
 
 
 def _python(code: str) -> list[str]:
@@ -238,9 +263,14 @@ def _cold(repeats: int, rows: _Rows, warm: str) -> Measured:
                     shutil.copytree(cold, warm, dirs_exist_ok=True)
             runs["floor"].append(run_child(_python(first_call("nbayes", call)), warm))
         rows.note(task, runs)
+        peaks = {}
+        for name in ("nbayes", "sklearn"):
+            with tempfile.TemporaryDirectory(prefix="nbayes-cold-") as cold:
+                peaks[name] = peak_child(_python(first_call(name, call)), cold)
+        peaks["floor"] = peak_child(_python(first_call("nbayes", call)), warm)
         case = Case(task, lambda: None, lambda: None, floor_name="nbayes, caches warm",
                     max_s=5.0, compare_memory=False, same_result=False)  # fmt: skip
-        got = {k: _measurement([r.call_s for r in v], v) for k, v in runs.items()}
+        got = {k: _measurement([r.call_s for r in v], peaks[k]) for k, v in runs.items()}
         out.append((case, got))
     return out
 
@@ -268,12 +298,7 @@ def _warm(repeats: int, rows: _Rows, warm: str) -> Measured:
         },
     }
     for task, argvs in jobs.items():
-        runs: dict[str, list[Run]] = {name: [] for name in argvs}
-        for repeat in range(repeats):
-            names = list(argvs)
-            names = names[repeat % 3 :] + names[: repeat % 3]
-            for name in names:
-                runs[name].append(run_child(argvs[name], warm))
+        runs, got = whole_processes(argvs, repeats, warm)
         rows.note(task, runs)
         help_row = task == "nbayes --help"
         floor_name = {
@@ -287,9 +312,28 @@ def _warm(repeats: int, rows: _Rows, warm: str) -> Measured:
             max_over_rival_s=None if help_row else 0.3,
             compare_memory=False, same_result=False,
         )  # fmt: skip
-        got = {k: _measurement([r.wall_s for r in v], v) for k, v in runs.items()}
         out.append((case, got))
     return out
+
+
+def whole_processes(
+    argvs: dict[str, list[str]], repeats: int, cache_dir: str
+) -> tuple[dict[str, list[Run]], dict[str, Measurement]]:
+    """A warm row: each command line of ``argvs`` (nbayes, its rival, the floor) run
+    ``repeats`` times in an order rotating by one each time, caches in ``cache_dir``;
+    then its peak resident set in one more run (:func:`peak_child`). Returns the runs and
+    each command's median wall time with that peak."""
+    names = list(argvs)
+    runs: dict[str, list[Run]] = {name: [] for name in names}
+    for repeat in range(repeats):
+        shift = repeat % len(names)
+        for name in names[shift:] + names[:shift]:
+            runs[name].append(run_child(argvs[name], cache_dir))
+    got = {
+        name: _measurement([r.wall_s for r in runs[name]], peak_child(argvs[name], cache_dir))
+        for name in names
+    }
+    return runs, got
 
 
 def _load_note() -> str:
@@ -318,8 +362,8 @@ def build(quick: bool) -> Iterator[Dataset]:
         cold.notes += [
             "Times are of the class's import and the call, timed inside the child after "
             "the imports both libraries make; rival: scikit-learn's same import and call "
-            "in its own fresh process; floor: nbayes's with the caches warm. "
-            "Peak MB: the child's largest resident set (wait4).",
+            "in its own fresh process; floor: nbayes's with the caches warm.",
+            _peak_note(),
             *cold_rows.cpu_notes(
                 {"nbayes": "nbayes", "sklearn": "scikit-learn", "floor": "nbayes warm"}
             ),

@@ -17,10 +17,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from bench import oneshot, run  # noqa: E402
+from bench.harness import gnu_time_available, peak_rss  # noqa: E402
 from bench.registry import Case  # noqa: E402
 
 requires_gnu_time = pytest.mark.skipif(
-    not os.access(oneshot.GNU_TIME, os.X_OK), reason="no /usr/bin/time (GNU time)"
+    not gnu_time_available(), reason="no /usr/bin/time (GNU time)"
 )
 
 
@@ -47,7 +48,7 @@ def test_each_command_reads_each_message_once_in_a_rotating_order(tmp_path):
         "c m2", "a m2", "b m2",
         "a m3", "b m3", "c m3",
     ]  # fmt: skip
-    assert len(peaks) == (3 if os.access(oneshot.GNU_TIME, os.X_OK) else 0)
+    assert len(peaks) == (3 if gnu_time_available() else 0)
     for measured in got.values():
         assert measured.statuses() == [0, 0, 0, 0]
         assert all(r.wall_s > 0 and r.cpu_s >= 0 for r in measured.runs)
@@ -74,12 +75,26 @@ def test_peak_resident_set_is_the_commands_own_not_this_process(tmp_path):
     message.write_text("x")
     ballast = bytearray(300 * 2**20)  # this process: at least 300 MB resident
     ballast[::4096] = b"x" * len(ballast[::4096])
-    small = oneshot.peak_rss(oneshot.OneShot(["true"]), message)
+    small = peak_rss(["true"], message)
     code = "b = bytearray(200 * 2**20); b[::4096] = b'x' * len(b[::4096])"
-    large = oneshot.peak_rss(oneshot.OneShot([sys.executable, "-c", code]), message)
+    large = peak_rss([sys.executable, "-c", code], message)
     del ballast
     assert 0 < small < 100 * 2**20
     assert 200 * 2**20 <= large < 300 * 2**20
+
+
+@requires_gnu_time
+def test_peak_of_a_verdict_status_is_read_and_another_status_is_an_error(tmp_path):
+    """GNU time writes "Command exited with non-zero status 2" before the figure for a
+    filter's spam/ham/unsure verdicts; a status outside them names the command."""
+    message = tmp_path / "m"
+    message.write_text("x")
+    verdicts = frozenset({0, 1, 2})
+    unsure = [sys.executable, "-c", "raise SystemExit(2)"]
+    assert 0 < peak_rss(unsure, message, ok_status=verdicts) < 100 * 2**20
+    broken = [sys.executable, "-c", "import sys; sys.stderr.write('broken'); sys.exit(3)"]
+    with pytest.raises(RuntimeError, match=r"< .*m failed \(3\):\n(.|\n)*broken"):
+        peak_rss(broken, message, ok_status=verdicts)
 
 
 def test_child_environment_keeps_bytecode_and_names_no_store(monkeypatch):
