@@ -119,6 +119,33 @@ def test_the_matrix_path_scores_as_the_store_path(trained, method):
     np.testing.assert_array_equal(by_matrix, score_tokens(store, messages, settings))
 
 
+@pytest.mark.parametrize("method", ["fisher", "graham"])
+def test_only_naive_bayes_reads_the_vocabulary_size(trained, method, monkeypatch):
+    """Fisher and Graham scores do not use the vocabulary's size, which on SQLite is a
+    count of the whole token table (spamd's --method graham paid it for every message);
+    the scores are the same as with it read."""
+    store, batch = trained
+    sets = [tokens for tokens, _, _ in batch]
+    settings = ScoreSettings(method=method)
+    asked = []
+    read = TokenStore.read_lookup
+
+    def with_size(self, tokens, *, vocabulary=True):
+        return read(self, tokens, vocabulary=True)
+
+    def recording(self, tokens, *, vocabulary=True):
+        asked.append(vocabulary)
+        return read(self, tokens, vocabulary=vocabulary)
+
+    monkeypatch.setattr(TokenStore, "read_lookup", with_size)
+    expected = score_tokens(store, sets, settings)
+    monkeypatch.setattr(TokenStore, "read_lookup", recording)
+    np.testing.assert_array_equal(score_tokens(store, sets, settings), expected)
+    assert asked == [False]
+    score_tokens(store, sets, ScoreSettings(method="naive-bayes"))
+    assert asked == [False, True]
+
+
 def test_graham_combines_the_top_tokens(trained):
     store, _ = trained
     settings = ScoreSettings(method="graham", top=5, min_dev=0.0, maturity=0)
