@@ -8,6 +8,7 @@ from click.testing import CliRunner
 from spam_mail import corpus, corpus_dirs
 
 from nbayes.cli import main
+from nbayes.cli.spam.evaluate import MAX_INDEX_LINE
 from nbayes.spam.evaluate import (
     TokenRows,
     cross_val_scores,
@@ -182,6 +183,25 @@ def test_cli_evaluate_incremental_and_tone(mail_dirs):
     bad.write_text("maybe spam/000.eml\n")
     result = run("evaluate", "--index", bad)
     assert result.exit_code == 1 and "bad:1: expected 'spam PATH'" in result.output
+
+
+def test_cli_evaluate_refuses_an_index_that_is_no_index(mail_dirs):
+    """A device, a FIFO or a line without end is refused with one line, never read into
+    memory whole (``--index /dev/zero`` was a MemoryError) nor waited on."""
+    import os
+
+    fifo = mail_dirs / "fifo"
+    os.mkfifo(fifo)
+    endless = mail_dirs / "endless"
+    endless.write_text("spam " + "a" * (2 * MAX_INDEX_LINE))
+    for index, words in [("/dev/zero", "not a regular file"), (fifo, "not a regular file"),
+                         (endless, "endless:1: a line longer than")]:  # fmt: skip
+        result = run("evaluate", "--index", index)
+        assert result.exit_code == 1 and words in result.output, result.output
+    classes = mail_dirs / "classes"
+    classes.write_text("newsletter\n")
+    result = run("evaluate", "--classes", "--index", classes)
+    assert result.exit_code == 1 and "classes:1: expected 'CLASS PATH'" in result.output
 
 
 def test_cli_train_tone(mail_dirs):

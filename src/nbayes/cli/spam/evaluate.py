@@ -276,16 +276,42 @@ def _read_rows(labelled, indexed: bool, tokens, jobs) -> tuple:
     return rows.matrix(order), [labels[i] for i in order]
 
 
+#: The longest index line read (characters): a label, a space and a path (Linux's
+#: PATH_MAX is 4,096 bytes); a longer one is an error, not a line held whole in memory.
+MAX_INDEX_LINE = 16 * 1024
+
+
+def _index_lines(index: Path) -> Iterator[tuple[int, str]]:
+    """(number, line) of an index file, each line at most :data:`MAX_INDEX_LINE`
+    characters; a file that is not a regular file (``/dev/zero``, a FIFO that would wait
+    for ever) or a longer line is a usage error, before it fills the memory."""
+    import stat
+
+    if not stat.S_ISREG(index.stat().st_mode):
+        raise click.ClickException(f"{index}: not a regular file: give an index file")
+    with index.open(encoding="utf-8", errors="replace") as lines:
+        number = 0
+        while line := lines.readline(MAX_INDEX_LINE + 1):
+            number += 1
+            if len(line) > MAX_INDEX_LINE:
+                raise click.ClickException(
+                    f"{index}:{number}: a line longer than {MAX_INDEX_LINE:,} characters: "
+                    "not an index (lines 'CLASS PATH')"
+                )
+            yield number, line
+
+
 def _indexed(index: Path, *, any_class: bool = False) -> Iterator[tuple[MailItem, str]]:
     """The messages of a TREC index, in its order (with ``any_class``, lines of any class
     name :func:`check_class` allows); a bad line is a usage error."""
-    for number, line in enumerate(index.read_text(errors="replace").splitlines(), 1):
+    for number, line in _index_lines(index):
         if not line.strip():
             continue
         label, _, path = line.strip().partition(" ")
         label = label.lower()
         if not path.strip() or (label not in TWO_CLASSES and not any_class):
-            raise click.ClickException(f"{index}:{number}: expected 'spam PATH' or 'ham PATH'")
+            expected = "'CLASS PATH'" if any_class else "'spam PATH' or 'ham PATH'"
+            raise click.ClickException(f"{index}:{number}: expected {expected}")
         if label not in TWO_CLASSES:
             try:
                 check_class(label)
