@@ -62,6 +62,7 @@ from nbayes.spam.store import (
     Totals,
     digest,
     parse_options,
+    tally,
     today,
     trained_with_other,
 )
@@ -600,27 +601,12 @@ class RedisTokenStore:
         day = today() if sign > 0 else 0
         _, extra = split_classes(batch)  # the other classes' names checked first
         for label in LABELS:
-            counts: Counter[str] = Counter()
-            digests: Counter[str] = Counter()
-            n_messages = n_tokens = 0
-            for tokens, raw, lab in batch:
-                if lab != label:
-                    continue
-                counts.update(tokens)
-                digests[digest(raw)] += 1
-                n_messages += 1
-                n_tokens += len(tokens)
-            if not n_messages:
-                continue
-            operations += ["add", sign, day, "1" if label == "ham" else "2"]
-            operations += [n_messages, n_tokens, len(counts)]
-            for token in sorted(counts):
-                operations += [token, counts[token]]
-            operations.append(len(digests))
-            for key in sorted(digests):
-                operations += [key, digests[key]]
+            messages = [(tokens, raw) for tokens, raw, lab in batch if lab == label]
+            if messages:
+                field = "1" if label == "ham" else "2"
+                operations += ["add", sign, day, field, *_counted(messages)]
         for label in sorted(extra):
-            operations += _extra_class_operations(extra[label], label, sign, day)
+            operations += ["cadd", sign, day, label, *_counted(extra[label])]
         return operations
 
     def apply(self, changes: list[Any]) -> None:
@@ -915,17 +901,12 @@ def _totals(values: list[bytes | None], vocabulary: int | None) -> Totals:
     return Totals((ham_m, spam_m), (ham_t, spam_t), vocabulary)
 
 
-def _extra_class_operations(
-    messages: list[tuple[AbstractSet[str], bytes]], label: str, sign: int, day: int
-) -> list[Any]:
-    """The ``cadd`` operation of the messages of the class ``label`` (see :data:`_APPLY`)."""
-    counts: Counter[str] = Counter()
-    digests: Counter[str] = Counter()
-    for tokens, raw in messages:
-        counts.update(tokens)
-        digests[digest(raw)] += 1
-    n_tokens = sum(len(tokens) for tokens, _ in messages)
-    operations: list[Any] = ["cadd", sign, day, label, len(messages), n_tokens, len(counts)]
+def _counted(messages: list[tuple[AbstractSet[str], bytes]]) -> list[Any]:
+    """The arguments an ``add`` or ``cadd`` operation (see :data:`_APPLY`) takes after its
+    class: the messages, their tokens, then each token and each digest (sorted) with its
+    count (:func:`~nbayes.spam.store.tally`)."""
+    counts, digests, n_tokens = tally(messages)
+    operations: list[Any] = [len(messages), n_tokens, len(counts)]
     for token in sorted(counts):
         operations += [token, counts[token]]
     operations.append(len(digests))

@@ -135,6 +135,27 @@ def digest(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
+def tally(
+    messages: Iterable[tuple[AbstractSet[str], bytes]],
+) -> tuple[Counter[str], Counter[str], int]:
+    """What learning ``messages`` (token set, raw bytes) as one class adds to a store:
+    ``(messages per token, messages per digest, the sum of the token-set sizes)``;
+    every backend's writes for a class start here.
+
+    >>> tokens, digests, n = tally([({"a", "b"}, b"m1"), ({"a"}, b"m2")])
+    >>> sorted(tokens.items()), len(digests), n
+    ([('a', 2), ('b', 1)], 2, 3)
+    """
+    counts: Counter[str] = Counter()
+    digests: Counter[str] = Counter()
+    n_tokens = 0
+    for tokens, raw in messages:
+        counts.update(tokens)
+        digests[digest(raw)] += 1
+        n_tokens += len(tokens)
+    return counts, digests, n_tokens
+
+
 def today() -> int:
     """Days since 1970-01-01 (UTC): the ``day`` a token is learnt on."""
     return int(time.time() // 86400)
@@ -348,12 +369,7 @@ class TokenStore:
     def _class_changes(
         self, messages: list[tuple[AbstractSet[str], bytes]], column: str, sign: int
     ) -> list[Statement]:
-        counts: Counter[str] = Counter()
-        digests: Counter[str] = Counter()
-        for tokens, raw in messages:
-            counts.update(tokens)
-            digests[digest(raw)] += 1
-        n_tokens = sum(len(tokens) for tokens, _ in messages)
+        counts, digests, n_tokens = tally(messages)
         return [
             self._upsert("trained", "digest", column, sign, digests),
             # a learnt token's day is today; unlearning leaves it (max with 0)
@@ -842,12 +858,7 @@ def _extra_class_changes(
     ``class_trained`` (a token's day set to at least today when learnt; subtracting
     never goes below 0 and deletes the rows it empties) and the class's ``totals`` row
     (deleted when its last message goes)."""
-    counts: Counter[str] = Counter()
-    digests: Counter[str] = Counter()
-    for tokens, raw in messages:
-        counts.update(tokens)
-        digests[digest(raw)] += 1
-    n_tokens = sum(len(tokens) for tokens, _ in messages)
+    counts, digests, n_tokens = tally(messages)
     token_rows = sorted(counts.items(), key=itemgetter(0))
     digest_rows = sorted(digests.items(), key=itemgetter(0))
     statements: list[Statement] = [(sql, (), False) for sql in _CLASS_TABLES]
