@@ -850,6 +850,26 @@ _CLASS_TABLES = (
 )
 
 
+def _subtracted(
+    table: str, key: str, label: str, rows: list[tuple[str, int]]
+) -> list[Statement]:
+    """The statements taking each (key, n) of ``rows`` off the ``count`` of the class
+    ``label`` in ``table`` (``class_trained`` by digest, ``class_tokens`` by token),
+    never below 0, and deleting the rows that reach 0."""
+    return [
+        (
+            f"UPDATE {table} SET count = max(count - ?, 0) WHERE {key} = ? AND label = ?",
+            [(n, value, label) for value, n in rows],
+            True,
+        ),
+        (
+            f"DELETE FROM {table} WHERE {key} = ? AND label = ? AND count = 0",
+            [(value, label) for value, _ in rows],
+            True,
+        ),
+    ]
+
+
 def _extra_class_changes(
     messages: list[tuple[AbstractSet[str], bytes]], label: str, sign: int
 ) -> list[Statement]:
@@ -887,26 +907,8 @@ def _extra_class_changes(
         ]
     return [
         *statements,
-        (
-            "UPDATE class_trained SET count = max(count - ?, 0) WHERE digest = ? AND label = ?",
-            [(n, key, label) for key, n in digest_rows],
-            True,
-        ),
-        (
-            "DELETE FROM class_trained WHERE digest = ? AND label = ? AND count = 0",
-            [(key, label) for key, _ in digest_rows],
-            True,
-        ),
-        (
-            "UPDATE class_tokens SET count = max(count - ?, 0) WHERE token = ? AND label = ?",
-            [(n, token, label) for token, n in token_rows],
-            True,
-        ),
-        (
-            "DELETE FROM class_tokens WHERE token = ? AND label = ? AND count = 0",
-            [(token, label) for token, _ in token_rows],
-            True,
-        ),
+        *_subtracted("class_trained", "digest", label, digest_rows),
+        *_subtracted("class_tokens", "token", label, token_rows),
         (
             "UPDATE totals SET messages = messages - ?, tokens = tokens - ? WHERE label = ?",
             (len(messages), n_tokens, label),
