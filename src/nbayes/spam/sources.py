@@ -28,6 +28,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 _MBOX_SEPARATOR = re.compile(rb"(?:\r?\n){2}From \S")
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
@@ -98,6 +99,13 @@ def iter_mail(
 def read_regular(path: Path, max_size: int | None = None) -> bytes:
     """The bytes of the regular file at ``path`` (symbolic links followed); with
     ``max_size``, no more than ``max_size + 1`` of them (more: the file is larger).
+    Errors as :func:`open_regular`'s."""
+    with open_regular(path) as file:
+        return file.read() if max_size is None else file.read(max_size + 1)
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """The regular file at ``path`` (symbolic links followed), open for reading bytes.
 
     Raises :class:`UnreadableSource` for anything else (a FIFO, a device, a socket, a
     directory), which is never read, and an ``OSError`` naming the problem
@@ -108,11 +116,12 @@ def read_regular(path: Path, max_size: int | None = None) -> bytes:
     if kind:
         raise UnreadableSource(f"not a regular file ({kind})")
     fd = os.open(path, _OPEN_FLAGS)
-    with open(fd, "rb", closefd=True) as file:
-        kind = _kind(os.fstat(fd).st_mode)
-        if kind:
-            raise UnreadableSource(f"not a regular file ({kind})")
-        return file.read() if max_size is None else file.read(max_size + 1)
+    file = open(fd, "rb", closefd=True)  # returned open: the caller closes it
+    kind = _kind(os.fstat(fd).st_mode)
+    if kind:
+        file.close()
+        raise UnreadableSource(f"not a regular file ({kind})")
+    return file
 
 
 def _kind(mode: int) -> str:

@@ -35,7 +35,7 @@ from nbayes.spam.evaluate import (
     mail_date,
 )
 from nbayes.spam.learning import DEFAULT_CERTAINTY, MODES
-from nbayes.spam.sources import MailItem, iter_mail
+from nbayes.spam.sources import MailItem, iter_mail, open_regular, problem
 from nbayes.spam.tokens import DEFAULT_OPTIONS
 from nbayes.spam.train import interleave, interleave_classes, tokenized
 
@@ -284,12 +284,16 @@ MAX_INDEX_LINE = 16 * 1024
 def _index_lines(index: Path) -> Iterator[tuple[int, str]]:
     """(number, line) of an index file, each line at most :data:`MAX_INDEX_LINE`
     characters; a file that is not a regular file (``/dev/zero``, a FIFO that would wait
-    for ever) or a longer line is a usage error, before it fills the memory."""
-    import stat
+    for ever: :func:`~nbayes.spam.sources.open_regular`) or a longer line is a usage
+    error, before it fills the memory."""
+    import io
 
-    if not stat.S_ISREG(index.stat().st_mode):
-        raise click.ClickException(f"{index}: not a regular file: give an index file")
-    with index.open(encoding="utf-8", errors="replace") as lines:
+    try:
+        raw = open_regular(index)
+    except OSError as error:
+        message = f"{index}: {problem(error, index)}: give an index file"
+        raise click.ClickException(message) from None
+    with io.TextIOWrapper(raw, encoding="utf-8", errors="replace") as lines:
         number = 0
         while line := lines.readline(MAX_INDEX_LINE + 1):
             number += 1
