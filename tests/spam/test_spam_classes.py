@@ -340,16 +340,10 @@ def test_accuracy_on_four_newsgroups(tmp_path):
 def test_a_schema_1_store_is_classified_read_only_and_learns_a_class(tmp_path):
     """A store made before the schema had days (and before other classes): read as it is
     (nothing written), then a class learnt into it beside its ham and spam."""
-    import sqlite3
-
-    from test_spam_database import V1_SCHEMA
+    from test_spam_database import make_v1_store
 
     path = tmp_path / "v1.db"
-    db = sqlite3.connect(path)
-    for statement in V1_SCHEMA:
-        db.execute(statement)
-    db.commit()
-    db.close()
+    make_v1_store(path)
     before = path.read_bytes()
     with TokenStore(path, readonly=True) as store:
         [verdict] = classify_classes(store, [{"a", "z"}])

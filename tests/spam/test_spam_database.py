@@ -37,13 +37,18 @@ def test_uris_quote_every_character_sqlite_would_read_as_uri_syntax(tmp_path):
             assert store.totals().messages == (0, 1)
 
 
-def test_a_schema_1_store_is_read_as_it_is_and_upgraded_when_written(tmp_path):
-    path = tmp_path / "v1.db"
+def make_v1_store(path) -> None:
+    """A store at ``path`` as the first schema made it (:data:`V1_SCHEMA`, its rows)."""
     db = sqlite3.connect(path)
     for statement in V1_SCHEMA:
         db.execute(statement)
     db.commit()
     db.close()
+
+
+def test_a_schema_1_store_is_read_as_it_is_and_upgraded_when_written(tmp_path):
+    path = tmp_path / "v1.db"
+    make_v1_store(path)
     before = path.read_bytes()
     with TokenStore(path, readonly=True) as store:
         assert store.version == 1 and store.counts(["a", "b", "c"]) == {"a": (1, 0), "b": (1, 0)}

@@ -111,15 +111,22 @@ def test_three_classes_of_real_mail_on_sqlite_and_redis(real_mail, redis_server,
     assert right >= 4, right
 
 
-def test_the_verdict_header_names_the_class(tmp_path):
-    db = tmp_path / "t.db"
+def mail_and_letters(tmp_path, n_mail: int, n_letters: int):
+    """Folders ``mail/spam``, ``mail/ham`` (``n_mail`` each) and ``letters`` (``n_letters``
+    newsletters) under ``tmp_path``: (mail, letters)."""
     mail = tmp_path / "mail"
     mail.mkdir()
-    corpus_dirs(mail, 20, 20)
+    corpus_dirs(mail, n_mail, n_mail)
     letters = tmp_path / "letters"
     letters.mkdir()
-    for i in range(20):
+    for i in range(n_letters):
         (letters / f"{i}.eml").write_bytes(newsletter(i))
+    return mail, letters
+
+
+def test_the_verdict_header_names_the_class(tmp_path):
+    db = tmp_path / "t.db"
+    mail, letters = mail_and_letters(tmp_path, 20, 20)
     ok("train", "--db", db, "--spam", mail / "spam", "--ham", mail / "ham")
     ok("train", "--db", db, "--class", "newsletter", letters)
     raw = newsletter(99)
@@ -162,13 +169,7 @@ def test_class_spam_and_ham_are_the_spam_and_ham_options(tmp_path):
 def test_two_class_commands_unchanged_by_another_class(tmp_path):
     """classify (Spam/Ham/Unsure), score, stats and dump of a store that also learnt a
     newsletter class print what the store without it prints (stats adds its line)."""
-    mail = tmp_path / "mail"
-    mail.mkdir()
-    corpus_dirs(mail, 40, 40)
-    letters = tmp_path / "letters"
-    letters.mkdir()
-    for i in range(15):
-        (letters / f"{i}.eml").write_bytes(newsletter(i))
+    mail, letters = mail_and_letters(tmp_path, 40, 15)
     two, three = tmp_path / "two.db", tmp_path / "three.db"
     for db in (two, three):
         ok("train", "--db", db, "--spam", mail / "spam", "--ham", mail / "ham")
