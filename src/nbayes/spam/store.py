@@ -625,13 +625,7 @@ class TokenStore:
         ``count_at_most`` messages of their class; (rows before, rows removed)."""
         if not self._has_classes():
             return 0, 0
-        conditions, parameters = [], []
-        if before_day is not None:
-            conditions.append("day < ?")
-            parameters.append(before_day)
-        if count_at_most is not None:
-            conditions.append("count <= ?")
-            parameters.append(count_at_most)
+        conditions, parameters = _prune_conditions(before_day, count_at_most, "count")
         with self.transaction():
             rows = self.db.execute("SELECT COUNT(*) FROM class_tokens").fetchone()[0]
             if not conditions:
@@ -719,13 +713,7 @@ class TokenStore:
         """Delete, in one transaction, the tokens last learnt before ``before_day`` and/or
         seen in at most ``count_at_most`` messages, then the least seen beyond
         ``max_tokens`` (see :mod:`nbayes.spam.prune`); (tokens before, tokens removed)."""
-        conditions, parameters = [], []
-        if before_day is not None:
-            conditions.append("day < ?")
-            parameters.append(before_day)
-        if count_at_most is not None:
-            conditions.append("ham + spam <= ?")
-            parameters.append(count_at_most)
+        conditions, parameters = _prune_conditions(before_day, count_at_most, "ham + spam")
         with self.transaction():
             tokens = self.db.execute("SELECT COUNT(*) FROM tokens").fetchone()[0]
             removed = 0
@@ -848,6 +836,22 @@ _CLASS_TABLES = (
     " WHEN EXISTS (SELECT 1 FROM class_tokens WHERE token = OLD.token)"
     " BEGIN UPDATE extra_vocabulary SET size = size + 1; END",
 )
+
+
+def _prune_conditions(
+    before_day: int | None, count_at_most: int | None, count: str
+) -> tuple[list[str], list[int]]:
+    """The SQL conditions (joined by AND) and parameters of a pruning: a row last learnt
+    before ``before_day``, and/or whose ``count`` (an SQL expression of its columns) is
+    at most ``count_at_most``; none where both are None."""
+    conditions, parameters = [], []
+    if before_day is not None:
+        conditions.append("day < ?")
+        parameters.append(before_day)
+    if count_at_most is not None:
+        conditions.append(f"{count} <= ?")
+        parameters.append(count_at_most)
+    return conditions, parameters
 
 
 def _subtracted(
