@@ -78,11 +78,12 @@ def classify_lean(db: str, passthrough: bool, exit_zero: bool) -> int:
     every other option at its default: the exit status."""
     from nbayes.spam.deliver import classify_standard_streams
     from nbayes.spam.score import ScoreSettings
-    from nbayes.spam.store import DEFAULT_TIMEOUT
-    from nbayes.spam.stores import open_store
+    from nbayes.spam.store import DEFAULT_TIMEOUT, TokenStore
 
     def opened(update: bool):
-        return open_store(db, timeout=DEFAULT_TIMEOUT, readonly=not update)
+        # What nbayes.spam.stores.open_store(db) opens (no user, no Redis here), without
+        # importing the modules that choose among the backends.
+        return TokenStore(db, timeout=DEFAULT_TIMEOUT, readonly=not update)
 
     return classify_standard_streams(
         opened, ScoreSettings(), passthrough=passthrough, exit_zero=exit_zero

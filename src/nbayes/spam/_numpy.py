@@ -8,7 +8,7 @@ here, which imports it at the first attribute asked for.
 
 from __future__ import annotations
 
-import importlib
+import sys
 from types import ModuleType
 
 TYPE_CHECKING = False  # typing unimported at run time (see nbayes.core.lazy)
@@ -25,7 +25,8 @@ class _OnFirstUse:
 
     def __getattr__(self, attribute: str) -> Any:
         if self._module is None:
-            self._module = importlib.import_module(self._name)
+            __import__(self._name)  # importlib.import_module, importlib unimported
+            self._module = sys.modules[self._name]
         return getattr(self._module, attribute)
 
 

@@ -19,7 +19,14 @@ disk, a read-only file, a corrupt page or a file that is not SQLite each come ou
 from __future__ import annotations
 
 import os
-import sqlite3
+
+try:
+    # The sqlite3 package is this C module plus ``sqlite3.dbapi2``, whose date and time
+    # adapters this module never uses; importing their datetime module cost the
+    # one-shot ``nbayes spam classify`` about 1 ms a delivered message.
+    import _sqlite3 as sqlite3
+except ImportError:  # an interpreter that has only the package
+    import sqlite3
 from collections.abc import Iterable, Sequence
 
 TYPE_CHECKING = False  # typing unimported at run time (see nbayes.core.lazy)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from nbayes.core.lazy import LazyPattern
+
 _BLANK_LINE = re.compile(rb"\n\r?\n")
 
 # The feed parser's header lines (as nbayes.spam.parse's _HEADER_BLOCK), on bytes; and the stricter
@@ -16,9 +18,9 @@ _BLANK_LINE = re.compile(rb"\n\r?\n")
 _HEADER_BLOCK_BYTES = re.compile(
     rb"(?:(?:From |[\041-\071\073-\176]*:|[\t ])[^\r\n]*(?:\r\n|\r|\n|\Z))*"
 )
-_FIELD_LINE = re.compile(rb"(?!(?:mailto|https?|ftp):)[A-Za-z0-9][A-Za-z0-9_.-]*:(?!//)")
-_LINES = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n|\Z)")
-_OTHER_LINE_BREAK_BYTES = re.compile(rb"[\x0b\x0c\x1c\x1d\x1e]")
+_FIELD_LINE = LazyPattern(rb"(?!(?:mailto|https?|ftp):)[A-Za-z0-9][A-Za-z0-9_.-]*:(?!//)")
+_LINES = LazyPattern(rb"[^\r\n]*(?:\r\n|\r|\n|\Z)")
+_OTHER_LINE_BREAK_BYTES = LazyPattern(rb"[\x0b\x0c\x1c\x1d\x1e]")
 
 
 def header_block_end(raw: bytes) -> int:

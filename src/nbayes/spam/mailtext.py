@@ -11,10 +11,9 @@ for the common single-part message (:mod:`nbayes.spam.parse`), which gives the s
 
 from __future__ import annotations
 
-import re
-
 from nbayes.core.charsets import NOT_CHARSETS as NOT_CHARSETS
 from nbayes.core.charsets import is_charset
+from nbayes.core.lazy import LazyPattern
 
 #: Decoded text taken from one MIME part at most (characters); the rest is ignored,
 #: so a huge part costs bounded time.
@@ -30,10 +29,10 @@ MAX_BOUNDARIES = 64
 #: The same for mail with more lines starting with ``--`` (the feed parser takes about
 #: 8 us per part: 10,000 parts cost it 0.08 s).
 MAX_DELIMITER_LINES = 10_000
-_SURROGATES = re.compile("[\udc80-\udcff]")
+_SURROGATES = LazyPattern("[\udc80-\udcff]")
 #: Header names whose parameters the email package parses (lower case).
 _PARAMETER_HEADERS = frozenset({"content-type", "content-disposition"})
-_EOL = re.compile(r"(\r\n|\r|\n)\Z")
+_EOL = LazyPattern(r"(\r\n|\r|\n)\Z")
 
 
 class _Fields:

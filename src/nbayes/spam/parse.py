@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import re
 
+from nbayes.core.lazy import LazyPattern
 from nbayes.spam.head import header_block_end, split_head, with_separator
 from nbayes.spam.mailtext import (
     MAX_BOUNDARIES as MAX_BOUNDARIES,
@@ -261,7 +262,7 @@ def _clean_base64(body: bytes) -> bytes | None:
 _MIME_LINE = re.compile(
     rb"^(?:content-type:[ \t]*([^\r\n]*(?:\r?\n[ \t][^\r\n]*)*)|--([^\r\n]*))", re.I | re.M
 )
-_BOUNDARY = re.compile(rb'boundary\s*=\s*(?:"([^"\r\n]*)"|([^\s;"]+))', re.I)
+_BOUNDARY = LazyPattern(rb'boundary\s*=\s*(?:"([^"\r\n]*)"|([^\s;"]+))', re.I)
 
 
 def mime_depth(raw: bytes, limit: int | None = None) -> int:

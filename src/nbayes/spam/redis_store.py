@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 from nbayes.spam.classes import (
     ClassCounts,
+    Message,
     checked_class_totals,
     gather_classes,
     split_classes,
@@ -56,7 +57,6 @@ from nbayes.spam.classes import (
 from nbayes.spam.database import StoreError, StoreUnavailableError
 from nbayes.spam.store import (
     LABELS,
-    Message,
     NoStoreError,
     NotTrainedError,
     Totals,

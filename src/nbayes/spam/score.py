@@ -33,7 +33,6 @@ A score ``>= spam_cutoff`` is Spam, ``<= ham_cutoff`` Ham, anything between Unsu
 from __future__ import annotations
 
 import math
-import numbers
 import sys
 from collections import namedtuple
 from collections.abc import Sequence
@@ -58,6 +57,18 @@ MAX_ALPHA = sys.float_info.max / 2.0**64
 
 _FLOAT_FIELDS = ("strength", "background", "min_dev", "ham_cutoff", "spam_cutoff", "alpha",
                  "maturity")  # fmt: skip
+
+
+def _is_integer(value: object) -> bool:
+    """Whether ``value`` is an integer (NumPy's too) and not a bool: the test of
+    ``numbers.Integral``, whose module the one-shot classify need not import.
+
+    >>> _is_integer(15), _is_integer(True), _is_integer(15.0)
+    (True, False, False)
+    """
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        return False
+    return getattr(value, "shape", ()) == ()  # NumPy integers, not arrays of them
 
 
 _SETTING_NAMES = ("method", "strength", "background", "min_dev", "ham_cutoff", "spam_cutoff", "top",
@@ -135,7 +146,7 @@ class ScoreSettings(Replaceable, namedtuple("ScoreSettings", _SETTING_NAMES)):
             )
         if not 0 <= self.maturity < math.inf:
             raise ValueError(f"maturity must be a finite number >= 0, got {self.maturity}")
-        if not isinstance(self.top, numbers.Integral) or isinstance(self.top, bool) or self.top < 1:
+        if not _is_integer(self.top) or self.top < 1:
             raise ValueError(f"top must be an integer >= 1, got {self.top!r}")
         if not 0 < self.alpha <= MAX_ALPHA:
             raise ValueError(

@@ -49,14 +49,6 @@ from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from operator import itemgetter
 
-from nbayes.spam.classes import (
-    ClassCounts,
-    Message,
-    check_class,
-    checked_class_totals,
-    gather_classes,
-    split_classes,
-)
 from nbayes.spam.database import Database, Snapshot, StoreError, Transaction
 from nbayes.spam.tokens import DEFAULT_OPTIONS, TokenOptions
 
@@ -67,6 +59,8 @@ if TYPE_CHECKING:  # NumPy is imported where arrays are made: classify does with
 
     import numpy as np
     from numpy.typing import NDArray
+
+    from nbayes.spam.classes import ClassCounts, Message
 
 SCHEMA_VERSION = 2
 #: Schema versions this nbayes reads (a store opened for writing is upgraded first).
@@ -349,6 +343,8 @@ class TokenStore:
         most of a write's Python work), so a caller may prepare the next batch while
         another thread runs the previous batch's statements (SQLite releases the GIL)."""
         statements: list[Statement] = []
+        from nbayes.spam.classes import split_classes  # here: classify learns no class
+
         _, extra = split_classes(batch)  # the other classes' names checked first
         for label in LABELS:
             messages = [(tokens, raw) for tokens, raw, lab in batch if lab == label]
@@ -553,6 +549,8 @@ class TokenStore:
             "SELECT label, messages, tokens FROM totals WHERE label NOT IN ('ham', 'spam')"
             " AND messages != 0 ORDER BY label"
         ).fetchall()
+        from nbayes.spam.classes import checked_class_totals
+
         return checked_class_totals({label: (m, t) for label, m, t in rows})
 
     def read_classes(self, tokens: Sequence[str], *, vocabulary: bool = True) -> ClassCounts:
@@ -570,6 +568,8 @@ class TokenStore:
         opened for writing or learns a class; until then, read-only, ``E`` is counted on
         every read, as before (the same number either way)."""
         import numpy as np
+
+        from nbayes.spam.classes import gather_classes
 
         with self.snapshot():
             two = self.lookup(tokens)
@@ -795,7 +795,11 @@ def _column(label: str) -> str:
 
 def _label(label: str) -> str:
     """``label`` if it is ham, spam or another class's name (ValueError otherwise)."""
-    return label if label in LABELS else check_class(label)
+    if label in LABELS:
+        return label
+    from nbayes.spam.classes import check_class  # here: classify's start-up (ham and spam)
+
+    return check_class(label)
 
 
 #: The tokens only the classes other than ham and spam hold (the vocabulary's rest),

@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    from nbayes.spam.classes import ClassCounts
-    from nbayes.spam.store import Message, Totals
+    from nbayes.spam.classes import ClassCounts, Message
+    from nbayes.spam.store import Totals
 
 __all__ = ["Store"]
 

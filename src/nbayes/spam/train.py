@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
-from nbayes.spam.classes import TWO_CLASSES, check_class
+from nbayes.spam.classes import TWO_CLASSES, Message, check_class
 from nbayes.spam.learning import (
     DEFAULT_CERTAINTY,
     MODES,
@@ -46,7 +46,6 @@ from nbayes.spam.parallel import tokenize_items
 from nbayes.spam.parse import MailParseError
 from nbayes.spam.score import ScoreSettings, token_index
 from nbayes.spam.sources import MailItem, report_to_stderr
-from nbayes.spam.store import Message
 from nbayes.spam.store_options import record_options, store_options
 from nbayes.spam.tokens import DEFAULT_OPTIONS, TokenOptions
 

@@ -55,8 +55,7 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    from nbayes.spam.classes import ClassCounts
-    from nbayes.spam.store import Message
+    from nbayes.spam.classes import ClassCounts, Message
     from nbayes.spam.store_protocol import Store
 
 #: Messages of each class from which a user's own counts are scored alone.
