@@ -222,6 +222,7 @@ def test_a_database_that_is_no_file_is_refused_at_once(tmp_path, kind):
     status, out, err = done[0]
     assert (status, out) == (3, raw)
     assert err.count(b"\n") == 1 and str(db).encode() in err and b"not a token database" in err
+    assert (b"is a FIFO" if kind == "fifo" else b"is a character device") in err
 
 
 _READ_HERE = ["--db", "--db=a.db", "b.db", "é.db", "-p", "-e", "-pe", "-ep", "--passthrough",

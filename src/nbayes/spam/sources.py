@@ -23,24 +23,16 @@ import fnmatch
 import mailbox
 import os
 import re
-import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from nbayes.spam.file_kinds import file_kind
+
 _MBOX_SEPARATOR = re.compile(rb"(?:\r?\n){2}From \S")
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-
-#: What :func:`read_regular` calls the files it will not read, by ``stat.S_IFMT``.
-_FILE_KINDS = {
-    stat.S_IFIFO: "a FIFO",
-    stat.S_IFCHR: "a character device",
-    stat.S_IFBLK: "a block device",
-    stat.S_IFSOCK: "a socket",
-    stat.S_IFDIR: "a directory",
-}
 
 
 @dataclass(frozen=True)
@@ -112,23 +104,16 @@ def open_regular(path: Path) -> BinaryIO:
     (:func:`problem`) where the OS refuses. The file is opened without blocking (a FIFO
     that became one after the check returns at once) and checked again once open.
     """
-    kind = _kind(os.stat(path).st_mode)
+    kind = file_kind(os.stat(path).st_mode)
     if kind:
         raise UnreadableSource(f"not a regular file ({kind})")
     fd = os.open(path, _OPEN_FLAGS)
     file = open(fd, "rb", closefd=True)  # returned open: the caller closes it
-    kind = _kind(os.fstat(fd).st_mode)
+    kind = file_kind(os.fstat(fd).st_mode)
     if kind:
         file.close()
         raise UnreadableSource(f"not a regular file ({kind})")
     return file
-
-
-def _kind(mode: int) -> str:
-    """What a file of this mode is, or the empty string for a regular file."""
-    if stat.S_ISREG(mode):
-        return ""
-    return _FILE_KINDS.get(stat.S_IFMT(mode), "not a file")
 
 
 def problem(error: OSError, path: Path) -> str:
