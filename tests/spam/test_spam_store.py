@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from spam_mail import corpus
 
 from nbayes.spam.sources import MailItem
-from nbayes.spam.store import SCHEMA_VERSION, StoreError, TokenStore
+from nbayes.spam.store import SCHEMA_VERSION, StoreError, TokenStore, _json_object
 from nbayes.spam.tokens import tokenize
 from nbayes.spam.train import train
 
@@ -267,3 +267,20 @@ def test_sigkill_mid_batch_keeps_every_committed_batch(tmp_path):
         assert tuple(counts.sum(axis=0).tolist()) == totals.tokens
         n_trained = store.db.execute("SELECT SUM(ham), SUM(spam) FROM trained").fetchone()
         assert n_trained == (100 * batches, 100 * batches)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.text(), st.integers(min_value=0, max_value=2**62)))
+def test_the_write_payload_is_the_json_object_of_the_counts(pairs):
+    """Training's upserts hand SQLite the counts as one JSON object written by joining
+    each key's escaped form (half json.dumps's CPU): any key (quotes, backslashes,
+    control characters, NUL, non-ASCII) reads back as itself, in SQLite as in Python."""
+    import json
+
+    payload = _json_object(Counter(pairs))
+    assert json.loads(payload) == pairs
+    if "\\u0000" in payload or any("\ud800" <= c <= "\udfff" for k in pairs for c in k):
+        return  # NUL keys take the executemany path; lone surrogates are no UTF-8
+    with sqlite3.connect(":memory:") as db:
+        rows = db.execute("SELECT key, value FROM json_each(?)", (payload,)).fetchall()
+    assert dict(rows) == pairs
