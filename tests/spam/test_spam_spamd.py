@@ -174,3 +174,42 @@ def test_database_errors_are_statuses_too(tmp_path):
     assert status_of(StoreError("x.db: the database is corrupt")) == 70
     assert status_of(RuntimeError("anything")) == 70
     assert read_request(io.BytesIO(b""), 10) is None
+
+
+class _CountingReads:
+    """A store whose reads are counted (every other attribute the store's own)."""
+
+    def __init__(self, store) -> None:
+        self.store, self.reads = store, []
+
+    def __getattr__(self, name: str):
+        attribute = getattr(self.store, name)
+        if name.startswith("read_"):
+            self.reads.append(name)
+        return attribute
+
+
+@pytest.mark.parametrize("newsletters", [0, 12])
+@pytest.mark.parametrize("method", ["PROCESS", "HEADERS"])
+def test_classes_read_the_store_once_and_score_as_two_classes(tmp_path, method, newsletters):
+    """``Marking(classes=True)`` (``serve --classes``): PROCESS and HEADERS read every
+    class's counts once, in one state, for both verdicts (they read the store twice, the
+    two-class counts and then every class's); the two-class marking is the one without
+    the classes, to the last digit of the score, with and without a third class."""
+    messages, labels = corpus(40, 40)
+    batch = [(tokenize(m), m, lab) for m, lab in zip(messages, labels, strict=True)]
+    letters = [HAM.replace(b"meeting", b"weekly digest %d" % i) for i in range(newsletters)]
+    batch += [(tokenize(m), m, "newsletter") for m in letters]
+    with TokenStore(tmp_path / "c.db") as store:
+        store.learn(batch)
+        counting = _CountingReads(store)
+        for raw in (SPAM, HAM, NEW, b"Subject: \n\n"):
+            counting.reads.clear()
+            with_classes = ask(filter_of(counting, classes=True), request(method, raw))
+            assert counting.reads == ["read_classes"]
+            plain = ask(filter_of(store), request(method, raw))
+            assert with_classes[1]["Spam"] == plain[1]["Spam"]  # verdict and points
+            lines = with_classes[2].split(b"\n")
+            class_line = [line for line in lines if line.startswith(b"X-Nbayes-Class: ")]
+            assert len(class_line) == 1
+            assert with_classes[2].replace(class_line[0] + b"\n", b"", 1) == plain[2]

@@ -65,7 +65,7 @@ from nbayes.spam.store import StoreError, TokenStore
 from nbayes.spam.store_options import recorded_options, store_options
 from nbayes.spam.tokens import TokenOptions, tokenize
 from nbayes.spam.users import check_user
-from nbayes.spam.verdicts import ClassVerdict, NothingLearntError, classify_classes
+from nbayes.spam.verdicts import ClassesRead, ClassVerdict, NothingLearntError, read_classes_of
 
 if TYPE_CHECKING:
     from nbayes.spam.store_protocol import Store
@@ -341,13 +341,17 @@ class Filter:
         marks = request.method in ("PROCESS", "HEADERS")
         found = None
         with self._store(self.reader, request) as store:
-            counts, totals = store.read_counts(tokens, vocabulary=False)
+            if marks and self.marking.classes:
+                # one read for both verdicts: every class's counts hold ham's and spam's
+                read = read_classes_of(store, [tokens])
+                found = self._class_verdict(read)
+                counts, totals = read.two_class_counts()
+            else:
+                counts, totals = store.read_counts(tokens, vocabulary=False)
             if self.settings.method == "fisher":
                 score = fisher_score(tokens, counts, totals, self.settings)
             else:
                 score = float(score_tokens(store, [tokens], self.settings)[0])
-            if marks and self.marking.classes:
-                found = self._class_verdict(store, tokens)
         verdict = self.settings.verdict(score)
         spam = [("Spam", self._spam_header(verdict, score))]
         method = request.method
@@ -377,10 +381,10 @@ class Filter:
             return response(EX_OK, spam, head + blank)
         return response(EX_OK, spam, marked)
 
-    def _class_verdict(self, store: Store, tokens) -> ClassVerdict | None:
-        """The multi-class verdict of the message's ``tokens`` (None: nothing learnt)."""
+    def _class_verdict(self, read: ClassesRead) -> ClassVerdict | None:
+        """The multi-class verdict of the message read (None: nothing learnt)."""
         try:
-            [found] = classify_classes(store, [tokens], self.settings.alpha)
+            [found] = read.verdicts(self.settings.alpha)
         except NothingLearntError:
             return None
         return found
