@@ -238,3 +238,22 @@ def test_open_store_takes_a_path_or_a_url(redis_server, tmp_path):
         assert isinstance(store, TokenStore)
     with pytest.raises(StoreError, match="not both"):
         open_store(tmp_path / "t.db", redis=redis_server.url())
+
+
+def test_unlearning_needs_the_class_each_message_was_learnt_as(redis_server):
+    """The script's one check of what was trained (``need``) compares each digest's
+    count for the class named, ham, spam or another: a message learnt as ham is not
+    unlearnt as spam or as a newsletter, and nothing changes; as ham it is."""
+    batch = labelled(3, 3)
+    ham = next(message for message in batch if message[2] == "ham")
+    with RedisTokenStore(redis_server.url()) as store:
+        store.learn(batch)
+        before = store.read_all()
+        for label in ("spam", "newsletter"):
+            with pytest.raises(NotTrainedError, match="1 message"):
+                store.unlearn([(ham[0], ham[1], label)])
+            after = store.read_all()
+            assert after[0] == before[0] and np.array_equal(after[1], before[1])
+            assert after[2] == before[2]
+        store.unlearn([ham])
+        assert store.read_all()[2].messages == (before[2].messages[0] - 1, before[2].messages[1])

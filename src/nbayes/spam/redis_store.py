@@ -158,18 +158,18 @@ end
 """
 
 # The writes of one transaction, as a flat list of operations (ARGV), run by one script:
-#   need   N (DIGEST COLUMN COUNT)*N    each digest trained >= COUNT times as COLUMN
+#   need   N (DIGEST CLASS COUNT)*N     each digest trained >= COUNT times as CLASS
 #   guard  DIGEST HAM SPAM              the digest's counts are still these
 #   opts   TEXT                         record the tokenizer options (as SQLite's)
 #   add    SIGN DAY COLUMN MESSAGES TOKENS N (TOKEN COUNT)*N M (DIGEST COUNT)*M
-#   cneed  N (DIGEST CLASS COUNT)*N     as need, for classes other than ham and spam
 #   cadd   SIGN DAY CLASS MESSAGES TOKENS N (TOKEN COUNT)*N M (DIGEST COUNT)*M
 #                                       as add, into KEYS[5..7] (a class's totals go
 #                                       when its messages reach 0)
 # Checks run first, against the state before any write; then the writes, in order.
-# COLUMN is 1 (ham) or 2 (spam). Subtracting touches only tokens that exist, never goes
-# below 0, and deletes a token or digest whose counts both reach 0 (SQLite's
-# remove_empty); adding sets a token's day to at least DAY.
+# CLASS is a class's name (need: ham and spam too); COLUMN is 1 (ham) or 2 (spam).
+# Subtracting touches only tokens that exist, never goes below 0, and deletes a token or
+# digest whose counts both reach 0 (SQLite's remove_empty); adding sets a token's day to
+# at least DAY.
 _APPLY = _EXTRA_VOCABULARY_LUA + """
 local meta, tokens, totals, trained = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local classes, class_tokens, class_trained = KEYS[5], KEYS[6], KEYS[7]
@@ -195,22 +195,14 @@ while i <= #ARGV do
     local missing = 0
     for j = 0, n - 1 do
       local base = i + 2 + 3 * j
-      local h, s = pair(redis.call('HGET', trained, ARGV[base]))
-      local have = (ARGV[base + 1] == '1') and h or s
-      local want = tonumber(ARGV[base + 2])
-      if have < want then missing = missing + want - have end
-    end
-    if missing > 0 then
-      return redis.error_reply('NBAYES_NOT_TRAINED ' .. missing)
-    end
-    i = i + 2 + 3 * n
-  elseif op == 'cneed' then
-    local n = tonumber(ARGV[i + 1])
-    local missing = 0
-    for j = 0, n - 1 do
-      local base = i + 2 + 3 * j
-      local field = ARGV[base + 1] .. ':' .. ARGV[base]
-      local have = tonumber(redis.call('HGET', class_trained, field)) or 0
+      local digest, label = ARGV[base], ARGV[base + 1]
+      local have
+      if label == 'ham' or label == 'spam' then
+        local h, s = pair(redis.call('HGET', trained, digest))
+        have = (label == 'ham') and h or s
+      else
+        have = tonumber(redis.call('HGET', class_trained, label .. ':' .. digest)) or 0
+      end
       local want = tonumber(ARGV[base + 2])
       if have < want then missing = missing + want - have end
     end
@@ -554,17 +546,10 @@ class RedisTokenStore:
         try:
             yield
             operations = self._pending
-            two = {k: n for k, n in self._needed.items() if k[1] in LABELS}
-            extra = {k: n for k, n in self._needed.items() if k[1] not in LABELS}
-            if extra:
-                cneed: list[Any] = ["cneed", len(extra)]
-                for (key, label), count in extra.items():
-                    cneed += [key, label, count]
-                operations = cneed + operations
-            if two:
-                need: list[Any] = ["need", len(two)]
-                for (key, column), count in two.items():
-                    need += [key, "1" if column == "ham" else "2", count]
+            if self._needed:  # the checks first: "need", then (digest, class, count)s
+                need: list[Any] = ["need", len(self._needed)]
+                for (key, label), count in self._needed.items():
+                    need += [key, label, count]
                 operations = need + operations
         finally:
             self._pending, self._needed = None, Counter()
