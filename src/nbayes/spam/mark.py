@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import re
 
+from nbayes.core.lazy import LazyPattern
 from nbayes.spam.head import split_head
 
 DEFAULT_HEADER = "X-Nbayes-Spam"
 #: SpamAssassin-style points per unit of the filter's score in [0, 1] (spamd's ``Spam``
 #: header, ``X-Spam-Status``): 0 to 10 points, the spam cutoff 0.9 at 9.0.
 POINTS = 10.0
-_FIELD_NAME = re.compile(rb"[!-9;-~]+")  # RFC 5322: printable ASCII but the colon
+_FIELD_NAME = LazyPattern(rb"[!-9;-~]+")  # RFC 5322: printable ASCII but the colon
 # A header line ends in LF, CRLF or a lone CR (as the email package reads old Mac mail):
 # split on LF alone, a message whose lines end in CR was one line, and a verdict header
 # first in it took every other header away with it.
