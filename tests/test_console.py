@@ -114,10 +114,11 @@ def test_the_lean_path_imports_neither_click_nor_numpy(db):
 #: ipaddress; html its entity table, needed for HTML mail only; sqlite3's dbapi2 module
 #: brings datetime; json is for look-ups of more than 900 tokens; the multi-class
 #: module and the choice among store backends are not needed for a two-class SQLite
-#: verdict).
+#: verdict, nor nbayes's version).
 UNNEEDED = {
     "dataclasses", "inspect", "typing", "pathlib", "urllib.parse", "html", "sqlite3",
     "datetime", "json", "numbers", "nbayes.spam.classes", "nbayes.spam.backends",
+    "nbayes._version",
 }  # fmt: skip
 
 

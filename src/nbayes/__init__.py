@@ -5,7 +5,6 @@ Naive Bayes training produces additive sufficient statistics; every model here i
 ``argmax_y log P(y) + sum_j log P(x_j | y)`` normalised by log-sum-exp.
 """
 
-from nbayes._version import __version__ as __version__
 from nbayes.core.lazy import lazy_exports
 
 #: ``typing.TYPE_CHECKING`` without importing typing (see :mod:`nbayes.core.lazy`).
@@ -13,6 +12,8 @@ TYPE_CHECKING = False
 
 #: Public name -> the module that defines it; imported on first use (``nbayes.core.lazy``).
 _EXPORTS = {
+    # on first use too: the one-shot ``nbayes spam classify`` imports nbayes, not its version
+    "__version__": "nbayes._version",
     "AODE": "nbayes.models.aode",
     "TAN": "nbayes.models.aode",
     "CalibratedNB": "nbayes.meta.calibration",
@@ -40,6 +41,7 @@ _EXPORTS = {
 lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # what static tools see; at run time the names load on first use
+    from nbayes._version import __version__ as __version__
     from nbayes.errors import ModelFileError, NotSupportedError, UnknownCategoryError
     from nbayes.export import to_onnx
     from nbayes.inspection.calibration import expected_calibration_error, reliability_table
