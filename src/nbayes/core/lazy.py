@@ -49,8 +49,9 @@ class _LazyPackage(types.ModuleType):
 
 
 def lazy_exports(package: str, exports: Mapping[str, str]) -> None:
-    """Make ``package`` import each public ``name`` from module ``exports[name]`` (an
-    absolute module name) on first access, and cache it in the package's namespace."""
+    """Make ``package`` (a package, or any module) import each public ``name`` from
+    module ``exports[name]`` (an absolute module name) on first access, and cache it in
+    the package's namespace."""
     module = sys.modules[package]
     module.__class__ = _LazyPackage
     types.ModuleType.__setattr__(module, "_exports", dict(exports))

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 
+from nbayes.core.lazy import lazy_exports
 from nbayes.spam.database import StoreError
 
 TYPE_CHECKING = False  # typing unimported at run time (see nbayes.core.lazy)
@@ -36,15 +37,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Store", "StoreError", "default_db", "open_store"]
 
-
-def __getattr__(name: str) -> object:
-    """``Store`` imported on first use: its module imports ``typing`` (``Protocol``),
-    which the one-shot ``nbayes spam classify`` does without."""
-    if name == "Store":
-        from nbayes.spam.store_protocol import Store
-
-        return Store
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# ``Store`` imported on first use: its module imports ``typing`` (``Protocol``), which
+# the one-shot ``nbayes spam classify`` does without.
+lazy_exports(__name__, {"Store": "nbayes.spam.store_protocol"})
 
 
 def default_db() -> Path:
