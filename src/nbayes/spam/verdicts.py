@@ -66,7 +66,7 @@ class ClassesRead:
     messages' tokens: the messages as CSR index arrays over the distinct tokens
     ``columns`` (:func:`~nbayes.spam.score.token_index`) and every class's counts of
     them (``found``). It gives their multi-class verdicts (:meth:`verdicts`) and the
-    two-class counts of one of them (:meth:`two_class_counts`), so that a caller
+    ham and spam counts of those tokens (:meth:`two_class_counts`), so that a caller
     wanting both reads the store once, in one state."""
 
     def __init__(
